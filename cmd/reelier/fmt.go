@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/spf13/cobra"
+)
+
+const fmtLong = `Print skills in canonical form, with gofmt's conventions.
+
+With no path, read stdin and write the result to stdout. A directory is
+walked for *.skill.md files. By default the formatted text goes to stdout;
+-l lists the files whose formatting differs, -w rewrites them in place
+(atomically, and never with text that does not parse back), -d prints a
+unified diff, --check lists differing files and fails.
+
+Canonical form: the step header uses an em dash; fields come in the order
+intent, action, assert…, bind…, effect, one line each; action arguments
+are JSON on one line with ", " and ": " separators and their key order kept.
+Prose lines inside a step stay above the field they preceded. Preamble,
+sections between steps and trailing sections are kept byte for byte.
+
+Exit status: 0 ok; 1 with --check or -d when some file is not canonical;
+2 when a file cannot be read or parsed (it is left untouched).
+
+Examples:
+  reelier fmt -w skills/
+  reelier fmt --check .
+  reelier fmt -d weekly.skill.md
+  cat weekly.skill.md | reelier fmt`
+
+type fmtOptions struct {
+	list, write, diff, check bool
+	paths                    []string
+}
+
+func newFmtCmd() *cobra.Command {
+	var opts fmtOptions
+	cmd := &cobra.Command{
+		Use:   "fmt [-l] [-w] [-d] [--check] [path…]",
+		Short: "Print skills in canonical form",
+		Long:  fmtLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.paths = args
+			return fmtRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&opts.list, "list", "l", false, "list files whose formatting differs from canonical")
+	f.BoolVarP(&opts.write, "write", "w", false, "write the result to the file instead of stdout")
+	f.BoolVarP(&opts.diff, "diff", "d", false, "print a unified diff instead of the formatted text")
+	f.BoolVar(&opts.check, "check", false, "list files that are not canonical and exit 1 if there are any")
+	return cmd
+}
+
+func fmtRun(cmd *cobra.Command, opts fmtOptions) error {
+	f := &formatter{opts: opts, stdin: cmd.InOrStdin(), out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+	if len(opts.paths) == 0 {
+		if opts.write {
+			return usageErrorf("cannot use -w with standard input")
+		}
+		f.file("-")
+	}
+	for _, p := range opts.paths {
+		f.walk(p)
+	}
+	switch {
+	case f.badInput:
+		return silentExit(exitUsage)
+	case f.differs && (opts.check || opts.diff):
+		return silentExit(exitFailed)
+	}
+	return nil
+}
+
+type formatter struct {
+	opts              fmtOptions
+	stdin             io.Reader
+	out, errw         io.Writer
+	badInput, differs bool
+}
+
+func (f *formatter) walk(root string) {
+	info, err := os.Stat(root)
+	if err != nil {
+		f.fail(err)
+		return
+	}
+	if !info.IsDir() {
+		f.file(root)
+		return
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			f.fail(err)
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".skill.md") {
+			f.file(path)
+		}
+		return nil
+	})
+	if err != nil {
+		f.fail(err)
+	}
+}
+
+func (f *formatter) fail(err error) {
+	fmt.Fprintln(f.errw, "reelier fmt:", err)
+	f.badInput = true
+}
+
+func (f *formatter) file(path string) {
+	l, err := loadSkill(path, f.stdin)
+	if err != nil {
+		f.fail(errors.Unwrap(err))
+		return
+	}
+	if l.diags.HasErrors() {
+		printDiagnostics(f.errw, l.diags)
+		f.badInput = true
+		return
+	}
+	out := format.Source(l.skill)
+	if _, diags := grammar.Parse(l.path, out); diags.HasErrors() {
+		f.fail(fmt.Errorf("%s: internal error: the formatted text does not parse, file left unchanged:\n%v", l.path, diags))
+		return
+	}
+	changed := !bytes.Equal(l.src, out)
+	f.differs = f.differs || changed
+	if f.opts.list || f.opts.check {
+		if changed {
+			fmt.Fprintln(f.out, l.path)
+		}
+	}
+	if f.opts.diff && changed {
+		fmt.Fprint(f.out, format.Diff(l.path, l.src, out))
+	}
+	if f.opts.write && changed {
+		if err := atomicfile.Write(path, out, 0o644); err != nil {
+			f.fail(err)
+		}
+	}
+	if !f.opts.list && !f.opts.check && !f.opts.diff && !f.opts.write {
+		f.out.Write(out)
+	}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
+	"github.com/spf13/cobra"
+)
+
+const parseLong = `Parse a SKILL.md file and report its structure or its errors.
+
+Without --json a short summary goes to stdout and diagnostics to stderr as
+path:line:col: severity: step N: message [code].
+
+With --json one JSON document goes to stdout:
+  success: {"ok":true,"skill":{"name":…,"description":…,"steps":[{"n":1,
+           "title":…,"intent":…,"tool":…,"args":<json>,"asserts":["…"],
+           "binds":["…"],"effect":…}]}}
+  failure: {"ok":false,"errors":[{"line":N,"column":N,"step":N|null,
+           "code":"…","message":"…"}]}
+asserts and binds are printed in canonical form; args keep key order.
+
+Exit status: 0 when the file parses, 2 when it does not or cannot be read.
+
+Examples:
+  reelier parse weekly-bookings.skill.md
+  reelier parse --json weekly-bookings.skill.md | jq '.skill.steps[].tool'`
+
+type parseOptions struct {
+	path string
+	json bool
+}
+
+func newParseCmd() *cobra.Command {
+	var opts parseOptions
+	cmd := &cobra.Command{
+		Use:   "parse FILE",
+		Short: "Parse a skill and print its structure or its errors",
+		Long:  parseLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path = args[0]
+			return parseRun(cmd, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// parsedStep is one step of `parse --json` output.
+type parsedStep struct {
+	N       int             `json:"n"`
+	Title   string          `json:"title"`
+	Intent  string          `json:"intent"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Asserts []string        `json:"asserts"`
+	Binds   []string        `json:"binds"`
+	Effect  string          `json:"effect"`
+}
+
+type parsedSkill struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Steps       []parsedStep `json:"steps"`
+}
+
+type parseError struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Step    *int   `json:"step"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type parseResult struct {
+	OK     bool         `json:"ok"`
+	Skill  *parsedSkill `json:"skill,omitempty"`
+	Errors []parseError `json:"errors,omitempty"`
+}
+
+func parseRun(cmd *cobra.Command, opts parseOptions) error {
+	l, err := loadSkill(opts.path, cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	failed := l.diags.HasErrors()
+	if !opts.json {
+		printDiagnostics(cmd.ErrOrStderr(), l.diags)
+		if failed {
+			return silentExit(exitUsage)
+		}
+		fmt.Fprintf(out, "%s: ok: skill %q, %d steps\n", l.path, l.skill.Name(), len(l.skill.Steps))
+		return nil
+	}
+	res := parseResult{OK: !failed}
+	if failed {
+		for _, d := range l.diags {
+			e := parseError{Line: d.Range.Start.Line, Column: d.Range.Start.Column, Code: d.Code, Message: d.Message}
+			if d.Step > 0 {
+				step := d.Step
+				e.Step = &step
+			}
+			res.Errors = append(res.Errors, e)
+		}
+	} else {
+		res.Skill = summarize(l.skill)
+	}
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	if failed {
+		return silentExit(exitUsage)
+	}
+	return nil
+}
+
+func summarize(s *ast.Skill) *parsedSkill {
+	ps := &parsedSkill{Name: s.Name(), Description: s.Description(), Steps: []parsedStep{}}
+	for _, st := range s.Steps {
+		step := parsedStep{N: st.Number, Title: st.Title, Asserts: []string{}, Binds: []string{}, Effect: string(st.EffectValue())}
+		if st.Intent != nil {
+			step.Intent = st.Intent.Text
+		}
+		if st.Action != nil {
+			step.Tool = st.Action.Tool
+			step.Args = json.RawMessage(format.Value(st.Action.Args))
+		}
+		for _, a := range st.Asserts {
+			step.Asserts = append(step.Asserts, format.Assert(a.Expr))
+		}
+		for _, b := range st.Binds {
+			step.Binds = append(step.Binds, format.Bind(b.Expr))
+		}
+		ps.Steps = append(ps.Steps, step)
+	}
+	return ps
+}

@@ -1,0 +1,117 @@
+package grammar
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/reelier/reelier/ast"
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// docParser holds the state of one Parse call.
+type docParser struct {
+	file  string
+	src   string
+	lines []line
+	table lineTable
+	diags ast.Diagnostics
+	exprs exprCache
+	skill *ast.Skill
+}
+
+// Parse parses a SKILL.md file. It always returns a skill (possibly partial)
+// and every diagnostic it found; the file is valid iff no diagnostic has
+// error severity. A leading UTF-8 byte order mark is recorded and skipped:
+// positions count from the byte after it.
+func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
+	skill := &ast.Skill{}
+	if bytes.HasPrefix(src, utf8BOM) {
+		skill.BOM = true
+		src = src[len(utf8BOM):]
+	}
+	p := &docParser{file: filename, src: string(src), skill: skill}
+	p.lines = splitLines(p.src)
+	p.table = lineTable(p.lines)
+	if len(p.lines) > 0 {
+		first := p.lines[0]
+		skill.CRLF = first.next > first.end+1
+	}
+	body := p.frontmatter()
+	p.body(body)
+	return skill, p.diags
+}
+
+func (p *docParser) text(l line) string { return p.src[l.start:l.end] }
+
+func (p *docParser) report(step int, code string, rng ast.Range, msg string) *ast.Diagnostic {
+	p.diags = append(p.diags, ast.Diagnostic{File: p.file, Range: rng, Code: code, Step: step, Message: msg})
+	return &p.diags[len(p.diags)-1]
+}
+
+func (p *docParser) lineRange(l line) ast.Range {
+	return l.at(0).span(0, l.end-l.start)
+}
+
+// frontmatter parses the `---` block and returns the index of the first
+// body line.
+func (p *docParser) frontmatter() int {
+	zero := ast.Range{Start: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 1}}
+	if len(p.lines) == 0 || strings.TrimSpace(p.text(p.lines[0])) != "---" {
+		if len(p.lines) > 0 {
+			zero = p.lineRange(p.lines[0])
+		}
+		p.report(0, CodeMissingFence, zero, msgMissingFence)
+		return 0
+	}
+	closing := -1
+	for i := 1; i < len(p.lines); i++ {
+		if strings.TrimSpace(p.text(p.lines[i])) == "---" {
+			closing = i
+			break
+		}
+	}
+	open := p.lineRange(p.lines[0])
+	if closing < 0 {
+		p.report(0, CodeUnclosedFence, open, msgUnclosedFence)
+		return 1
+	}
+	fm := &ast.Frontmatter{Range: ast.Range{Start: open.Start, End: p.lineRange(p.lines[closing]).End}}
+	for _, l := range p.lines[1:closing] {
+		raw := p.text(l)
+		trimmed := strings.TrimSpace(raw)
+		if trimmed == "" {
+			continue
+		}
+		lead := strings.Index(raw, trimmed)
+		g, err := keyValueParser.ParseString("", trimmed)
+		if err != nil || !isFrontmatterKey(g.Key.Value) {
+			p.report(0, CodeFrontmatterLine, p.lineRange(l), fmt.Sprintf(msgFrontmatterLine, trimmed))
+			continue
+		}
+		org := l.at(lead)
+		e := &ast.FrontmatterEntry{
+			Key: g.Key.Value, Value: g.Value.Value,
+			Range:    org.span(0, len(trimmed)),
+			KeyRange: org.span(g.Key.Pos.Offset, g.Key.Pos.Offset+len(g.Key.Value)),
+		}
+		if g.Value.Value != "" {
+			e.ValueRange = org.span(g.Value.Pos.Offset, g.Value.Pos.Offset+len(g.Value.Value))
+		} else {
+			e.ValueRange = org.span(len(trimmed), len(trimmed))
+		}
+		fm.Entries = append(fm.Entries, e)
+	}
+	p.skill.Frontmatter = fm
+	for _, key := range []string{"name", "description"} {
+		if fm.Lookup(key) == nil {
+			code := CodeMissingName
+			if key == "description" {
+				code = CodeMissingDescription
+			}
+			p.report(0, code, open, fmt.Sprintf(msgMissingKey, key))
+		}
+	}
+	return closing + 1
+}

@@ -1,0 +1,304 @@
+package grammar
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/jsregex"
+)
+
+// Form names one form of a mini-language and shows its syntax. SPEC.md's
+// assert and bind tables must list exactly these.
+type Form struct {
+	Syntax string
+	Type   string
+}
+
+// AssertForms lists the assert language's forms.
+var AssertForms = []Form{
+	{"status == <int>", "StatusAssert"},
+	{"status != <int>", "StatusAssert"},
+	{`body contains "<text>"`, "BodyContainsAssert"},
+	{`body not contains "<text>"`, "BodyContainsAssert"},
+	{"json.<path> is array|set|number|string|boolean|null", "JSONIsAssert"},
+	{"json.<path> matches /<regex>/", "JSONMatchesAssert"},
+	{"json.<path> length >|<|>=|<= <int>", "JSONLengthAssert"},
+	{"json.<path> ==|!= <json-scalar>", "JSONCompareAssert"},
+	{"json.<path> >|<|>=|<= <json-scalar>", "JSONCompareAssert"},
+}
+
+// BindForms lists the bind language's forms.
+var BindForms = []Form{
+	{"<name> = json.<path>", "JSONBind"},
+	{"<name> = body match /<regex>/", "BodyMatchBind"},
+}
+
+// TypeNames are the right-hand sides of the `is` form.
+var TypeNames = []ast.TypeName{ast.TypeArray, ast.TypeSet, ast.TypeNumber, ast.TypeString, ast.TypeBoolean, ast.TypeNull}
+
+type pathGrammar struct {
+	JSON lexer.Token   `parser:"@'json'"`
+	Segs []pathSegment `parser:"@@+"`
+}
+
+type pathSegment struct {
+	Dot  lexer.Token `parser:"@Dot"`
+	Word lexer.Token `parser:"@Word"`
+}
+
+type assertGrammar struct {
+	Status *statusGrammar `parser:"@@"`
+	Body   *bodyGrammar   `parser:"| @@"`
+	JSON   *jsonGrammar   `parser:"| @@"`
+}
+
+type statusGrammar struct {
+	Kw   lexer.Token `parser:"@'status'"`
+	Op   lexer.Token `parser:"@('==' | '!=')"`
+	Code lexer.Token `parser:"@Rest"`
+}
+
+type bodyGrammar struct {
+	Kw       lexer.Token `parser:"@'body'"`
+	Not      lexer.Token `parser:"@'not'?"`
+	Contains lexer.Token `parser:"@'contains'"`
+	Text     lexer.Token `parser:"@Quoted"`
+}
+
+type jsonGrammar struct {
+	Path    pathGrammar `parser:"@@"`
+	Is      *isGrammar  `parser:"( @@"`
+	Matches lexer.Token `parser:"| 'matches' @Regex"`
+	Length  *lenGrammar `parser:"| @@"`
+	Op      lexer.Token `parser:"| @Op"`
+	Value   lexer.Token `parser:"@Rest )"`
+}
+
+type isGrammar struct {
+	Kw   lexer.Token `parser:"'is'"`
+	Type lexer.Token `parser:"@('array' | 'set' | 'number' | 'string' | 'boolean' | 'null')"`
+}
+
+type lenGrammar struct {
+	Kw lexer.Token `parser:"'length'"`
+	Op lexer.Token `parser:"@('>=' | '<=' | '>' | '<')"`
+	N  lexer.Token `parser:"@Rest"`
+}
+
+type bindGrammar struct {
+	Name  lexer.Token  `parser:"@Word Assign"`
+	Path  *pathGrammar `parser:"( @@"`
+	Regex lexer.Token  `parser:"| 'body' 'match' @Regex )"`
+}
+
+var (
+	assertParser = participle.MustBuild[assertGrammar](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+	bindParser   = participle.MustBuild[bindGrammar](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+)
+
+// exprCache remembers the participle result for each distinct expression
+// text of one file; real skills repeat `status == 200` in most steps.
+type exprCache struct {
+	asserts map[string]*assertGrammar
+	binds   map[string]*bindGrammar
+}
+
+func (c *exprCache) assert(src string) (*assertGrammar, error) {
+	if g, ok := c.asserts[src]; ok {
+		return g, nil
+	}
+	g, err := assertParser.ParseString("", src)
+	if err != nil {
+		return nil, err
+	}
+	if c.asserts == nil {
+		c.asserts = map[string]*assertGrammar{}
+	}
+	c.asserts[src] = g
+	return g, nil
+}
+
+func (c *exprCache) bind(src string) (*bindGrammar, error) {
+	if g, ok := c.binds[src]; ok {
+		return g, nil
+	}
+	g, err := bindParser.ParseString("", src)
+	if err != nil {
+		return nil, err
+	}
+	if c.binds == nil {
+		c.binds = map[string]*bindGrammar{}
+	}
+	c.binds[src] = g
+	return g, nil
+}
+
+// exprError is a rejection of an expression at a byte offset within it.
+type exprError struct {
+	code, msg, detail string
+	at, end           int
+}
+
+// ParseAssert parses one assert expression that starts at base in its
+// file. src must be a single line without surrounding blanks.
+func ParseAssert(src string, base ast.Pos) (ast.Assert, *ast.Diagnostic) {
+	var c exprCache
+	a, err := c.parseAssert(src, origin(base))
+	return a, err.diagnostic(origin(base))
+}
+
+// ParseBind parses one bind expression that starts at base in its file.
+func ParseBind(src string, base ast.Pos) (ast.Bind, *ast.Diagnostic) {
+	var c exprCache
+	b, err := c.parseBind(src, origin(base))
+	return b, err.diagnostic(origin(base))
+}
+
+func (e *exprError) diagnostic(org origin) *ast.Diagnostic {
+	if e == nil {
+		return nil
+	}
+	return &ast.Diagnostic{Range: org.span(e.at, e.end), Code: e.code, Message: e.msg, Detail: e.detail}
+}
+
+func unknownAssert(src string, err error) *exprError {
+	e := &exprError{code: CodeUnknownAssert, msg: fmt.Sprintf(msgUnknownAssert, src), end: len(src)}
+	if err != nil {
+		e.detail = explain(err)
+	}
+	return e
+}
+
+// explain turns participle's error into a short hint without its position
+// prefix (the diagnostic already carries the position).
+func explain(err error) string {
+	if pe, ok := err.(participle.Error); ok {
+		return pe.Message()
+	}
+	return err.Error()
+}
+
+func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError) {
+	g, err := c.assert(src)
+	if err != nil {
+		return nil, unknownAssert(src, err)
+	}
+	rng := org.span(0, len(src))
+	tok := func(t lexer.Token) ast.Range { return org.span(t.Pos.Offset, t.Pos.Offset+len(t.Value)) }
+	switch {
+	case g.Status != nil:
+		code, ok := parseUint(g.Status.Code.Value)
+		if !ok {
+			return nil, unknownAssert(src, fmt.Errorf("expected an integer status code after %s", g.Status.Op.Value))
+		}
+		return &ast.StatusAssert{Range: rng, Op: ast.Op(g.Status.Op.Value), OpRange: tok(g.Status.Op), Code: code, CodeRange: tok(g.Status.Code)}, nil
+	case g.Body != nil:
+		t := g.Body.Text
+		return &ast.BodyContainsAssert{Range: rng, Negated: g.Body.Not.Value != "", Text: t.Value[1 : len(t.Value)-1], TextRange: org.span(t.Pos.Offset+1, t.Pos.Offset+len(t.Value)-1)}, nil
+	}
+	j := g.JSON
+	path, ok := convertPath(j.Path, org)
+	if !ok {
+		return nil, unknownAssert(src, fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
+	}
+	switch {
+	case j.Is != nil:
+		return &ast.JSONIsAssert{Range: rng, Path: path, Type: ast.TypeName(j.Is.Type.Value), TypeRange: tok(j.Is.Type)}, nil
+	case j.Matches.Value != "":
+		pat := j.Matches.Value[1 : len(j.Matches.Value)-1]
+		if _, err := jsregex.Compile(pat); err != nil {
+			return nil, &exprError{code: CodeAssertRegex, msg: fmt.Sprintf(msgAssertRegex, err), at: j.Matches.Pos.Offset, end: len(src)}
+		}
+		return &ast.JSONMatchesAssert{Range: rng, Path: path, Pattern: pat, PatternRange: org.span(j.Matches.Pos.Offset+1, len(src)-1)}, nil
+	case j.Length != nil:
+		n, ok := parseUint(j.Length.N.Value)
+		if !ok {
+			return nil, unknownAssert(src, fmt.Errorf("expected an integer length after %s", j.Length.Op.Value))
+		}
+		return &ast.JSONLengthAssert{Range: rng, Path: path, Op: ast.Op(j.Length.Op.Value), OpRange: tok(j.Length.Op), Length: n, LenRange: tok(j.Length.N)}, nil
+	}
+	v, jerr := parseJSON(j.Value.Value, origin(org.at(j.Value.Pos.Offset)), false)
+	if jerr != nil {
+		return nil, unknownAssert(src, fmt.Errorf("the right-hand side is not a JSON scalar: %s", jerr.msg))
+	}
+	switch v.(type) {
+	case *ast.Object, *ast.Array:
+		return nil, unknownAssert(src, fmt.Errorf("the right-hand side must be a JSON scalar (string, number, true, false or null)"))
+	}
+	return &ast.JSONCompareAssert{Range: rng, Path: path, Op: ast.Op(j.Op.Value), OpRange: tok(j.Op), Value: v}, nil
+}
+
+func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
+	if lhs, _, ok := strings.Cut(src, "="); ok && IsReservedName(strings.TrimSpace(lhs)) {
+		name := strings.TrimSpace(lhs)
+		at := strings.Index(src, name)
+		return nil, &exprError{code: CodeReservedBind, msg: fmt.Sprintf(msgReservedBind, name), at: at, end: at + len(name)}
+	}
+	unknown := func(err error) *exprError {
+		e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
+		if err != nil {
+			e.detail = explain(err)
+		}
+		return e
+	}
+	g, err := c.bind(src)
+	if err != nil {
+		return nil, unknown(err)
+	}
+	if !isIdent(g.Name.Value) {
+		return nil, unknown(fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", g.Name.Value))
+	}
+	rng := org.span(0, len(src))
+	nameRange := org.span(g.Name.Pos.Offset, g.Name.Pos.Offset+len(g.Name.Value))
+	if g.Path != nil {
+		path, ok := convertPath(*g.Path, org)
+		if !ok {
+			return nil, unknown(fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
+		}
+		return &ast.JSONBind{Range: rng, Name: g.Name.Value, NameRange: nameRange, Path: path}, nil
+	}
+	pat := g.Regex.Value[1 : len(g.Regex.Value)-1]
+	if _, err := jsregex.Compile(pat); err != nil {
+		return nil, &exprError{code: CodeBindRegex, msg: fmt.Sprintf(msgBindRegex, err), at: g.Regex.Pos.Offset, end: len(src)}
+	}
+	return &ast.BodyMatchBind{Range: rng, Name: g.Name.Value, NameRange: nameRange, Pattern: pat, PatternRange: org.span(g.Regex.Pos.Offset+1, len(src)-1)}, nil
+}
+
+// convertPath turns `json . a . 0` tokens into a typed path, refusing
+// blanks between the tokens: a path is one word like json.items.0.id.
+func convertPath(g pathGrammar, org origin) (ast.Path, bool) {
+	next := g.JSON.Pos.Offset + len(g.JSON.Value)
+	var p ast.Path
+	for _, seg := range g.Segs {
+		t := seg.Word
+		if seg.Dot.Pos.Offset != next || t.Pos.Offset != next+1 {
+			return p, false
+		}
+		next = t.Pos.Offset + len(t.Value)
+		idx := -1
+		if n, ok := parseUint(t.Value); ok {
+			idx = n
+		}
+		p.Elements = append(p.Elements, ast.PathElement{Name: t.Value, Index: idx, Range: org.span(t.Pos.Offset, next)})
+	}
+	p.Range = org.span(g.JSON.Pos.Offset, next)
+	return p, true
+}
+
+// parseUint accepts a run of ASCII digits that fits an int.
+func parseUint(s string) (int, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}

@@ -1,0 +1,159 @@
+package grammar
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reelier/reelier/ast"
+)
+
+// fields reads lines [from, to) of a step block: bullets, prose, blanks.
+func (p *docParser) fields(step *ast.Step, from, to int) {
+	var prose []ast.Prose
+	for i := from; i < to; i++ {
+		l := p.lines[i]
+		raw := p.text(l)
+		trimmed := strings.TrimSpace(raw)
+		if trimmed == "" {
+			continue
+		}
+		lead := strings.Index(raw, trimmed)
+		org := l.at(lead)
+		if trimmed[0] != '-' {
+			// Prose keeps its indentation: trimmed, an indented `## x`
+			// would turn into a section heading when printed.
+			text := strings.TrimRight(raw, " \t")
+			prose = append(prose, ast.Prose{Text: text, Range: l.at(0).span(0, len(text))})
+			continue
+		}
+		g, err := bulletParser.ParseString("", trimmed)
+		if err != nil || !isStepKey(g.Key.Value) {
+			p.report(step.Number, CodeUnknownField, org.span(0, len(trimmed)), fmt.Sprintf(msgUnknownField, trimmed))
+			continue
+		}
+		b := ast.Bullet{
+			Range:    org.span(0, len(trimmed)),
+			KeyRange: org.span(g.Key.Pos.Offset, g.Key.Pos.Offset+len(g.Key.Value)),
+			Leading:  prose,
+		}
+		prose = nil
+		valStart := len(trimmed)
+		if g.Value.Value != "" {
+			valStart = g.Value.Pos.Offset
+		}
+		b.ValueRange = org.span(valStart, valStart+len(g.Value.Value))
+		p.field(step, g.Key.Value, g.Value.Value, b, org.at(valStart))
+	}
+	step.TrailingProse = prose
+	for _, f := range []struct {
+		name    string
+		missing bool
+	}{{"intent", step.Intent == nil}, {"action", step.Action == nil}, {"effect", step.Effect == nil}} {
+		if f.missing {
+			p.report(step.Number, CodeMissingField, step.HeaderRange, fmt.Sprintf(msgMissingField, f.name))
+		}
+	}
+}
+
+func isStepKey(k string) bool {
+	for _, s := range StepKeys {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// field stores one bullet in its step. The value starts at val.
+func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, val ast.Pos) {
+	dup := func(present bool) bool {
+		if present {
+			p.report(step.Number, CodeDuplicateField, b.Range, fmt.Sprintf(msgDuplicateField, key))
+		}
+		return present
+	}
+	org := origin(val)
+	switch key {
+	case "intent":
+		if !dup(step.Intent != nil) && value != "" {
+			step.Intent = &ast.IntentField{Bullet: b, Text: value}
+		}
+	case "action":
+		if !dup(step.Action != nil) {
+			if a := p.action(step.Number, value, b, org); a != nil {
+				step.Action = a
+			} else {
+				// Keep a placeholder so the step is not also reported as
+				// missing its action.
+				step.Action = &ast.ActionField{Bullet: b}
+			}
+		}
+	case "effect":
+		if !dup(step.Effect != nil) {
+			step.Effect = &ast.EffectField{Bullet: b, Value: ast.Effect(value)}
+			if !step.Effect.Value.Valid() {
+				p.report(step.Number, CodeInvalidEffect, b.ValueRange, fmt.Sprintf(msgInvalidEffect, value))
+			}
+		}
+	case "assert":
+		a, err := p.exprs.parseAssert(value, org)
+		if p.exprReport(step.Number, err, org) {
+			step.Asserts = append(step.Asserts, &ast.AssertField{Bullet: b, Expr: a})
+		}
+	case "bind":
+		bd, err := p.exprs.parseBind(value, org)
+		if p.exprReport(step.Number, err, org) {
+			step.Binds = append(step.Binds, &ast.BindField{Bullet: b, Expr: bd})
+		}
+	}
+}
+
+// exprReport records an expression error and reports whether there was none.
+func (p *docParser) exprReport(step int, err *exprError, org origin) bool {
+	if err == nil {
+		return true
+	}
+	d := err.diagnostic(org)
+	d.File, d.Step = p.file, step
+	p.diags = append(p.diags, *d)
+	return false
+}
+
+// action parses `<tool> <json-args>`; it returns nil after reporting a
+// problem.
+func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *ast.ActionField {
+	g, err := actionParser.ParseString("", value)
+	if err != nil || g.Tool.Value == "" {
+		p.report(step, CodeMalformedAction, b.ValueRange, fmt.Sprintf(msgMalformedAction, value))
+		return nil
+	}
+	if strings.ContainsAny(g.Tool.Value[:1], `{["`) {
+		p.report(step, CodeMissingTool, b.ValueRange, msgMissingTool)
+		return nil
+	}
+	if g.Args.Value == "" {
+		p.report(step, CodeMalformedAction, b.ValueRange, fmt.Sprintf(msgMalformedAction, value))
+		return nil
+	}
+	a := &ast.ActionField{Bullet: b, Tool: g.Tool.Value, ToolRange: org.span(0, len(g.Tool.Value))}
+	argsAt := g.Args.Pos.Offset
+	v, jerr := parseJSON(g.Args.Value, origin(org.at(argsAt)), true)
+	if jerr != nil {
+		at := org.at(argsAt + jerr.at)
+		p.report(step, CodeInvalidJSON, ast.Range{Start: at, End: org.at(len(value))}, fmt.Sprintf(msgInvalidJSON, jerr.msg))
+		return nil
+	}
+	a.Args = v
+	return a
+}
+
+// ParseArgs parses an action's JSON arguments (with template holes) that
+// start at base in their file.
+func ParseArgs(src string, base ast.Pos) (ast.Value, *ast.Diagnostic) {
+	v, err := parseJSON(src, origin(base), true)
+	if err != nil {
+		at := origin(base).at(err.at)
+		return nil, &ast.Diagnostic{Range: ast.Range{Start: at, End: origin(base).at(len(src))}, Code: CodeInvalidJSON, Message: fmt.Sprintf(msgInvalidJSON, err.msg)}
+	}
+	return v, nil
+}

@@ -1,0 +1,113 @@
+package grammar
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/reelier/reelier/ast"
+)
+
+// holeGrammar is the inside of a `{{…}}` template hole: a name, optionally
+// followed by a signed day offset (`today-7d`).
+type holeGrammar struct {
+	Name   lexer.Token `parser:"@Word"`
+	Sign   lexer.Token `parser:"( @Sign"`
+	Offset lexer.Token `parser:"@Word )?"`
+}
+
+var holeParser = participle.MustBuild[holeGrammar](participle.Lexer(miniLexer{holeMode}))
+
+// maxOffsetDigits keeps a day offset inside an int; anything longer is out
+// of the 1..365 range anyway and is reported when the skill runs.
+const maxOffsetDigits = 6
+
+// findHoles returns the template holes in a decoded string value. at maps a
+// byte offset of the value to its file position. Text between `{{` and
+// `}}` that is not a name (or today±Nd) stays literal text.
+func findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
+	var holes []*ast.Hole
+	for i := 0; ; {
+		open := strings.Index(val[i:], "{{")
+		if open < 0 {
+			return holes
+		}
+		open += i
+		closing := strings.Index(val[open+2:], "}}")
+		if closing < 0 {
+			return holes
+		}
+		closing += open + 2
+		if h := parseHole(val[open+2 : closing]); h != nil {
+			h.Start, h.End = open, closing+2
+			h.Range = ast.Range{Start: at(open), End: at(closing + 2)}
+			nameStart := open + 2 + strings.Index(val[open+2:closing], h.Name)
+			h.NameRange = ast.Range{Start: at(nameStart), End: at(nameStart + len(h.Text()))}
+			holes = append(holes, h)
+			i = closing + 2
+		} else {
+			i = open + 2
+		}
+	}
+}
+
+// parseHole classifies the text between the braces, or returns nil when it
+// is not a hole.
+func parseHole(inner string) *ast.Hole {
+	g, err := holeParser.ParseString("", inner)
+	if err != nil || !isIdent(g.Name.Value) {
+		return nil
+	}
+	switch {
+	case g.Sign.Value == "" && g.Name.Value == "today":
+		return &ast.Hole{Kind: ast.HoleToday, Name: "today"}
+	case g.Sign.Value == "":
+		return &ast.Hole{Kind: ast.HoleVar, Name: g.Name.Value}
+	case g.Name.Value != "today" || g.Sign.Pos.Offset != g.Name.Pos.Offset+len(g.Name.Value):
+		return nil
+	}
+	digits, ok := strings.CutSuffix(g.Offset.Value, "d")
+	if !ok || digits == "" || len(digits) > maxOffsetDigits || g.Offset.Pos.Offset != g.Sign.Pos.Offset+1 {
+		return nil
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return nil
+	}
+	if g.Sign.Value == "-" {
+		n = -n
+	}
+	return &ast.Hole{Kind: ast.HoleTodayOffset, Name: "today", Days: n}
+}
+
+// isIdent reports whether s is an identifier: [A-Za-z_][A-Za-z0-9_]*.
+func isIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsReservedName reports whether name is one of the computed date variables
+// (`today`, `today+Nd`, `today-Nd`) that a bind may not define.
+func IsReservedName(name string) bool {
+	if name == "today" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "today")
+	if !ok || len(rest) < 3 || (rest[0] != '+' && rest[0] != '-') || rest[len(rest)-1] != 'd' {
+		return false
+	}
+	for _, c := range rest[1 : len(rest)-1] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,113 @@
+package grammar
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// keyValueGrammar is a frontmatter line: `key: value`.
+type keyValueGrammar struct {
+	Key   lexer.Token `parser:"@Word Colon"`
+	Value lexer.Token `parser:"@Rest?"`
+}
+
+// bulletGrammar is a step bullet: `- key: value` (the blank after the dash
+// is optional, as in `-intent: x`).
+type bulletGrammar struct {
+	Dash  lexer.Token `parser:"@Dash"`
+	Key   lexer.Token `parser:"@Word Colon"`
+	Value lexer.Token `parser:"@Rest?"`
+}
+
+// actionGrammar is an action value: `<tool> <json-args>`.
+type actionGrammar struct {
+	Tool lexer.Token `parser:"@Tool"`
+	Args lexer.Token `parser:"@Rest?"`
+}
+
+var (
+	keyValueParser = participle.MustBuild[keyValueGrammar](participle.Lexer(miniLexer{lineMode}))
+	bulletParser   = participle.MustBuild[bulletGrammar](participle.Lexer(miniLexer{lineMode}))
+	actionParser   = participle.MustBuild[actionGrammar](participle.Lexer(miniLexer{actionMode}))
+)
+
+// isFrontmatterKey reports whether k is a frontmatter key: a letter or '_'
+// first, then letters, digits, '_' or '-'. Hyphens are accepted so Agent
+// Skills keys such as `allowed-tools` work (the original refused them).
+func isFrontmatterKey(k string) bool {
+	return k != "" && !(k[0] >= '0' && k[0] <= '9') && k[0] != '-'
+}
+
+// stepHeader is the parsed `### Step N — Title` line.
+type stepHeader struct {
+	number               int
+	numStart, numEnd     int // byte columns within the line
+	title                string
+	titleStart, titleEnd int
+	ok                   bool // false when the line only looks like a header
+}
+
+// looksLikeStepHeader reports whether a line starts `### Step <digit>`:
+// such a line always opens a step, and is rejected if the rest is wrong.
+func looksLikeStepHeader(s string) bool {
+	rest, ok := strings.CutPrefix(s, "###")
+	if !ok || rest == "" || !isBlank(rest[0]) {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	rest, ok = strings.CutPrefix(rest, "Step")
+	if !ok || rest == "" || !isBlank(rest[0]) {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	return rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}
+
+// parseStepHeader reads `### Step <N> — <Title>` (em dash or hyphen).
+func parseStepHeader(s string) stepHeader {
+	var h stepHeader
+	i := 3
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	i += len("Step")
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	h.numStart = i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	h.numEnd = i
+	n, numOK := parseUint(s[h.numStart:h.numEnd])
+	h.number = n
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	switch {
+	case strings.HasPrefix(s[i:], "—"):
+		i += len("—")
+	case strings.HasPrefix(s[i:], "-"):
+		i++
+	default:
+		return h
+	}
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	h.titleStart = i
+	h.title = strings.TrimRight(s[i:], " \t")
+	h.titleEnd = i + len(h.title)
+	h.ok = numOK && h.title != ""
+	return h
+}
+
+// isSectionHeading reports whether a line is a level-2 heading (`## X`),
+// which closes a step's field block.
+func isSectionHeading(s string) bool {
+	return len(s) > 2 && s[0] == '#' && s[1] == '#' && isBlank(s[2])
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }

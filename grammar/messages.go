@@ -1,0 +1,87 @@
+package grammar
+
+import "fmt"
+
+// Rejection codes: the stable names of the parser's rules. SPEC.md lists
+// each with its message; a contract test holds the two together.
+const (
+	CodeMissingFence       = "missing_fence"
+	CodeUnclosedFence      = "unclosed_fence"
+	CodeFrontmatterLine    = "malformed_frontmatter_line"
+	CodeMissingName        = "missing_name"
+	CodeMissingDescription = "missing_description"
+	CodeNoSteps            = "no_steps"
+	CodeStepHeader         = "malformed_step_header"
+	CodeStepSequence       = "step_sequence"
+	CodeUnknownField       = "unknown_step_field"
+	CodeMissingField       = "missing_step_field"
+	CodeDuplicateField     = "duplicate_step_field"
+	CodeMalformedAction    = "malformed_action"
+	CodeMissingTool        = "missing_tool"
+	CodeInvalidJSON        = "invalid_json_args"
+	CodeUnknownAssert      = "unrecognized_assert"
+	CodeUnknownBind        = "unrecognized_bind"
+	CodeReservedBind       = "reserved_bind_name"
+	CodeBindRegex          = "invalid_bind_regex"
+	CodeAssertRegex        = "invalid_assert_regex"
+	CodeInvalidEffect      = "invalid_effect"
+)
+
+// Rule pairs a rejection code with the message it produces, with `…`
+// standing for the variable part. SPEC.md's rejection table must list
+// exactly these.
+type Rule struct {
+	Code    string
+	Message string
+}
+
+// Rules lists every rejection the parser can produce, in document order.
+var Rules = []Rule{
+	{CodeMissingFence, msgMissingFence},
+	{CodeUnclosedFence, msgUnclosedFence},
+	{CodeFrontmatterLine, fmt.Sprintf(msgFrontmatterLine, "…")},
+	{CodeMissingName, fmt.Sprintf(msgMissingKey, "name")},
+	{CodeMissingDescription, fmt.Sprintf(msgMissingKey, "description")},
+	{CodeNoSteps, msgNoSteps},
+	{CodeStepHeader, fmt.Sprintf(msgStepHeader, "…")},
+	{CodeStepSequence, "Expected step … but found step … — steps must be numbered sequentially from 1"},
+	{CodeUnknownField, fmt.Sprintf(msgUnknownField, "…")},
+	{CodeMissingField, "Step is missing required '…' field"},
+	{CodeDuplicateField, "Duplicate '…' field in step"},
+	{CodeMalformedAction, fmt.Sprintf(msgMalformedAction, "…")},
+	{CodeMissingTool, msgMissingTool},
+	{CodeInvalidJSON, fmt.Sprintf(msgInvalidJSON, "…")},
+	{CodeUnknownAssert, fmt.Sprintf(msgUnknownAssert, "…")},
+	{CodeUnknownBind, fmt.Sprintf(msgUnknownBind, "…")},
+	{CodeReservedBind, fmt.Sprintf(msgReservedBind, "…")},
+	{CodeBindRegex, fmt.Sprintf(msgBindRegex, "…")},
+	{CodeAssertRegex, fmt.Sprintf(msgAssertRegex, "…")},
+	{CodeInvalidEffect, fmt.Sprintf(msgInvalidEffect, "…")},
+}
+
+// The message texts. Those the format specification quotes are kept word
+// for word; tools and users match on them.
+const (
+	msgMissingFence    = "SKILL.md must start with a '---' frontmatter fence"
+	msgUnclosedFence   = "Frontmatter fence '---' was never closed"
+	msgFrontmatterLine = "Malformed frontmatter line: %s"
+	msgMissingKey      = "Frontmatter is missing required field '%s'"
+	msgNoSteps         = "No '### Step N — Title' headers found in skill body"
+	msgStepHeader      = "Malformed step header, expected '### Step N — Title': %s"
+	msgStepSequence    = "Expected step %d but found step %d — steps must be numbered sequentially from 1"
+	msgUnknownField    = "Unrecognized step field, expected one of intent/action/assert/bind/effect: %s"
+	msgMissingField    = "Step is missing required '%s' field"
+	msgDuplicateField  = "Duplicate '%s' field in step"
+	msgMalformedAction = "Malformed action line, expected '<tool> <json-args>', got: %s"
+	msgMissingTool     = "Action line is missing a tool name"
+	msgInvalidJSON     = "Action args are not valid JSON: %s"
+	msgUnknownAssert   = "Unrecognized assert expression: %s"
+	msgUnknownBind     = "Unrecognized bind expression: %s"
+	msgReservedBind    = "Bind name '%s' is reserved for the computed date template vars ({{today}}, {{today-Nd}}, {{today+Nd}}) and cannot be used as a bind name"
+	msgBindRegex       = "Invalid regex in bind: %s"
+	msgAssertRegex     = "Invalid regex in assert: %s"
+	msgInvalidEffect   = "Invalid effect %s — must be one of read, idempotent-write, destructive"
+)
+
+// StepKeys is the closed set of bullet keys inside a step, in canonical order.
+var StepKeys = []string{"intent", "action", "assert", "bind", "effect"}
