@@ -120,6 +120,9 @@ type Step struct {
 	Binds   []*BindField
 	Effect  *EffectField
 
+	// LeadingProse holds prose lines between the header and the first
+	// bullet: a description of the step, printed right under its header.
+	LeadingProse []Prose
 	// TrailingProse holds prose lines after the step's last bullet.
 	TrailingProse []Prose
 	// Interlude is Markdown that closes this step with a `##` heading and
@@ -132,7 +135,9 @@ type Step struct {
 func (s *Step) Span() Range { return s.Range }
 
 // Prose is a free-text line inside a step block. The parser ignores its
-// meaning but keeps it, attached to the bullet it precedes.
+// meaning but keeps it: above the first bullet it belongs to the step,
+// between bullets to the bullet it precedes, after the last to the step's
+// end.
 type Prose struct {
 	Text  string
 	Range Range

@@ -96,6 +96,8 @@ type Hole struct {
 	Name string
 	// Days is the signed day offset of HoleTodayOffset.
 	Days int
+	// Written is the name as written, with any offset: "today-7d".
+	Written string
 	// Start and End are byte offsets of the hole within the decoded string.
 	Start, End int
 	// Range is where the hole is in the file.
@@ -107,32 +109,9 @@ type Hole struct {
 // Span implements Node.
 func (h *Hole) Span() Range { return h.Range }
 
-// Text returns the hole's name as written between the braces.
-func (h *Hole) Text() string { return h.Name + h.offsetSuffix() }
-
-func (h *Hole) offsetSuffix() string {
-	if h.Kind != HoleTodayOffset {
-		return ""
-	}
-	if h.Days < 0 {
-		return "-" + itoa(-h.Days) + "d"
-	}
-	return "+" + itoa(h.Days) + "d"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	i := len(buf)
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(buf[i:])
-}
+// Text returns the hole's name as written between the braces, such as
+// "id", "today" or "today-7d".
+func (h *Hole) Text() string { return h.Written }
 
 // Walk calls fn for v and every value nested inside it, depth first, in
 // file order. Returning false from fn skips the children of that value.

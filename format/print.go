@@ -54,6 +54,7 @@ func (p *printer) line(s string) {
 
 func (p *printer) step(st *ast.Step) {
 	p.line("### Step " + strconv.Itoa(st.Number) + " — " + st.Title)
+	p.prose(st.LeadingProse)
 	if st.Intent != nil {
 		p.bullet(&st.Intent.Bullet, "intent", st.Intent.Text)
 	}

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/reelier/reelier/ast"
@@ -40,6 +41,7 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 	}
 	body := p.frontmatter()
 	p.body(body)
+	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Range.Start.Offset < p.diags[j].Range.Start.Offset })
 	return skill, p.diags
 }
 

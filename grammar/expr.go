@@ -40,7 +40,7 @@ var BindForms = []Form{
 // TypeNames are the right-hand sides of the `is` form.
 var TypeNames = []ast.TypeName{ast.TypeArray, ast.TypeSet, ast.TypeNumber, ast.TypeString, ast.TypeBoolean, ast.TypeNull}
 
-type pathGrammar struct {
+type jsonPath struct {
 	JSON lexer.Token   `parser:"@'json'"`
 	Segs []pathSegment `parser:"@@+"`
 }
@@ -50,64 +50,66 @@ type pathSegment struct {
 	Word lexer.Token `parser:"@Word"`
 }
 
-type assertGrammar struct {
-	Status *statusGrammar `parser:"@@"`
-	Body   *bodyGrammar   `parser:"| @@"`
-	JSON   *jsonGrammar   `parser:"| @@"`
+type assertExpr struct {
+	Status *statusCheck `parser:"@@"`
+	Body   *bodyCheck   `parser:"| @@"`
+	JSON   *jsonCheck   `parser:"| @@"`
 }
 
-type statusGrammar struct {
+type statusCheck struct {
 	Kw   lexer.Token `parser:"@'status'"`
 	Op   lexer.Token `parser:"@('==' | '!=')"`
 	Code lexer.Token `parser:"@Rest"`
 }
 
-type bodyGrammar struct {
+type bodyCheck struct {
 	Kw       lexer.Token `parser:"@'body'"`
 	Not      lexer.Token `parser:"@'not'?"`
 	Contains lexer.Token `parser:"@'contains'"`
 	Text     lexer.Token `parser:"@Quoted"`
 }
 
-type jsonGrammar struct {
-	Path    pathGrammar `parser:"@@"`
-	Is      *isGrammar  `parser:"( @@"`
-	Matches lexer.Token `parser:"| 'matches' @Regex"`
-	Length  *lenGrammar `parser:"| @@"`
-	Op      lexer.Token `parser:"| @Op"`
-	Value   lexer.Token `parser:"@Rest )"`
+type jsonCheck struct {
+	Path    jsonPath     `parser:"@@"`
+	Is      *typeCheck   `parser:"( @@"`
+	Matches lexer.Token  `parser:"| 'matches' @Regex"`
+	Length  *lengthCheck `parser:"| @@"`
+	Op      lexer.Token  `parser:"| @Op"`
+	Value   lexer.Token  `parser:"@Rest )"`
 }
 
-type isGrammar struct {
+type typeCheck struct {
 	Kw   lexer.Token `parser:"'is'"`
 	Type lexer.Token `parser:"@('array' | 'set' | 'number' | 'string' | 'boolean' | 'null')"`
 }
 
-type lenGrammar struct {
+type lengthCheck struct {
 	Kw lexer.Token `parser:"'length'"`
 	Op lexer.Token `parser:"@('>=' | '<=' | '>' | '<')"`
 	N  lexer.Token `parser:"@Rest"`
 }
 
-type bindGrammar struct {
-	Name  lexer.Token  `parser:"@Word Assign"`
-	Path  *pathGrammar `parser:"( @@"`
-	Regex lexer.Token  `parser:"| 'body' 'match' @Regex )"`
+type bindExpr struct {
+	Name  lexer.Token `parser:"@Word Assign"`
+	Path  *jsonPath   `parser:"( @@"`
+	Regex lexer.Token `parser:"| 'body' 'match' @Regex )"`
 }
 
 var (
-	assertParser = participle.MustBuild[assertGrammar](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
-	bindParser   = participle.MustBuild[bindGrammar](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+	assertParser = participle.MustBuild[assertExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+	bindParser   = participle.MustBuild[bindExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
 )
 
 // exprCache remembers the participle result for each distinct expression
 // text of one file; real skills repeat `status == 200` in most steps.
 type exprCache struct {
-	asserts map[string]*assertGrammar
-	binds   map[string]*bindGrammar
+	asserts map[string]*assertExpr
+	binds   map[string]*bindExpr
+	holes   map[string]*ast.Hole
+	bullets map[string]*stepBullet
 }
 
-func (c *exprCache) assert(src string) (*assertGrammar, error) {
+func (c *exprCache) assert(src string) (*assertExpr, error) {
 	if g, ok := c.asserts[src]; ok {
 		return g, nil
 	}
@@ -116,13 +118,13 @@ func (c *exprCache) assert(src string) (*assertGrammar, error) {
 		return nil, err
 	}
 	if c.asserts == nil {
-		c.asserts = map[string]*assertGrammar{}
+		c.asserts = map[string]*assertExpr{}
 	}
 	c.asserts[src] = g
 	return g, nil
 }
 
-func (c *exprCache) bind(src string) (*bindGrammar, error) {
+func (c *exprCache) bind(src string) (*bindExpr, error) {
 	if g, ok := c.binds[src]; ok {
 		return g, nil
 	}
@@ -131,7 +133,7 @@ func (c *exprCache) bind(src string) (*bindGrammar, error) {
 		return nil, err
 	}
 	if c.binds == nil {
-		c.binds = map[string]*bindGrammar{}
+		c.binds = map[string]*bindExpr{}
 	}
 	c.binds[src] = g
 	return g, nil
@@ -221,7 +223,7 @@ func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError)
 		}
 		return &ast.JSONLengthAssert{Range: rng, Path: path, Op: ast.Op(j.Length.Op.Value), OpRange: tok(j.Length.Op), Length: n, LenRange: tok(j.Length.N)}, nil
 	}
-	v, jerr := parseJSON(j.Value.Value, origin(org.at(j.Value.Pos.Offset)), false)
+	v, jerr := parseJSON(j.Value.Value, origin(org.at(j.Value.Pos.Offset)), nil)
 	if jerr != nil {
 		return nil, unknownAssert(src, fmt.Errorf("the right-hand side is not a JSON scalar: %s", jerr.msg))
 	}
@@ -270,7 +272,7 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 
 // convertPath turns `json . a . 0` tokens into a typed path, refusing
 // blanks between the tokens: a path is one word like json.items.0.id.
-func convertPath(g pathGrammar, org origin) (ast.Path, bool) {
+func convertPath(g jsonPath, org origin) (ast.Path, bool) {
 	next := g.JSON.Pos.Offset + len(g.JSON.Value)
 	var p ast.Path
 	for _, seg := range g.Segs {

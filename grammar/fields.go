@@ -10,6 +10,7 @@ import (
 // fields reads lines [from, to) of a step block: bullets, prose, blanks.
 func (p *docParser) fields(step *ast.Step, from, to int) {
 	var prose []ast.Prose
+	seenBullet := false
 	for i := from; i < to; i++ {
 		l := p.lines[i]
 		raw := p.text(l)
@@ -26,9 +27,22 @@ func (p *docParser) fields(step *ast.Step, from, to int) {
 			prose = append(prose, ast.Prose{Text: text, Range: l.at(0).span(0, len(text))})
 			continue
 		}
-		g, err := bulletParser.ParseString("", trimmed)
+		if !seenBullet {
+			step.LeadingProse, prose = prose, nil
+			seenBullet = true
+		}
+		g, value, err := p.exprs.bullet(trimmed)
 		if err != nil || !isStepKey(g.Key.Value) {
-			p.report(step.Number, CodeUnknownField, org.span(0, len(trimmed)), fmt.Sprintf(msgUnknownField, trimmed))
+			d := p.report(step.Number, CodeUnknownField, org.span(0, len(trimmed)), fmt.Sprintf(msgUnknownField, trimmed))
+			if err == nil {
+				if key, ok := Suggest(g.Key.Value, StepKeys); ok {
+					d.Detail = fmt.Sprintf("did you mean %q?", key)
+					d.Fixes = []ast.SuggestedFix{{
+						Title: fmt.Sprintf("Change %q to %q", g.Key.Value, key),
+						Edits: []ast.TextEdit{{Range: org.span(g.Key.Pos.Offset, g.Key.Pos.Offset+len(g.Key.Value)), NewText: key}},
+					}}
+				}
+			}
 			continue
 		}
 		b := ast.Bullet{
@@ -37,14 +51,15 @@ func (p *docParser) fields(step *ast.Step, from, to int) {
 			Leading:  prose,
 		}
 		prose = nil
-		valStart := len(trimmed)
-		if g.Value.Value != "" {
-			valStart = g.Value.Pos.Offset
-		}
-		b.ValueRange = org.span(valStart, valStart+len(g.Value.Value))
-		p.field(step, g.Key.Value, g.Value.Value, b, org.at(valStart))
+		valStart := len(trimmed) - len(value)
+		b.ValueRange = org.span(valStart, valStart+len(value))
+		p.field(step, g.Key.Value, value, b, org.at(valStart))
 	}
-	step.TrailingProse = prose
+	if seenBullet {
+		step.TrailingProse = prose
+	} else {
+		step.LeadingProse = prose
+	}
 	for _, f := range []struct {
 		name    string
 		missing bool
@@ -137,7 +152,7 @@ func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *as
 	}
 	a := &ast.ActionField{Bullet: b, Tool: g.Tool.Value, ToolRange: org.span(0, len(g.Tool.Value))}
 	argsAt := g.Args.Pos.Offset
-	v, jerr := parseJSON(g.Args.Value, origin(org.at(argsAt)), true)
+	v, jerr := parseJSON(g.Args.Value, origin(org.at(argsAt)), &p.exprs)
 	if jerr != nil {
 		at := org.at(argsAt + jerr.at)
 		p.report(step, CodeInvalidJSON, ast.Range{Start: at, End: org.at(len(value))}, fmt.Sprintf(msgInvalidJSON, jerr.msg))
@@ -150,7 +165,7 @@ func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *as
 // ParseArgs parses an action's JSON arguments (with template holes) that
 // start at base in their file.
 func ParseArgs(src string, base ast.Pos) (ast.Value, *ast.Diagnostic) {
-	v, err := parseJSON(src, origin(base), true)
+	v, err := parseJSON(src, origin(base), &exprCache{})
 	if err != nil {
 		at := origin(base).at(err.at)
 		return nil, &ast.Diagnostic{Range: ast.Range{Start: at, End: origin(base).at(len(src))}, Code: CodeInvalidJSON, Message: fmt.Sprintf(msgInvalidJSON, err.msg)}

@@ -9,15 +9,15 @@ import (
 	"github.com/reelier/reelier/ast"
 )
 
-// holeGrammar is the inside of a `{{…}}` template hole: a name, optionally
+// hole is the inside of a `{{…}}` template hole: a name, optionally
 // followed by a signed day offset (`today-7d`).
-type holeGrammar struct {
+type hole struct {
 	Name   lexer.Token `parser:"@Word"`
 	Sign   lexer.Token `parser:"( @Sign"`
 	Offset lexer.Token `parser:"@Word )?"`
 }
 
-var holeParser = participle.MustBuild[holeGrammar](participle.Lexer(miniLexer{holeMode}))
+var holeParser = participle.MustBuild[hole](participle.Lexer(miniLexer{holeMode}))
 
 // maxOffsetDigits keeps a day offset inside an int; anything longer is out
 // of the 1..365 range anyway and is reported when the skill runs.
@@ -26,7 +26,7 @@ const maxOffsetDigits = 6
 // findHoles returns the template holes in a decoded string value. at maps a
 // byte offset of the value to its file position. Text between `{{` and
 // `}}` that is not a name (or today±Nd) stays literal text.
-func findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
+func (c *exprCache) findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 	var holes []*ast.Hole
 	for i := 0; ; {
 		open := strings.Index(val[i:], "{{")
@@ -39,7 +39,7 @@ func findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 			return holes
 		}
 		closing += open + 2
-		if h := parseHole(val[open+2 : closing]); h != nil {
+		if h := c.hole(val[open+2 : closing]); h != nil {
 			h.Start, h.End = open, closing+2
 			h.Range = ast.Range{Start: at(open), End: at(closing + 2)}
 			nameStart := open + 2 + strings.Index(val[open+2:closing], h.Name)
@@ -52,6 +52,24 @@ func findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 	}
 }
 
+// hole parses the text between a hole's braces once per distinct text and
+// returns a fresh copy to be positioned.
+func (c *exprCache) hole(inner string) *ast.Hole {
+	h, ok := c.holes[inner]
+	if !ok {
+		h = parseHole(inner)
+		if c.holes == nil {
+			c.holes = map[string]*ast.Hole{}
+		}
+		c.holes[inner] = h
+	}
+	if h == nil {
+		return nil
+	}
+	cp := *h
+	return &cp
+}
+
 // parseHole classifies the text between the braces, or returns nil when it
 // is not a hole.
 func parseHole(inner string) *ast.Hole {
@@ -61,9 +79,9 @@ func parseHole(inner string) *ast.Hole {
 	}
 	switch {
 	case g.Sign.Value == "" && g.Name.Value == "today":
-		return &ast.Hole{Kind: ast.HoleToday, Name: "today"}
+		return &ast.Hole{Kind: ast.HoleToday, Name: "today", Written: "today"}
 	case g.Sign.Value == "":
-		return &ast.Hole{Kind: ast.HoleVar, Name: g.Name.Value}
+		return &ast.Hole{Kind: ast.HoleVar, Name: g.Name.Value, Written: g.Name.Value}
 	case g.Name.Value != "today" || g.Sign.Pos.Offset != g.Name.Pos.Offset+len(g.Name.Value):
 		return nil
 	}
@@ -78,7 +96,7 @@ func parseHole(inner string) *ast.Hole {
 	if g.Sign.Value == "-" {
 		n = -n
 	}
-	return &ast.Hole{Kind: ast.HoleTodayOffset, Name: "today", Days: n}
+	return &ast.Hole{Kind: ast.HoleTodayOffset, Name: "today", Days: n, Written: "today" + g.Sign.Value + g.Offset.Value}
 }
 
 // isIdent reports whether s is an identifier: [A-Za-z_][A-Za-z0-9_]*.

@@ -29,11 +29,11 @@ type jsonParser struct {
 	i     int
 	org   origin
 	depth int
-	holes bool // find template holes in string leaves
+	holes *exprCache // finds template holes in string leaves; nil for none
 }
 
 // parseJSON parses src as exactly one JSON value.
-func parseJSON(src string, org origin, holes bool) (ast.Value, *jsonError) {
+func parseJSON(src string, org origin, holes *exprCache) (ast.Value, *jsonError) {
 	p := &jsonParser{src: src, org: org, holes: holes}
 	p.space()
 	v, err := p.value()
@@ -235,8 +235,8 @@ func (p *jsonParser) string() (ast.Value, *jsonError) {
 		return nil, err
 	}
 	s := &ast.String{Range: p.org.span(start, p.i), Value: val}
-	if p.holes && strings.Contains(val, "{{") {
-		s.Holes = findHoles(val, func(k int) ast.Pos {
+	if p.holes != nil && strings.Contains(val, "{{") {
+		s.Holes = p.holes.findHoles(val, func(k int) ast.Pos {
 			if offsets == nil {
 				return p.org.at(start + 1 + k)
 			}

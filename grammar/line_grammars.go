@@ -1,36 +1,61 @@
 package grammar
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// keyValueGrammar is a frontmatter line: `key: value`.
-type keyValueGrammar struct {
+// frontmatterLine is a frontmatter line: `key: value`.
+type frontmatterLine struct {
 	Key   lexer.Token `parser:"@Word Colon"`
 	Value lexer.Token `parser:"@Rest?"`
 }
 
-// bulletGrammar is a step bullet: `- key: value` (the blank after the dash
-// is optional, as in `-intent: x`).
-type bulletGrammar struct {
-	Dash  lexer.Token `parser:"@Dash"`
-	Key   lexer.Token `parser:"@Word Colon"`
-	Value lexer.Token `parser:"@Rest?"`
+// stepBullet is the head of a step bullet, `- key:` (the blank after the
+// dash is optional, as in `-intent:`). The value after the colon belongs
+// to the field's own grammar.
+type stepBullet struct {
+	Dash lexer.Token `parser:"@Dash"`
+	Key  lexer.Token `parser:"@Word Colon"`
 }
 
-// actionGrammar is an action value: `<tool> <json-args>`.
-type actionGrammar struct {
+// actionLine is an action value: `<tool> <json-args>`.
+type actionLine struct {
 	Tool lexer.Token `parser:"@Tool"`
 	Args lexer.Token `parser:"@Rest?"`
 }
 
+// bullet parses the head of a bullet line (through its first colon) once
+// per distinct head, and returns it with the trimmed value after it.
+func (c *exprCache) bullet(line string) (*stepBullet, string, error) {
+	head, value, found := strings.Cut(line, ":")
+	if !found {
+		return nil, "", errNoColon
+	}
+	head += ":"
+	g, ok := c.bullets[head]
+	if !ok {
+		var err error
+		if g, err = bulletParser.ParseString("", head); err != nil {
+			return nil, "", err
+		}
+		if c.bullets == nil {
+			c.bullets = map[string]*stepBullet{}
+		}
+		c.bullets[head] = g
+	}
+	return g, strings.Trim(value, " \t"), nil
+}
+
+var errNoColon = errors.New("a step bullet needs a colon after its key")
+
 var (
-	keyValueParser = participle.MustBuild[keyValueGrammar](participle.Lexer(miniLexer{lineMode}))
-	bulletParser   = participle.MustBuild[bulletGrammar](participle.Lexer(miniLexer{lineMode}))
-	actionParser   = participle.MustBuild[actionGrammar](participle.Lexer(miniLexer{actionMode}))
+	keyValueParser = participle.MustBuild[frontmatterLine](participle.Lexer(miniLexer{lineMode}))
+	bulletParser   = participle.MustBuild[stepBullet](participle.Lexer(miniLexer{lineMode}))
+	actionParser   = participle.MustBuild[actionLine](participle.Lexer(miniLexer{actionMode}))
 )
 
 // isFrontmatterKey reports whether k is a frontmatter key: a letter or '_'

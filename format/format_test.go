@@ -1,0 +1,105 @@
+package format_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/skillgen"
+	"github.com/reelier/reelier/internal/testutil"
+)
+
+// TestFormat checks the printer four ways on every valid corpus skill:
+// the output matches its golden; formatting the golden changes nothing;
+// parsing the output gives the same tree as parsing the input; and the
+// output is valid.
+func TestFormat(t *testing.T) {
+	g := testutil.Golden(t)
+	for _, f := range testutil.Corpus(t, "valid") {
+		t.Run(f.Name, func(t *testing.T) {
+			skill, diags := grammar.Parse(f.Name, f.Src)
+			if len(diags) > 0 {
+				t.Fatal(diags)
+			}
+			out := format.Source(skill)
+			g.Assert(t, f.Name, out)
+
+			again, diags := grammar.Parse(f.Name, out)
+			if len(diags) > 0 {
+				t.Fatalf("formatted output does not parse:\n%v", diags)
+			}
+			if diff := testutil.DiffSkills(skill, again); diff != "" {
+				t.Errorf("re-parsed tree differs (-input +formatted):\n%s", diff)
+			}
+			if twice := format.Source(again); !bytes.Equal(twice, out) {
+				t.Errorf("formatting is not idempotent:\n%s", format.Diff(f.Name, out, twice))
+			}
+		})
+	}
+}
+
+// TestFormatKeepsWhatPeopleWrote pins the three things the original's
+// serializer dropped: prose inside a step, extra frontmatter keys, and a
+// section between two steps.
+func TestFormatKeepsWhatPeopleWrote(t *testing.T) {
+	src := "---\nname: n\nowner: team-a\nallowed-tools: http.get\ndescription: d\n---\n\n### Step 1 - One\nWhy this step exists.\n- effect: read\n- intent: i\n- action: t {\"b\":1,\"a\":2}\nTrailing note.\n\n## Between\n\nKeep me.\n\n### Step 2 — Two\n- intent: j\n- action: t []\n- effect: read\n"
+	want := "---\nname: n\nowner: team-a\nallowed-tools: http.get\ndescription: d\n---\n\n### Step 1 — One\nWhy this step exists.\n- intent: i\n- action: t {\"b\": 1, \"a\": 2}\n- effect: read\nTrailing note.\n\n## Between\n\nKeep me.\n\n### Step 2 — Two\n- intent: j\n- action: t []\n- effect: read\n"
+	skill, diags := grammar.Parse("x", []byte(src))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if got := string(format.Source(skill)); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s\ndiff:\n%s", got, want, format.Diff("x", []byte(want), []byte(got)))
+	}
+}
+
+// TestFormatLineEndings: a CRLF file stays CRLF and a BOM stays.
+func TestFormatLineEndings(t *testing.T) {
+	src := "\xEF\xBB\xBF---\r\nname: n\r\ndescription: d\r\n---\r\n### Step 1 - One\r\n- intent: i\r\n- action: t {}\r\n- effect: read\r\n"
+	want := "\xEF\xBB\xBF---\r\nname: n\r\ndescription: d\r\n---\r\n### Step 1 — One\r\n- intent: i\r\n- action: t {}\r\n- effect: read\r\n"
+	skill, diags := grammar.Parse("x", []byte(src))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if got := string(format.Source(skill)); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// FuzzFormat: whenever input parses, its canonical form parses to the same
+// tree, and formatting is idempotent.
+func FuzzFormat(f *testing.F) {
+	for _, c := range testutil.Corpus(f, "valid") {
+		f.Add(c.Src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		skill, diags := grammar.Parse("fuzz", src)
+		if diags.HasErrors() {
+			return
+		}
+		out := format.Source(skill)
+		again, diags := grammar.Parse("fuzz", out)
+		if diags.HasErrors() {
+			t.Fatalf("canonical form does not parse: %v\ninput: %q\noutput: %q", diags, src, out)
+		}
+		if diff := testutil.DiffSkills(skill, again); diff != "" {
+			t.Fatalf("re-parse differs:\n%s\ninput: %q\noutput: %q", diff, src, out)
+		}
+		if twice := format.Source(again); !bytes.Equal(twice, out) {
+			t.Fatalf("not idempotent: %q -> %q", out, twice)
+		}
+	})
+}
+
+// BenchmarkFormat1000 prints a parsed 1,000-step skill.
+func BenchmarkFormat1000(b *testing.B) {
+	skill, diags := grammar.Parse("bench", skillgen.Skill(1000))
+	if len(diags) > 0 {
+		b.Fatal(diags)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		format.Source(skill)
+	}
+}

@@ -1,0 +1,40 @@
+package grammar
+
+import "strings"
+
+// Suggest returns the candidate nearest to s by edit distance (ignoring
+// case), if it is near enough to be a plausible typo, for "did you mean"
+// hints.
+func Suggest(s string, candidates []string) (string, bool) {
+	best, bestDist := "", len(s)/2+1
+	if bestDist > 3 {
+		bestDist = 3
+	}
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), c); d < bestDist || d == 0 {
+			best, bestDist = c, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
