@@ -112,6 +112,10 @@ func isIdent(s string) bool {
 	return true
 }
 
+// ReservedNames describes the computed date variables a bind may not
+// define; SPEC.md's reserved-name table must list exactly these.
+var ReservedNames = []string{"today", "today+<N>d", "today-<N>d"}
+
 // IsReservedName reports whether name is one of the computed date variables
 // (`today`, `today+Nd`, `today-Nd`) that a bind may not define.
 func IsReservedName(name string) bool {

@@ -1,0 +1,161 @@
+package grammar_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/testutil"
+)
+
+// contractTables reads SPEC.md and returns, for each heading that ends in
+// "(contract)", the cells of its table's rows (header row and rule left out).
+func contractTables(t *testing.T) map[string][][]string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(testutil.Root(), "SPEC.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string][][]string{}
+	current := ""
+	seenHeader := false
+	for _, line := range strings.Split(string(src), "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+			current = ""
+			if name, ok := strings.CutSuffix(strings.TrimSpace(strings.TrimLeft(line, "#")), "(contract)"); ok {
+				current = strings.TrimSpace(strings.TrimLeft(name, "0123456789. "))
+				seenHeader = false
+			}
+		case current != "" && strings.HasPrefix(line, "|"):
+			if !seenHeader || strings.HasPrefix(line, "| ---") {
+				seenHeader = true
+				continue
+			}
+			tables[current] = append(tables[current], splitRow(line))
+		}
+	}
+	return tables
+}
+
+// splitRow cuts a Markdown table row into trimmed cells, honouring `\|`.
+func splitRow(line string) []string {
+	line = strings.Trim(strings.TrimSpace(line), "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] == '\\' && i+1 < len(line) && line[i+1] == '|' {
+			cur.WriteByte('|')
+			i++
+			continue
+		}
+		if line[i] == '|' {
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(line[i])
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+func column(t *testing.T, rows [][]string, i int) []string {
+	t.Helper()
+	var out []string
+	for _, r := range rows {
+		if i >= len(r) {
+			t.Fatalf("row %q has no column %d", r, i)
+		}
+		out = append(out, strings.Trim(r[i], "`"))
+	}
+	return out
+}
+
+// TestSpecContract holds SPEC.md's tables to the parser's constants.
+func TestSpecContract(t *testing.T) {
+	tables := contractTables(t)
+	check := func(table string, got, want []string) {
+		t.Helper()
+		if len(tables[table]) == 0 {
+			t.Errorf("SPEC.md has no %q contract table", table)
+			return
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("SPEC.md %q table disagrees with the code (-code +spec):\n%s", table, diff)
+		}
+	}
+	check("Step keys", column(t, tables["Step keys"], 0), grammar.StepKeys)
+
+	var effects []string
+	for _, e := range ast.Effects {
+		effects = append(effects, string(e))
+	}
+	check("Effects", column(t, tables["Effects"], 0), effects)
+
+	var forms, types []string
+	for _, f := range grammar.AssertForms {
+		forms, types = append(forms, f.Syntax), append(types, f.Type)
+	}
+	check("Assert forms", column(t, tables["Assert forms"], 0), forms)
+	check("Assert forms", column(t, tables["Assert forms"], 1), types)
+
+	forms, types = nil, nil
+	for _, f := range grammar.BindForms {
+		forms, types = append(forms, f.Syntax), append(types, f.Type)
+	}
+	check("Bind forms", column(t, tables["Bind forms"], 0), forms)
+	check("Bind forms", column(t, tables["Bind forms"], 1), types)
+
+	check("Reserved names", column(t, tables["Reserved names"], 0), grammar.ReservedNames)
+	for _, ex := range column(t, tables["Reserved names"], 1) {
+		if !grammar.IsReservedName(ex) {
+			t.Errorf("SPEC.md's example %q is not reserved by the parser", ex)
+		}
+	}
+
+	var codes, msgs []string
+	for _, r := range grammar.Rules {
+		codes, msgs = append(codes, r.Code), append(msgs, r.Message)
+	}
+	check("Rejections", column(t, tables["Rejections"], 0), codes)
+	check("Rejections", column(t, tables["Rejections"], 1), msgs)
+
+	holes := column(t, tables["Template holes"], 0)
+	check("Template holes", holes, []string{"{{name}}", "{{today}}", "{{today-Nd}}", "{{today+Nd}}"})
+}
+
+// TestSpecAssertFormsParse: every assert form in the spec, instantiated,
+// parses to the node type the spec names.
+func TestSpecAssertFormsParse(t *testing.T) {
+	examples := map[string]string{
+		"status == <int>":            "status == 200",
+		"status != <int>":            "status != 500",
+		`body contains "<text>"`:     `body contains "ok"`,
+		`body not contains "<text>"`: `body not contains "error"`,
+		"json.<path> is array|set|number|string|boolean|null": "json.items is array",
+		"json.<path> matches /<regex>/":                       "json.id matches /^a/",
+		"json.<path> length >|<|>=|<= <int>":                  "json.items length >= 1",
+		"json.<path> ==|!= <json-scalar>":                     `json.s == "x"`,
+		"json.<path> >|<|>=|<= <json-scalar>":                 "json.n <= 3",
+	}
+	for _, f := range grammar.AssertForms {
+		ex, ok := examples[f.Syntax]
+		if !ok {
+			t.Errorf("no example for form %q", f.Syntax)
+			continue
+		}
+		a, d := grammar.ParseAssert(ex, ast.Pos{Line: 1, Column: 1})
+		if d != nil {
+			t.Errorf("%q: %v", ex, d)
+			continue
+		}
+		if got := strings.TrimPrefix(fmt.Sprintf("%T", a), "*ast."); got != f.Type {
+			t.Errorf("%q parsed as %s, spec says %s", ex, got, f.Type)
+		}
+	}
+}
