@@ -28,29 +28,34 @@ const maxOffsetDigits = 6
 // `}}` that is not a name (or today±Nd) stays literal text.
 func (c *exprCache) findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 	var holes []*ast.Hole
-	for i := 0; ; {
-		open := strings.Index(val[i:], "{{")
-		if open < 0 {
-			return holes
-		}
-		open += i
-		closing := strings.Index(val[open+2:], "}}")
+	for i := 0; i < len(val); {
+		closing := strings.Index(val[i:], "}}")
 		if closing < 0 {
 			return holes
 		}
-		closing += open + 2
-		if h := c.hole(val[open+2 : closing]); h != nil {
-			h.Start, h.End = open, closing+2
-			h.Range = ast.Range{Start: at(open), End: at(closing + 2)}
-			nameStart := open + 2 + strings.Index(val[open+2:closing], h.Name)
-			h.NameRange = ast.Range{Start: at(nameStart), End: at(nameStart + len(h.Text()))}
-			holes = append(holes, h)
-			i = closing + 2
-		} else {
-			i = open + 2
+		closing += i
+		// The hole is the innermost `{{` before this `}}`; each byte is
+		// looked at a bounded number of times, so hostile strings full of
+		// braces stay linear.
+		open := strings.LastIndex(val[i:closing], "{{")
+		if open >= 0 && closing-open-2 <= maxHoleLen {
+			open += i
+			if h := c.hole(val[open+2 : closing]); h != nil {
+				h.Start, h.End = open, closing+2
+				h.Range = ast.Range{Start: at(open), End: at(closing + 2)}
+				nameStart := open + 2 + strings.Index(val[open+2:closing], h.Written)
+				h.NameRange = ast.Range{Start: at(nameStart), End: at(nameStart + len(h.Written))}
+				holes = append(holes, h)
+			}
 		}
+		i = closing + 2
 	}
+	return holes
 }
+
+// maxHoleLen bounds the text between a hole's braces; longer text is never
+// a name and is not handed to the hole grammar.
+const maxHoleLen = 128
 
 // hole parses the text between a hole's braces once per distinct text and
 // returns a fresh copy to be positioned.
