@@ -1,0 +1,95 @@
+package trace_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/reelier/reelier/trace"
+)
+
+const good = `{"t":"meta","seq":0,"name":"weekly","startedAt":"2026-07-18T14:02:00.000Z","wrapped":["caldiy"],"future":1}` + "\r\n" +
+	"\n" +
+	`{"t":"note","seq":1,"ts":"2026-07-18T14:02:01.100Z","text":"pull bookings"}` + "\n" +
+	`{"t":"call","seq":2,"i":0,"ts":"2026-07-18T14:02:01.200Z","tool":"list_bookings","args":{"z":1,"a":2}}` + "\n" +
+	`{"t":"result","seq":3,"i":0,"ok":true,"ms":142,"body":{"content":[{"type":"text","text":"{\"n\":1}"},{"type":"image"},{"type":"text","text":"x"}]}}`
+
+func TestReadGood(t *testing.T) {
+	tr, err := trace.Read(strings.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Meta.Name != "weekly" || len(tr.Records) != 4 || tr.Lines[1] != 3 {
+		t.Fatalf("meta %+v, %d records, lines %v", tr.Meta, len(tr.Records), tr.Lines)
+	}
+	call := tr.Records[2].(*trace.Call)
+	if string(call.Args) != `{"z":1,"a":2}` {
+		t.Errorf("args %s: key order must survive", call.Args)
+	}
+	text, isErr, ok := tr.Records[3].(*trace.Result).Text()
+	if !ok || isErr || text != "{\"n\":1}\nx" {
+		t.Errorf("text %q %v %v", text, isErr, ok)
+	}
+}
+
+func TestTruncationMarker(t *testing.T) {
+	r := &trace.Result{Body: []byte(`{"__truncated":true,"preview":"{\"a\":","originalLength":25000}`)}
+	if tr, ok := r.Truncated(); !ok || tr.OriginalLength != 25000 || tr.Preview != `{"a":` {
+		t.Errorf("marker not recognised: %+v %v", tr, ok)
+	}
+	for _, body := range []string{`{"__truncated":false,"preview":"","originalLength":1}`, `{"__truncated":true}`, `[1]`, `"x"`} {
+		if _, ok := (&trace.Result{Body: []byte(body)}).Truncated(); ok {
+			t.Errorf("%s taken for a truncation marker", body)
+		}
+	}
+}
+
+func TestReadRejects(t *testing.T) {
+	meta := `{"t":"meta","seq":0,"name":"n","startedAt":"s","wrapped":[]}` + "\n"
+	call := `{"t":"call","seq":1,"i":0,"ts":"s","tool":"x","args":{}}` + "\n"
+	tests := []struct{ name, src, want string }{
+		{"not json", meta + "{nope\n", "line 2: not a JSON object"},
+		{"unknown t", meta + `{"t":"span","seq":1}` + "\n", `line 2: field "t": unknown record type "span"`},
+		{"missing t", meta + `{"seq":1}` + "\n", `line 2: field "t": missing or not a string`},
+		{"missing field", meta + `{"t":"note","seq":1,"ts":"s"}` + "\n", `line 2: field "text": missing`},
+		{"wrong type", meta + `{"t":"call","seq":1,"i":"0","ts":"s","tool":"x","args":{}}` + "\n", `line 2: field "i": want a non-negative integer`},
+		{"negative seq", meta + `{"t":"note","seq":-1,"ts":"s","text":""}` + "\n", `line 2: field "seq": want a non-negative integer`},
+		{"meta not first", call + meta, `line 1: field "t": the first record must be meta`},
+		{"two metas", meta + meta, `line 2: field "t": a second meta record`},
+		{"duplicate i", meta + call + call, `line 3: field "i": duplicate call index 0`},
+		{"orphan result", meta + `{"t":"result","seq":1,"i":4,"ok":true,"ms":1,"body":{}}` + "\n", `line 2: field "i": result for call index 4, which has no earlier call`},
+		{"empty", "\n\n", "empty trace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := trace.Read(strings.NewReader(tt.src))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReaderContinuesAfterABadLine(t *testing.T) {
+	rd := trace.NewReader(strings.NewReader("{bad\n" + `{"t":"note","seq":1,"ts":"s","text":"ok"}` + "\n"))
+	_, err := rd.Next()
+	var le *trace.LineError
+	if !errors.As(err, &le) || le.Line != 1 {
+		t.Fatalf("first: %v", err)
+	}
+	rec, err := rd.Next()
+	if err != nil || rec.(*trace.Note).Text != "ok" || rd.Line() != 2 {
+		t.Fatalf("second: %v %v", rec, err)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	body := strings.Repeat("x", 3<<20)
+	src := `{"t":"meta","seq":0,"name":"n","startedAt":"s","wrapped":[]}` + "\n" +
+		`{"t":"call","seq":1,"i":0,"ts":"s","tool":"x","args":{}}` + "\n" +
+		`{"t":"result","seq":2,"i":0,"ok":true,"ms":1,"body":"` + body + `"}`
+	tr, err := trace.Read(strings.NewReader(src))
+	if err != nil || len(tr.Records[2].(*trace.Result).Body) != len(body)+2 {
+		t.Fatalf("3 MB line: %v", err)
+	}
+}

@@ -1,0 +1,166 @@
+package trace
+
+import (
+	"encoding/json"
+)
+
+// Kind is the record discriminator, the "t" field.
+type Kind string
+
+// The four record kinds; no other value is valid.
+const (
+	KindMeta   Kind = "meta"
+	KindNote   Kind = "note"
+	KindCall   Kind = "call"
+	KindResult Kind = "result"
+)
+
+// Record is one line of a trace: *Meta, *Note, *Call or *Result.
+type Record interface {
+	// Kind returns the record's "t".
+	Kind() Kind
+	// Sequence returns the record's file-wide sequence number.
+	Sequence() int
+}
+
+// Annotations are the MCP tool annotation hints a downstream declared.
+// A nil field means the downstream did not declare that hint.
+type Annotations struct {
+	ReadOnlyHint    *bool `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool `json:"idempotentHint,omitempty"`
+}
+
+// Meta opens every trace.
+type Meta struct {
+	T         Kind     `json:"t"`
+	Seq       int      `json:"seq"`
+	Name      string   `json:"name"`
+	StartedAt string   `json:"startedAt"`
+	Wrapped   []string `json:"wrapped"`
+	// ToolAnnotations maps exposed tool names to their declared hints;
+	// absent when no wrapped tool declared any.
+	ToolAnnotations map[string]Annotations `json:"toolAnnotations,omitempty"`
+	// Observed says how the calls were observed: "proxy" (the recorder saw
+	// them on the wire), "stream" (a harness's own output) or "transcript"
+	// (a session file the agent could have written). Absent means "proxy".
+	Observed string `json:"observed,omitempty"`
+}
+
+// Note is narration an agent attached to the trace.
+type Note struct {
+	T    Kind   `json:"t"`
+	Seq  int    `json:"seq"`
+	TS   string `json:"ts"`
+	Text string `json:"text"`
+}
+
+// Call is one tool call, before redaction-free arguments are known to the
+// reader: Args is kept as raw JSON so object key order survives.
+type Call struct {
+	T    Kind            `json:"t"`
+	Seq  int             `json:"seq"`
+	I    int             `json:"i"`
+	TS   string          `json:"ts"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+	// ToolUseID is the agent's own id for the call when its client sent
+	// one, so the trace can be joined to the agent's transcript.
+	ToolUseID string `json:"toolUseId,omitempty"`
+}
+
+// Result is the outcome of the call with the same I.
+type Result struct {
+	T    Kind            `json:"t"`
+	Seq  int             `json:"seq"`
+	I    int             `json:"i"`
+	OK   bool            `json:"ok"`
+	MS   int64           `json:"ms"`
+	Body json.RawMessage `json:"body"`
+}
+
+// Kind implements Record.
+func (*Meta) Kind() Kind { return KindMeta }
+
+// Kind implements Record.
+func (*Note) Kind() Kind { return KindNote }
+
+// Kind implements Record.
+func (*Call) Kind() Kind { return KindCall }
+
+// Kind implements Record.
+func (*Result) Kind() Kind { return KindResult }
+
+// Sequence implements Record.
+func (m *Meta) Sequence() int { return m.Seq }
+
+// Sequence implements Record.
+func (n *Note) Sequence() int { return n.Seq }
+
+// Sequence implements Record.
+func (c *Call) Sequence() int { return c.Seq }
+
+// Sequence implements Record.
+func (r *Result) Sequence() int { return r.Seq }
+
+// Truncation is the storage-profile marker for a body that was cut:
+// {"__truncated": true, "preview": "...", "originalLength": n}.
+type Truncation struct {
+	Preview        string
+	OriginalLength int
+}
+
+// Truncated reports whether the result's body is the truncation marker of
+// the size-capped trace profile, and returns it.
+func (r *Result) Truncated() (Truncation, bool) {
+	var m struct {
+		Truncated      *bool   `json:"__truncated"`
+		Preview        *string `json:"preview"`
+		OriginalLength *int    `json:"originalLength"`
+	}
+	if len(r.Body) == 0 || r.Body[0] != '{' || json.Unmarshal(r.Body, &m) != nil {
+		return Truncation{}, false
+	}
+	if m.Truncated == nil || !*m.Truncated || m.Preview == nil || m.OriginalLength == nil {
+		return Truncation{}, false
+	}
+	return Truncation{Preview: *m.Preview, OriginalLength: *m.OriginalLength}, true
+}
+
+// Text returns the text content of an MCP CallToolResult body: every
+// content block of type "text", joined with "\n". ok is false when the
+// body is not result-shaped.
+func (r *Result) Text() (text string, isError bool, ok bool) {
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if len(r.Body) == 0 || r.Body[0] != '{' || json.Unmarshal(r.Body, &res) != nil || res.Content == nil {
+		return "", false, false
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return joinLines(parts), res.IsError, true
+}
+
+func joinLines(parts []string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
