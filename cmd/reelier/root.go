@@ -29,33 +29,40 @@ const rootLong = `Reelier turns what an AI agent did through its MCP tools into 
 you can read, edit and replay: the same tool calls, every result checked,
 no LLM in the loop — and a receipt that never claims more than it checked.
 
-Command families:
-  Write and check skills (SKILL.md toolchain)
-    parse        parse a skill and print its structure or its errors
-    fmt          print skills in canonical form (gofmt conventions)
+Two commands are easy to confuse:
+  reelier mcp    the RECORDER: it sits in front of your own MCP servers
+                 (--wrap) and writes a trace of every call the agent makes
+  reelier serve  Reelier's OWN tools (replay, scan, push…) offered to your
+                 agent as an MCP server; it wraps nothing
 
-  Record (not in this build yet)
-    mcp          the recorder: sits IN FRONT OF your MCP servers (--wrap)
-                 and writes a trace of every call the agent makes
-    trace        pretty-print a trace file
+Exit codes: 0 ok; 1 a check or a step failed, or a difference was found;
+2 usage error, unreadable file or unparseable input.`
 
-  Compile and replay (not in this build yet)
-    compile      turn a trace into a SKILL.md, deterministically
-    run          replay a skill at Level 0 (no LLM) and print a receipt
-    bench        summarise a skill's run history
+// commandGroups are the command families shown by --help, in order.
+var commandGroups = []*cobra.Group{
+	{ID: "skills", Title: "Write and check skills (the SKILL.md toolchain):"},
+	{ID: "record", Title: "Record what an agent does:"},
+	{ID: "replay", Title: "Compile and replay:"},
+	{ID: "history", Title: "Skills from agent history, and set-up:"},
+	{ID: "share", Title: "Serve and share:"},
+}
 
-  Serve and share (not in this build yet)
-    serve        Reelier's OWN tools (replay, scan, push…) as an MCP server
-                 for your agent; unlike mcp, it wraps nothing
-    push         send run records to a receipt ledger
-
-Exit codes: 0 ok; 1 a check failed or a difference was found;
-2 usage error or unparseable input.`
+// commandFamily assigns each command to its family by name, so a command
+// file need not know how help is laid out.
+var commandFamily = map[string]string{
+	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills",
+	"mcp": "record", "trace": "record",
+	"compile": "replay", "run": "replay", "bench": "replay",
+	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
+	"serve": "share", "push": "share", "ledger": "share",
+}
 
 // commands lists the constructors of every subcommand.
 var commands = []func() *cobra.Command{
 	newParseCmd,
 	newFmtCmd,
+	newRunCmd,
+	newBenchCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -74,8 +81,17 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
+	used := map[string]bool{}
 	for _, newCmd := range commands {
-		root.AddCommand(newCmd())
+		c := newCmd()
+		c.GroupID = commandFamily[c.Name()]
+		used[c.GroupID] = true
+		root.AddCommand(c)
+	}
+	for _, g := range commandGroups {
+		if used[g.ID] {
+			root.AddGroup(g)
+		}
 	}
 	return root
 }
