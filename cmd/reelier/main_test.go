@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -16,5 +21,56 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI scripts in testdata/script: each .txtar file is
 // a sequence of reelier invocations with their expected output and exit.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	testscript.Run(t, testscript.Params{
+		Dir:  "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"fakeapi": fakeAPI},
+	})
+}
+
+// fakeAPI is the script command `fakeapi`: it starts an HTTP server on
+// 127.0.0.1 inside the test process for the rest of the script, so it is
+// listening before the command returns and no script ever waits for it.
+// It sets $API to the server's URL and $DOWN to a URL where nothing
+// listens, and logs every request it serves as "METHOD PATH" lines in
+// $WORK/api.log (created on the first request).
+func fakeAPI(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakeapi")
+	}
+	var mu sync.Mutex
+	logPath := ts.MkAbs("api.log")
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /bookings", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"bookings":[{"id":"bk_1","status":"confirmed"},{"id":"bk_2","status":"pending"}]}`)
+	})
+	mux.HandleFunc("GET /bookings/{id}", func(w http.ResponseWriter, r *http.Request) {
+		status := "confirmed"
+		if r.PathValue("id") != "bk_1" {
+			status = "pending"
+		}
+		fmt.Fprintf(w, `{"id":%q,"status":%q,"guests":2}`, r.PathValue("id"), status)
+	})
+	mux.HandleFunc("POST /bookings/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"id":%q,"cancelled":true}`, r.PathValue("id"))
+	})
+	mux.HandleFunc("POST /contacts", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	})
+	mux.HandleFunc("GET /html", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<html>maintenance</html>")
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.Method, r.URL.Path)
+			f.Close()
+		}
+		mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	ts.Setenv("API", srv.URL)
+	ts.Setenv("DOWN", down.URL)
 }

@@ -61,6 +61,8 @@ var commandFamily = map[string]string{
 var commands = []func() *cobra.Command{
 	newParseCmd,
 	newFmtCmd,
+	newRunCmd,
+	newBenchCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/runtime/receipt"
+	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+const runLong = `Replay skills at Level 0: each step's action is filled from the
+bindings so far, called, and checked against every assert and bind, with no
+LLM anywhere. After the first failed step the rest are skipped.
+
+Effects are gated: a destructive step is refused (its filled action is
+shown instead) unless --yes is given, and an idempotent-write step is
+refused unless --allow-writes or --yes is given. A refused step fails.
+
+Each run appends one JSON line, its run record, to
+<runs-dir>/<skill-name>.jsonl. Outcomes are honest: a step with no asserts
+is "unchecked", never "passed", and totals keep the two apart.
+
+Output: a receipt per skill on stdout (live, step by step, on a terminal;
+colours unless NO_COLOR is set); with --json the run records instead, one
+per line. --dry-run fills and prints every action and executes and writes
+nothing. Several skills run as a suite, --jobs of them at a time;
+--junit writes a JUnit XML report with one testcase per step.
+
+Template holes: {{name}} takes a --var or an earlier step's bind;
+{{today}}, {{today-Nd}} and {{today+Nd}} (N = 1..365) are UTC dates from
+one clock reading per run.
+
+Builtin tools: http.get {"url", "headers"?} and
+http.post {"url", "headers"?, "body"?}, 15 s timeout each.
+
+Exit status: 0 when no step failed, 1 when a step failed (or a run record
+or report could not be written), 2 for usage errors and skills that cannot
+be read or parsed (nothing is run then).
+
+Examples:
+  reelier run skills/weekly-bookings.skill.md
+  reelier run skills/weekly-bookings.skill.md --var hotel=h_bergen_02
+  reelier run --dry-run skills/weekly-bookings.skill.md
+  reelier run --allow-writes skills/upsert-contact.skill.md
+  reelier run --jobs 4 --junit replay.xml skills/*.skill.md
+  reelier run --json skills/weekly-bookings.skill.md | jq .totals`
+
+type runOptions struct {
+	paths       []string
+	vars        []string
+	yes         bool
+	allowWrites bool
+	dryRun      bool
+	json        bool
+	jobs        int
+	junit       string
+	runsDir     string
+}
+
+func newRunCmd() *cobra.Command {
+	var opts runOptions
+	cmd := &cobra.Command{
+		Use:   "run SKILL… [--var name=value]… [flags]",
+		Short: "Replay skills at Level 0 (no LLM) and print receipts",
+		Long:  runLong,
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.paths = args
+			return runRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.vars, "var", nil, "set the template variable `name=value` (repeatable)")
+	f.BoolVar(&opts.yes, "yes", false, "let destructive (and idempotent-write) steps execute")
+	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print every filled action; execute and write nothing")
+	f.BoolVar(&opts.json, "json", false, "print run records (JSON lines) instead of receipts")
+	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
+	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, opts runOptions) error {
+	vars, err := parseVars(opts.vars)
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.jobs < 1:
+		return usageErrorf("--jobs must be at least 1, got %d", opts.jobs)
+	case opts.dryRun && opts.junit != "":
+		return usageErrorf("--junit cannot be used with --dry-run: a dry run executes nothing")
+	}
+	skills, err := loadSkills(cmd, opts.paths)
+	if err != nil {
+		return err
+	}
+	base := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
+	httptool.Register(base.Tools, nil)
+	if opts.dryRun {
+		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+	s.style = terminalStyle(s.out)
+	s.run(ctx, skills)
+	return s.finish()
+}
+
+// parseVars turns name=value flags into variables.
+func parseVars(kvs []string) (map[string]string, error) {
+	vars := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !isIdentifier(name) {
+			return nil, usageErrorf("invalid --var %q: want name=value, where name is a letter or _ followed by letters, digits or _", kv)
+		}
+		if grammar.IsReservedName(name) {
+			return nil, usageErrorf("invalid --var %q: %q is reserved for the computed date variables", kv, name)
+		}
+		vars[name] = value
+	}
+	return vars, nil
+}
+
+func isIdentifier(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// loadSkills reads and parses every skill. Diagnostics are printed; any
+// error means nothing runs (exit 2).
+func loadSkills(cmd *cobra.Command, paths []string) ([]*loadedSkill, error) {
+	var skills []*loadedSkill
+	bad := false
+	for _, p := range paths {
+		l, err := loadSkill(p, cmd.InOrStdin())
+		if err != nil {
+			return nil, err
+		}
+		printDiagnostics(cmd.ErrOrStderr(), l.diags)
+		bad = bad || l.diags.HasErrors()
+		skills = append(skills, l)
+	}
+	if bad {
+		return nil, silentExit(exitUsage)
+	}
+	return skills, nil
+}
+
+// terminalStyle decides live progress and colour for a writer: both need a
+// terminal, and colour also needs NO_COLOR unset and a capable TERM.
+func terminalStyle(w io.Writer) *receipt.Style {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return &receipt.Style{Color: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}
+}
+
+// writeJUnit writes the report atomically, creating its directory.
+func writeJUnit(path string, runs []receipt.Run) error {
+	data, err := receipt.JUnit(runs)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing the JUnit report: %w", err)
+	}
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
+		return fmt.Errorf("writing the JUnit report: %w", err)
+	}
+	return nil
+}

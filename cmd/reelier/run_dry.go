@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/reelier/reelier/runtime"
+)
+
+// dryStep is one step of `run --dry-run --json`.
+type dryStep struct {
+	N      int             `json:"n"`
+	Title  string          `json:"title"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+	Effect string          `json:"effect"`
+	// Needs names the flag the step's effect requires, when not given.
+	Needs string `json:"needs,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+type dryPlan struct {
+	Skill  string    `json:"skill"`
+	DryRun bool      `json:"dryRun"`
+	Steps  []dryStep `json:"steps"`
+}
+
+// dryRunSkills prints every skill's filled actions. Nothing is called or
+// written. A step whose action cannot be filled makes the exit status 1,
+// since the real run would fail there.
+func dryRunSkills(w io.Writer, skills []*loadedSkill, opts runtime.Options, asJSON bool) error {
+	broken := false
+	for _, l := range skills {
+		plan := runtime.DryRun(l.skill, opts)
+		for _, p := range plan {
+			broken = broken || p.Err != nil
+		}
+		if asJSON {
+			writeDryJSON(w, l.skill.Name(), plan)
+		} else {
+			writeDryText(w, l, plan)
+		}
+	}
+	if broken {
+		return silentExit(exitFailed)
+	}
+	return nil
+}
+
+func writeDryText(w io.Writer, l *loadedSkill, plan []runtime.PlannedStep) {
+	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", l.skill.Name(), l.path)
+	for _, p := range plan {
+		gate := ""
+		if p.NeedsFlag != "" {
+			gate = ", refused without " + p.NeedsFlag
+		}
+		fmt.Fprintf(w, "  %3d  %s [%s%s]\n", p.Step.Number, p.Step.Title, p.Effect, gate)
+		if p.Err != nil {
+			fmt.Fprintf(w, "         ✗ %v\n", p.Err)
+			continue
+		}
+		fmt.Fprintf(w, "         %s\n", p.Action)
+	}
+}
+
+func writeDryJSON(w io.Writer, skill string, plan []runtime.PlannedStep) {
+	out := dryPlan{Skill: skill, DryRun: true, Steps: []dryStep{}}
+	for _, p := range plan {
+		st := dryStep{N: p.Step.Number, Title: p.Step.Title, Tool: p.Action.Tool, Args: p.Action.Args, Effect: string(p.Effect), Needs: p.NeedsFlag}
+		if p.Err != nil {
+			st.Error = p.Err.Error()
+			st.Args = json.RawMessage("null")
+		}
+		out.Steps = append(out.Steps, st)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
+}

@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"errors"
+
+	"github.com/reelier/reelier/ast"
+)
+
+// PlannedStep is one step of a dry run: its filled action and whether the
+// run's flags would let it execute.
+type PlannedStep struct {
+	Step *ast.Step
+	// Action is the filled call. Holes naming a variable that an earlier
+	// step binds at run time are left as written, since no step has run.
+	Action Action
+	// Err is why the action could not be filled (an unbound variable, a
+	// date offset out of range, an unknown tool); Action.Args is nil then.
+	Err error
+	// Effect is the step's effect.
+	Effect ast.Effect
+	// NeedsFlag names the flag the step's effect requires ("--yes" or
+	// "--allow-writes") when the run's options do not give it, else "".
+	NeedsFlag string
+}
+
+// DryRun fills every step's action from opts.Vars and one reading of
+// opts.Clock without calling any tool or writing anything. When opts.Tools
+// is set, an action naming a tool it lacks is reported as an error.
+func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
+	f := filler{env: opts.rootScope(), today: dayOf(opts.now())}
+	plan := make([]PlannedStep, 0, len(skill.Steps))
+	for _, st := range skill.Steps {
+		p := PlannedStep{Step: st, Effect: st.EffectValue()}
+		switch {
+		case st.Action == nil:
+			p.Err = errors.New(msgNoAction)
+		case opts.Tools != nil && opts.Tools[st.Action.Tool] == nil:
+			p.Action.Tool = st.Action.Tool
+			p.Err = errors.New(unknownTool(st.Action.Tool, opts.Tools))
+		default:
+			p.Action.Tool = st.Action.Tool
+			if p.Action.Args, p.Err = f.fill(nil, st.Action.Args); p.Err != nil {
+				p.Action.Args = nil
+			}
+		}
+		switch {
+		case p.Effect == ast.EffectDestructive && !opts.Yes:
+			p.NeedsFlag = "--yes"
+		case p.Effect == ast.EffectIdempotentWrite && !opts.Yes && !opts.AllowWrites:
+			p.NeedsFlag = "--allow-writes"
+		}
+		if len(st.Binds) > 0 {
+			f.env = newScope(f.env)
+			for _, b := range st.Binds {
+				f.env.set(b.Expr.BoundName(), pending{})
+			}
+		}
+		plan = append(plan, p)
+	}
+	return plan
+}

@@ -1,0 +1,52 @@
+package runtime
+
+import (
+	"unicode/utf8"
+
+	"github.com/reelier/reelier/runtime/jsondata"
+)
+
+// Failure is one reason a step failed.
+type Failure struct {
+	// Message is the text recorded in the run record.
+	Message string
+	// Expr is the canonical assert or bind that failed; empty for failures
+	// of the step as a whole (refusals, tool errors, template errors).
+	Expr string
+	// Expected and Observed describe, for a receipt, what the expression
+	// wanted and what the observation held. Both are empty when Expr is.
+	Expected string
+	Observed string
+}
+
+// notFound is how a missing path is shown.
+const notFound = "(not found)"
+
+// maxShown bounds a value or body quoted in a failure.
+const maxShown = 200
+
+// show renders a resolved value for a failure message.
+func show(v any, found bool) string {
+	if !found {
+		return notFound
+	}
+	return clip(jsondata.String(v), maxShown)
+}
+
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// failed describes an expression that did not hold; the caller names the
+// expression. An empty expected means evaluating it went wrong, and observed
+// says how.
+func failed(expected, observed string) *Failure {
+	return &Failure{Expected: expected, Observed: observed}
+}

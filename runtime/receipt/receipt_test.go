@@ -1,0 +1,257 @@
+package receipt
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/runtime/runlog"
+)
+
+const skillSrc = `---
+name: bookings
+description: every outcome once
+---
+
+## Steps
+
+### Step 1 — List bookings
+- intent: list them
+- action: http.get {"url": "{{base}}/bookings"}
+- assert: status == 200
+- assert: json.bookings length > 0
+- bind: id = json.bookings.0.id
+- effect: read
+
+### Step 2 — Read the first booking
+- intent: read it without checking
+- action: http.get {"url": "{{base}}/bookings/{{id}}"}
+- effect: read
+
+### Step 3 — Check it is confirmed
+- intent: check the status
+- action: http.get {"url": "{{base}}/bookings/{{id}}"}
+- assert: json.status == "confirmed"
+- assert: json.guests >= 1
+- assert: json.note is string
+- effect: read
+
+### Step 4 — Cancel it
+- intent: cancel
+- action: http.post {"url": "{{base}}/bookings/{{id}}/cancel"}
+- effect: destructive
+`
+
+// run replays skillSrc against a server on 127.0.0.1 and fixes every
+// measured duration so the receipt is reproducible.
+func run(t *testing.T, opts runtime.Options) (*runtime.Result, string) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/bookings" {
+			io.WriteString(w, `{"bookings":[{"id":"bk_1"},{"id":"bk_2"}]}`)
+			return
+		}
+		io.WriteString(w, `{"id":"bk_1","status":"pending","guests":2,"note":null,"text":"`+strings.Repeat("long ", 60)+`"}`)
+	}))
+	t.Cleanup(srv.Close)
+	s, diags := grammar.Parse("bookings.skill.md", []byte(skillSrc))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	opts.Tools = runtime.Registry{}
+	httptool.Register(opts.Tools, nil)
+	opts.Vars = map[string]string{"base": srv.URL}
+	opts.Clock = func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }
+	res := runtime.Run(context.Background(), s, opts)
+	for i := range res.Record.Steps {
+		if res.Record.Steps[i].Outcome != runlog.Skipped {
+			res.Record.Steps[i].Ms = int64(3 * (i + 1))
+		}
+	}
+	res.Record.Finish()
+	res.Elapsed = 21*time.Millisecond + 400*time.Microsecond
+	return res, srv.URL
+}
+
+func TestText(t *testing.T) {
+	res, url := run(t, runtime.Options{})
+	var b bytes.Buffer
+	Text(&b, "skills/bookings.skill.md", res, Style{})
+	testutil.Golden(t).Assert(t, "receipt", bytes.ReplaceAll(b.Bytes(), []byte(url), []byte("http://127.0.0.1:PORT")))
+}
+
+func TestTextRefusal(t *testing.T) {
+	res, url := run(t, runtime.Options{})
+	res.Steps = res.Steps[3:] // just the refused step
+	res.Steps[0].Record.Outcome = runlog.Failed
+	res.Steps[0].Failures = []runtime.Failure{{Message: "Refusing to execute destructive step without --yes. Filled action: http.post {\"url\":\"" + url + "/x\"}"}}
+	var b bytes.Buffer
+	Step(&b, res.Steps[0], Style{})
+	if !strings.Contains(b.String(), "✗ Refusing to execute destructive step without --yes. Filled action: http.post") {
+		t.Errorf("refusal line missing from\n%s", b.String())
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := &Progress{W: &b, Style: Style{Color: true}}
+	res, url := run(t, runtime.Options{OnStepStart: p.Start, OnStep: p.Done})
+	Footer(&b, res, p.Style)
+	out := strings.ReplaceAll(b.String(), url, "http://127.0.0.1:PORT")
+	// Durations in the live lines are real; pin them.
+	out = regexp.MustCompile(`\d+ms\b`).ReplaceAllString(out, "Nms")
+	testutil.Golden(t).Assert(t, "progress", []byte(out))
+}
+
+func TestFormatDuration(t *testing.T) {
+	if got := formatDuration(12, 12_400); got != "12ms" {
+		t.Errorf("got %s", got)
+	}
+	if got := formatDuration(0, 350); got != "0.3ms" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	if got := excerpt(""); got != "(empty)" {
+		t.Errorf("empty body: %s", got)
+	}
+	if got := excerpt("a\n  b\tc"); got != "a b c" {
+		t.Errorf("flattened: %q", got)
+	}
+	long := strings.Repeat("é", 200)
+	if got := excerpt(long); !strings.HasSuffix(got, "…") || len(got) > excerptLen+len("…") {
+		t.Errorf("long body excerpt %q", got)
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	failing, url := run(t, runtime.Options{})
+	passing, _ := run(t, runtime.Options{})
+	passing.Record.Skill = "bookings-ok"
+	passing.Record.Steps = passing.Record.Steps[:2]
+	passing.Record.Finish()
+	out, err := JUnit([]Run{{File: "skills/bookings.skill.md", Result: failing}, {File: "skills/ok.skill.md", Result: passing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateJUnit(t, out)
+	testutil.Golden(t).Assert(t, "report", bytes.ReplaceAll(out, []byte(url), []byte("http://127.0.0.1:PORT")))
+}
+
+// The JUnit schema shape (Ant's junit task, as CI reporters read it),
+// decoded strictly enough to check every rule a reader relies on.
+type xSuites struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr"`
+	Tests    string   `xml:"tests,attr"`
+	Failures string   `xml:"failures,attr"`
+	Errors   string   `xml:"errors,attr"`
+	Skipped  string   `xml:"skipped,attr"`
+	Time     string   `xml:"time,attr"`
+	Suites   []xSuite `xml:"testsuite"`
+}
+
+type xSuite struct {
+	Name       string `xml:"name,attr"`
+	Tests      string `xml:"tests,attr"`
+	Failures   string `xml:"failures,attr"`
+	Errors     string `xml:"errors,attr"`
+	Skipped    string `xml:"skipped,attr"`
+	Time       string `xml:"time,attr"`
+	Timestamp  string `xml:"timestamp,attr"`
+	Properties []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
+	Cases []xCase `xml:"testcase"`
+}
+
+type xCase struct {
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr"`
+	Failure   []struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	} `xml:"failure"`
+	Error   []struct{} `xml:"error"`
+	Skipped []struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
+}
+
+var (
+	decimalRE   = regexp.MustCompile(`^\d+(\.\d+)?$`)
+	timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$`)
+)
+
+// validateJUnit checks the report against the schema's rules: required
+// attributes present and typed, counts that agree with the testcases, at
+// most one result element per testcase, and unchecked never a pass.
+func validateJUnit(t *testing.T, data []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(data, []byte(`<?xml version="1.0" encoding="UTF-8"?>`)) {
+		t.Error("missing XML declaration")
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("report is not XML: %v", err)
+	}
+	count := func(s string) int {
+		t.Helper()
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			t.Errorf("count %q is not a non-negative integer", s)
+		}
+		return n
+	}
+	var tests, failures, skipped int
+	for _, s := range doc.Suites {
+		if s.Name == "" || !decimalRE.MatchString(s.Time) || !timestampRE.MatchString(s.Timestamp) {
+			t.Errorf("suite %q: name, time %q or timestamp %q invalid", s.Name, s.Time, s.Timestamp)
+		}
+		var f, sk int
+		for _, c := range s.Cases {
+			if c.Name == "" || c.Classname == "" || !decimalRE.MatchString(c.Time) {
+				t.Errorf("testcase %+v lacks name, classname or a decimal time", c)
+			}
+			if len(c.Failure)+len(c.Error)+len(c.Skipped) > 1 {
+				t.Errorf("testcase %q has more than one result element", c.Name)
+			}
+			if len(c.Failure) == 1 && (c.Failure[0].Message == "" || c.Failure[0].Text == "") {
+				t.Errorf("failure of %q without message or text", c.Name)
+			}
+			if len(c.Skipped) == 1 && c.Skipped[0].Message == "" {
+				t.Errorf("skipped %q without a reason", c.Name)
+			}
+			f += len(c.Failure)
+			sk += len(c.Skipped)
+		}
+		if count(s.Tests) != len(s.Cases) || count(s.Failures) != f || count(s.Skipped) != sk || count(s.Errors) != 0 {
+			t.Errorf("suite %q counts tests=%s failures=%s skipped=%s disagree with its testcases", s.Name, s.Tests, s.Failures, s.Skipped)
+		}
+		tests += len(s.Cases)
+		failures += f
+		skipped += sk
+	}
+	if count(doc.Tests) != tests || count(doc.Failures) != failures || count(doc.Skipped) != skipped || !decimalRE.MatchString(doc.Time) {
+		t.Errorf("testsuites totals %+v disagree with the suites", doc)
+	}
+	if !bytes.Contains(data, []byte(reasonUnchecked)) {
+		t.Error("no unchecked step reported as skipped with its reason")
+	}
+}

@@ -1,0 +1,72 @@
+package runlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// DefaultDir is the run-history directory used unless another is given.
+const DefaultDir = ".reelier/runs"
+
+// FileName returns the history file name for a skill: the skill name with
+// every byte outside [A-Za-z0-9._-] replaced by '_' (so a name can never
+// reach outside the runs directory), plus ".jsonl".
+func FileName(skill string) string {
+	b := []byte(skill)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	name := string(b)
+	if name == "" || name == "." || name == ".." {
+		name = "_" + name
+	}
+	return name + ".jsonl"
+}
+
+// Path returns the history file of a skill inside dir.
+func Path(dir, skill string) string { return filepath.Join(dir, FileName(skill)) }
+
+// Marshal renders a record as one line of JSON ending in a newline. HTML
+// characters are not escaped, matching JSON.stringify.
+func Marshal(r *Record) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Append adds the record as one line to the skill's history file in dir,
+// creating both as needed, and returns the file's path. The line goes out
+// in a single write(2) on a file opened with O_APPEND, so concurrent runs of
+// the same skill never interleave within a line.
+func Append(dir string, r *Record) (string, error) {
+	path := Path(dir, r.Skill)
+	line, err := Marshal(r)
+	if err != nil {
+		return path, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return path, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return path, err
+	}
+	n, werr := f.Write(line)
+	cerr := f.Close()
+	switch {
+	case werr != nil:
+		return path, werr
+	case n != len(line):
+		return path, fmt.Errorf("short write to %s: %d of %d bytes", path, n, len(line))
+	}
+	return path, cerr
+}
