@@ -61,6 +61,7 @@ var commandFamily = map[string]string{
 var commands = []func() *cobra.Command{
 	newParseCmd,
 	newFmtCmd,
+	newLintCmd,
 	newRunCmd,
 	newBenchCmd,
 }

@@ -1,0 +1,152 @@
+package secrets
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Secret-shaped test values are assembled at run time so that no
+// credential-looking literal sits in the source for scanners to trip on.
+var (
+	ghToken     = "ghp_" + strings.Repeat("aB3x", 9)
+	ghPAT       = "github_pat_" + strings.Repeat("Ab1_", 8)
+	skKey       = "sk-" + "proj-" + strings.Repeat("Zq9T", 6)
+	slackToken  = "xoxb-" + "1234567890-abcdefABCDEF"
+	awsKeyID    = "AKIA" + "IOSFODNN7EXAMPLE"
+	googleKey   = "AIza" + strings.Repeat("Sy0_", 8) + "abc"
+	stripeLive  = "sk_live_" + strings.Repeat("4eC3", 6)
+	jwt         = "eyJhbGciOiJIUzI1NiJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+	hex40       = strings.Repeat("3f9a2c7e10", 4)
+	bearerValue = "mF_9.B5f-4.1JqM"
+	pemKey      = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----"
+)
+
+func TestFind(t *testing.T) {
+	tests := []struct {
+		name string
+		key  string
+		in   string
+		kind Kind
+		want string // the matched text
+	}{
+		{"github classic", "", "token " + ghToken, KindGitHub, ghToken},
+		{"github fine-grained", "", ghPAT, KindGitHub, ghPAT},
+		{"github behind bearer", "", "Bearer " + ghToken, KindGitHub, ghToken},
+		{"sk key", "", "key=" + skKey + "!", KindSKKey, skKey},
+		{"slack token", "", slackToken, KindSlack, slackToken},
+		{"slack webhook", "url", "https://hooks.slack.com/services/T0001/B0002/XXXXXXXXXXXXXXXXXXXX", KindSlack, "T0001/B0002/XXXXXXXXXXXXXXXXXXXX"},
+		{"aws key id", "", "id " + awsKeyID + ".", KindAWSKeyID, awsKeyID},
+		{"google api key", "", "?k=" + googleKey, KindGoogleAPIKey, googleKey},
+		{"stripe live key", "", stripeLive, KindStripeLive, stripeLive},
+		{"jwt", "", "session " + jwt, KindJWT, jwt},
+		{"pem", "", "x" + pemKey + "y", KindPEM, pemKey},
+		{"pem one line", "", "-----BEGIN PRIVATE KEY-----MIIEv1-----END PRIVATE KEY-----", KindPEM, "-----BEGIN PRIVATE KEY-----MIIEv1-----END PRIVATE KEY-----"},
+		{"pem cut short", "", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE", KindPEM, "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE"},
+		{"url password", "", "postgres://app:s3cr3t-pw@db.internal:5432/app", KindURLPassword, "s3cr3t-pw"},
+		{"bearer", "", "Bearer " + bearerValue, KindBearer, bearerValue},
+		{"bearer lower case", "", "bearer\t" + bearerValue, KindBearer, bearerValue},
+		{"query secret", "", "https://api.test/v1/boards?key=0a1b2c3d4e5f6a7b&x=1", KindQuerySecret, "0a1b2c3d4e5f6a7b"},
+		{"hex under secret key", "api_key", hex40, KindHex, hex40},
+		{"hex under header", "X-Api-Key", hex40, KindHex, hex40},
+		{"hex after scheme word", "Authorization", "token " + hex40, KindHex, hex40},
+		{"hex under camel key", "clientSecret", hex40, KindHex, hex40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ms := FindField(tt.key, tt.in)
+			if len(ms) != 1 {
+				t.Fatalf("FindField(%q, %q) = %v, want one match", tt.key, tt.in, ms)
+			}
+			m := ms[0]
+			if m.Kind != tt.kind || tt.in[m.Start:m.End] != tt.want {
+				t.Errorf("got %s %q, want %s %q", m.Kind, tt.in[m.Start:m.End], tt.kind, tt.want)
+			}
+			if m.Kind.Label() == string(m.Kind) {
+				t.Errorf("kind %s has no label", m.Kind)
+			}
+		})
+	}
+}
+
+func TestFindSeveral(t *testing.T) {
+	in := "a=" + skKey + " b=" + ghToken + " c=https://u:pw12@h/"
+	ms := Find(in)
+	var kinds []Kind
+	for _, m := range ms {
+		kinds = append(kinds, m.Kind)
+	}
+	want := []Kind{KindSKKey, KindGitHub, KindURLPassword}
+	if len(kinds) != len(want) {
+		t.Fatalf("kinds = %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Errorf("kinds[%d] = %s, want %s", i, kinds[i], want[i])
+		}
+	}
+}
+
+// TestOrdinaryData runs every line of testdata/ordinary.txt, a corpus of
+// values that are not secrets (UUIDs, hashes under non-secret keys, dates,
+// prose, URLs, templates), through FindField and expects nothing. A line
+// may start with `key<TAB>` to give the field name it is stored under.
+func TestOrdinaryData(t *testing.T) {
+	f, err := os.Open("testdata/ordinary.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "\t")
+		if !ok {
+			key, value = "", line
+		}
+		n++
+		if ms := FindField(key, value); len(ms) > 0 {
+			t.Errorf("FindField(%q, %q) = %s at %d:%d, want nothing", key, value, ms[0].Kind, ms[0].Start, ms[0].End)
+		}
+	}
+	if n < 40 {
+		t.Fatalf("corpus has %d entries; expected at least 40", n)
+	}
+}
+
+func TestIsSecretKey(t *testing.T) {
+	tests := map[string]bool{
+		"api_key": true, "apiKey": true, "X-Api-Key": true, "Authorization": true,
+		"password": true, "client_secret": true, "access_token": true, "token": true,
+		"APIKEY": true, "refresh_token": true, "key": true,
+		"idempotency_key": false, "Idempotency-Key": false, "page_token": false,
+		"nextPageToken": false, "max_tokens": false, "token_type": false,
+		"sha256": false, "checksum": false, "monkey": false, "keyboard": false,
+		"name": false, "id": false, "": false, "sort_key": false, "key_id": false,
+	}
+	for key, want := range tests {
+		if got := IsSecretKey(key); got != want {
+			t.Errorf("IsSecretKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+func FuzzFind(f *testing.F) {
+	for _, s := range []string{ghToken, "Bearer " + bearerValue, pemKey, "https://a:b@c", "?token=abc123def456ghi", jwt} {
+		f.Add("api_key", s)
+	}
+	f.Fuzz(func(t *testing.T, key, s string) {
+		prev := -1
+		for _, m := range FindField(key, s) {
+			if m.Start < 0 || m.End > len(s) || m.Start >= m.End || m.Start < prev {
+				t.Fatalf("bad match %+v in %q", m, s)
+			}
+			prev = m.End
+		}
+	})
+}

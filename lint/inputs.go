@@ -1,0 +1,121 @@
+package lint
+
+import (
+	"strings"
+
+	"github.com/reelier/reelier/ast"
+)
+
+// inputsDoc is what the preamble says about the skill's inputs: an
+// `Inputs:` line (bold or plain) or an `Inputs` heading and the text under it.
+type inputsDoc struct {
+	// found reports whether the preamble documents inputs at all.
+	found bool
+	// words holds every word of the documentation: a variable counts as
+	// documented when its name appears, with or without braces.
+	words map[string]bool
+	// vars holds the names written as `{{name}}`.
+	vars map[string]bool
+	// lineStart and valueStart, valueEnd are byte offsets of the `Inputs:`
+	// line and of the text after its colon (trailing blanks excluded);
+	// valueStart is -1 when the documentation is a heading.
+	lineStart, valueStart, valueEnd int
+}
+
+// findInputs reads the Inputs documentation out of the preamble.
+func findInputs(pre ast.Verbatim) inputsDoc {
+	doc := inputsDoc{words: map[string]bool{}, vars: map[string]bool{}, valueStart: -1}
+	text := pre.Text
+	base := pre.Range.Start.Offset
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+		}
+		line := strings.TrimRight(text[off:end], " \t\r")
+		switch {
+		case !doc.found && isInputsLine(line):
+			colon := strings.IndexByte(line, ':')
+			doc.found = true
+			doc.lineStart = base + off
+			doc.valueStart = base + off + colon + 1 + leadingMarkup(line[colon+1:])
+			doc.valueEnd = base + off + len(line)
+			doc.addWords(line[colon+1:])
+		case !doc.found && isInputsHeading(line):
+			doc.found = true
+			doc.lineStart = base + off
+			doc.addWords(sectionBody(text[end:]))
+		}
+		off = end + 1
+	}
+	return doc
+}
+
+// leadingMarkup counts the blanks and emphasis markers (the "** " of
+// "**Inputs:** …") that open s.
+func leadingMarkup(s string) int { return len(s) - len(strings.TrimLeft(s, " \t*_")) }
+
+// isInputsLine reports a line such as `Inputs: …`, `**Inputs:** …` or
+// `- Inputs: …`.
+func isInputsLine(line string) bool {
+	s := strings.TrimLeft(line, " \t-*_")
+	if len(s) < len("inputs") || !strings.EqualFold(s[:len("inputs")], "inputs") {
+		return false
+	}
+	s = strings.TrimLeft(s[len("inputs"):], "*_ ")
+	return strings.HasPrefix(s, ":")
+}
+
+// isInputsHeading reports a Markdown heading whose text is "Inputs".
+func isInputsHeading(line string) bool {
+	s := strings.TrimLeft(line, " ")
+	if !strings.HasPrefix(s, "#") {
+		return false
+	}
+	s = strings.TrimSpace(strings.TrimLeft(s, "#"))
+	return strings.EqualFold(strings.TrimRight(s, ":"), "inputs")
+}
+
+// sectionBody returns text up to the next Markdown heading.
+func sectionBody(text string) string {
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			return text
+		}
+		end += off
+		if strings.HasPrefix(strings.TrimLeft(text[off:end], " "), "#") && off > 0 {
+			return text[:off]
+		}
+		off = end + 1
+	}
+	return text
+}
+
+// addWords records the identifier-like words of s, and the names inside
+// `{{…}}`.
+func (d *inputsDoc) addWords(s string) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isIdentByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			w := s[start:i]
+			d.words[w] = true
+			if start >= 2 && s[start-2:start] == "{{" && strings.HasPrefix(s[i:], "}}") {
+				d.vars[w] = true
+			}
+			start = -1
+		}
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

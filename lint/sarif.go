@@ -1,0 +1,85 @@
+package lint
+
+import (
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+	"github.com/reelier/reelier/ast"
+)
+
+// toolURL is the project's home, named in SARIF output.
+const toolURL = "https://github.com/reelier/reelier"
+
+// sarifLevels maps severities to SARIF result levels.
+var sarifLevels = map[ast.Severity]string{
+	ast.SeverityError: "error", ast.SeverityWarning: "warning",
+	ast.SeverityInfo: "note", ast.SeverityHint: "note",
+}
+
+// writeSARIF prints a SARIF 2.1.0 log with one run: the rules the driver
+// ran (with their configured level) and one result per finding, columns
+// counted in UTF-16 code units.
+func writeSARIF(w io.Writer, d *Driver, results []Result) error {
+	log := buildSARIF(d, results)
+	return log.PrettyWrite(w)
+}
+
+func buildSARIF(d *Driver, results []Result) *sarif.Report {
+	log := sarif.NewReport()
+	run := sarif.NewRunWithInformationURI("reelier", toolURL).WithColumnKind("utf16CodeUnits")
+	for _, r := range d.Rules() {
+		run.AddRule(r.Name).
+			WithName(r.Name).
+			WithShortDescription(sarif.NewMultiformatMessageString().WithText(r.Title)).
+			WithFullDescription(sarif.NewMultiformatMessageString().WithText(r.Doc).WithMarkdown(r.Doc)).
+			WithHelpURI(r.URL()).
+			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevels[d.Severity(r)])).
+			WithProperties(sarif.NewPropertyBag().Add("tags", []string{string(r.Category)}))
+	}
+	srcs := sources(results)
+	for _, dg := range all(results) {
+		src := srcs[dg.File]
+		msg := dg.Message
+		if dg.Detail != "" {
+			msg += "\n" + dg.Detail
+		}
+		res := run.CreateResultForRule(dg.Code).
+			WithLevel(sarifLevels[dg.Severity]).
+			WithMessage(sarif.NewTextMessage(msg)).
+			AddLocation(sarif.NewLocationWithPhysicalLocation(
+				sarif.NewPhysicalLocation().
+					WithArtifactLocation(sarif.NewSimpleArtifactLocation(fileURI(dg.File))).
+					WithRegion(sarifRegion(src, dg.Range))))
+		for _, fx := range dg.Fixes {
+			change := sarif.NewArtifactChange().WithArtifactLocation(sarif.NewSimpleArtifactLocation(fileURI(dg.File)))
+			for _, e := range fx.Edits {
+				change.AddReplacement(sarif.NewReplacement().
+					WithDeletedRegion(sarifRegion(src, e.Range)).
+					WithInsertedContent(sarif.NewArtifactContent().WithText(e.NewText)))
+			}
+			res.AddFixe(sarif.NewFix().WithDescription(sarif.NewTextMessage(fx.Title)).AddArtifactChange(change))
+		}
+	}
+	log.AddRun(run)
+	return log
+}
+
+func sarifRegion(src []byte, r ast.Range) *sarif.Region {
+	return sarif.NewRegion().
+		WithStartLine(r.Start.Line).WithStartColumn(utf16Column(src, r.Start)).
+		WithEndLine(r.End.Line).WithEndColumn(utf16Column(src, r.End))
+}
+
+// fileURI turns a path into a URI reference: relative paths stay relative
+// (code scanning resolves them against the repository root), absolute
+// paths become file: URIs.
+func fileURI(path string) string {
+	p := filepath.ToSlash(path)
+	if filepath.IsAbs(path) {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: strings.TrimPrefix(p, "./")}).String()
+}
