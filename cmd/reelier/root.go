@@ -64,6 +64,7 @@ var commands = []func() *cobra.Command{
 	newLintCmd,
 	newRunCmd,
 	newBenchCmd,
+	newCompileCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/trace"
+	"github.com/spf13/cobra"
+)
+
+const compileLong = `Turn a recorded trace into a skill, deterministically: no LLM is asked
+anything, and the same trace always gives the same skill.
+
+Each call becomes one step, in call order, titled from the notes recorded
+just before it. A value a call sends that an earlier result held becomes a
+bind on the step that produced it (with a "json.<path> is set" assert) and
+a {{name}} hole where it is used, so a replay sends the fresh value. A call
+that succeeded gets "status == 200". The effect (read, idempotent-write,
+destructive) comes from the verbs in the tool name and the server's tool
+annotations; an annotation can make a step more careful, never less, and a
+tool nothing explains is destructive.
+
+What the compiler will not guess is written under "## Open questions" in
+the skill and printed here word for word: unnarrated calls, failed or
+missing results, unknown verbs, binds that read an array position, date,
+UUID and timestamp literals (with the {{today±Nd}} form that would fit),
+literals several calls repeat, and more. Read them before you trust a
+replay.
+
+The skill is written to -o, or to <trace name>.skill.md in the current
+directory. An existing file is never replaced without --force, and the
+file is written atomically. --json prints the summary as JSON.
+
+Exit status: 0 when the skill was written; 2 for usage errors, a trace
+that cannot be read (the message names the line), a trace with no calls,
+or an output file that exists or cannot be written.
+
+Examples:
+  reelier compile .reelier/traces/weekly-bookings-1.jsonl
+  reelier compile trace.jsonl -o skills/weekly.skill.md
+  reelier compile trace.jsonl -o skills/weekly.skill.md --force
+  reelier compile trace.jsonl --json | jq '.openQuestions[].text'`
+
+type compileOptions struct {
+	trace  string
+	output string
+	force  bool
+	json   bool
+}
+
+func newCompileCmd() *cobra.Command {
+	var opts compileOptions
+	cmd := &cobra.Command{
+		Use:   "compile TRACE [-o FILE] [--force] [--json]",
+		Short: "Turn a recorded trace into a skill, deterministically",
+		Long:  compileLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.trace = args[0]
+			return compileRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.output, "output", "o", "", "write the skill to `FILE` (default <trace name>.skill.md)")
+	f.BoolVar(&opts.force, "force", false, "replace the output file if it exists")
+	f.BoolVar(&opts.json, "json", false, "print the summary as JSON")
+	return cmd
+}
+
+func compileRun(cmd *cobra.Command, opts compileOptions) error {
+	tr, err := trace.Load(opts.trace)
+	if err != nil {
+		return usageErrorf("%s: %v", opts.trace, err)
+	}
+	out := opts.output
+	if out == "" {
+		out = defaultSkillPath(tr.Meta.Name, opts.trace)
+	}
+	if err := checkOverwrite(out, opts.force); err != nil {
+		return err
+	}
+	res, err := compile.Compile(tr, compile.Options{Source: filepath.Base(opts.trace)})
+	if err != nil {
+		return usageErrorf("%s: %v", opts.trace, err)
+	}
+	if err := atomicfile.Write(out, format.Source(res.Skill), 0o644); err != nil {
+		return usageErrorf("%v", err)
+	}
+	res.Summary.Output = out
+	if opts.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(res.Summary)
+	}
+	return res.Summary.WriteText(cmd.OutOrStdout())
+}
+
+// defaultSkillPath is <name>.skill.md in the current directory, where the
+// name is the trace's own with anything but letters, digits, ".", "_" and
+// "-" made "-", so a name can never point elsewhere; a trace without a
+// usable name is named after its file.
+func defaultSkillPath(name, tracePath string) string {
+	clean := func(s string) string {
+		s = strings.Map(func(r rune) rune {
+			if r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+				return r
+			}
+			return '-'
+		}, s)
+		return strings.TrimLeft(s, ".-")
+	}
+	base := clean(name)
+	if base == "" {
+		base = clean(strings.TrimSuffix(filepath.Base(tracePath), ".jsonl"))
+	}
+	if base == "" {
+		base = "compiled"
+	}
+	return base + ".skill.md"
+}
+
+// checkOverwrite refuses an existing output unless force is set.
+func checkOverwrite(path string, force bool) error {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usageErrorf("%v", err)
+	case info.IsDir():
+		return usageErrorf("%s is a directory; pass -o with a file name", path)
+	case !force:
+		return usageErrorf("%s already exists; pass --force to replace it, or -o to write elsewhere", path)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package compile
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/trace"
+)
+
+// result judges one recorded result: whether the call succeeded, and the
+// text to search for dataflow when it may be searched.
+func (c *compiler) result(st *step, rec *trace.Result) (string, bool) {
+	st.ok = rec.OK
+	if !rec.OK {
+		c.q.add(st.n, KindFailedResult, "%s: the call failed while recording (ok: false), so the step has no asserts and its result was not searched for values — is the failure expected, and what would success look like?", ref(st))
+		return "", false
+	}
+	if bytes.Contains(rec.Body, []byte(`"__truncated"`)) {
+		if tr, ok := rec.Truncated(); ok {
+			c.q.add(st.n, KindTruncatedBody, "%s: the recorded result was cut to a preview (originally %d characters), so it was not searched for values later steps use — check whether a later literal should come from it.", ref(st), tr.OriginalLength)
+			return "", false
+		}
+	}
+	if len(rec.Body) > c.opts.MaxMinedBody {
+		c.q.add(st.n, KindUnminedBody, "%s: the recorded result is %d bytes, more than the %s the compiler searches, so it was not searched for values later steps use.", ref(st), len(rec.Body), byteSize(c.opts.MaxMinedBody))
+		return "", false
+	}
+	text, isErr, shaped := rec.Text()
+	if !shaped {
+		c.q.add(st.n, KindUnminedBody, "%s: the recorded result is not an MCP tool result (no content list), so it was not searched for values later steps use — what does this tool return at replay?", ref(st))
+		return "", false
+	}
+	if isErr {
+		st.ok = false
+		c.q.add(st.n, KindFailedResult, "%s: the call returned an error result (isError: true) while recording, so the step has no asserts and its result was not searched for values — is the failure expected, and what would success look like?", ref(st))
+		return "", false
+	}
+	return text, true
+}
+
+// stepQuestions asks what each step's own record leaves open: narration,
+// a missing result, the effect class and the shape of the arguments.
+func (c *compiler) stepQuestions() {
+	for _, st := range c.steps {
+		if len(st.notes) == 0 {
+			c.q.add(st.n, KindUnnarrated, "%s: no note narrates this call, so its title and intent are placeholders — say what the step is for.", ref(st))
+		}
+		if st.result == nil {
+			c.q.add(st.n, KindMissingResult, "%s: the trace has no result for this call (the recording may have stopped mid-call), so the step has no asserts and replay will report it unchecked — what would success look like?", ref(st))
+		}
+		ann := c.annotations(st.call.Tool)
+		st.class = c.classify(st.call.Tool, ann)
+		switch {
+		case st.class.Unclassified:
+			declared := "the server declared no annotation"
+			if h := hints(ann); h != "" {
+				declared = "the server's annotations (" + h + ") do not say it is read-only or safe to repeat"
+			}
+			c.q.add(st.n, KindUnclassifiedEffect, "%s: nothing in the tool name says what it does (no verb the compiler knows, or one such as run that could do anything) and %s, so the step is destructive to be safe (replay refuses it without --yes) — lower the effect if the call is safe to repeat.", ref(st), declared)
+		case st.class.Conflict != "":
+			c.q.add(st.n, KindEffectConflict, "%s: %s — check which is right.", ref(st), st.class.Conflict)
+		}
+		if _, ok := st.args.(*ast.Object); !ok {
+			c.q.add(st.n, KindArgsNotObject, "%s: the recorded arguments (trace line %d) are %s, not an object; MCP tools take named arguments, so replay may be refused.", ref(st), st.line, describeValue(st.args))
+		}
+	}
+}
+
+// byteSize renders a size limit: "8 MiB", or "1000 bytes".
+func byteSize(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// annotations returns the hints the server declared for tool, or nil.
+func (c *compiler) annotations(tool string) *trace.Annotations {
+	if a, ok := c.tr.Meta.ToolAnnotations[tool]; ok {
+		return &a
+	}
+	return nil
+}
+
+// classify classifies a tool once per compile; traces call the same
+// tools over and over.
+func (c *compiler) classify(tool string, ann *trace.Annotations) Classification {
+	cl, ok := c.classes[tool]
+	if !ok {
+		cl = classify(tool, ann)
+		c.classes[tool] = cl
+	}
+	return cl
+}
+
+// describeValue names the JSON type of v with an article.
+func describeValue(v ast.Value) string {
+	switch v.(type) {
+	case *ast.Array:
+		return "an array"
+	case *ast.String:
+		return "a string"
+	case *ast.Number:
+		return "a number"
+	case *ast.Bool:
+		return "a boolean"
+	case *ast.Null:
+		return "null"
+	}
+	return "an object"
+}
