@@ -29,6 +29,10 @@ type Options struct {
 	// OnStep, if set, is called with each step's result, skipped steps
 	// included, as soon as it is known.
 	OnStep func(*StepResult)
+	// Healer, if set, is offered each step that diverges after its tool
+	// ran (the escalation ladder, runtime/heal). Nil is Level 0: no step
+	// ever escalates. A heal does not modify the skill's tree.
+	Healer Healer
 }
 
 // Result is a finished run: its record and the details behind it.
@@ -52,6 +56,10 @@ type StepResult struct {
 	Observation *Observation
 	// Failures explain a failed step; Record.Failures holds their messages.
 	Failures []Failure
+	// Heal is what escalation did for the step; nil when it was not
+	// offered to a Healer. After a Level 2 heal, Action and Observation
+	// are the re-executed call.
+	Heal *Healing
 }
 
 // Action is a filled tool call.
@@ -68,6 +76,8 @@ func (a Action) String() string { return a.Tool + " " + string(a.Args) }
 type runner struct {
 	opts Options
 	fill filler
+	// start is the run's one clock reading.
+	start time.Time
 }
 
 func (o Options) now() time.Time {
@@ -91,7 +101,7 @@ func (o Options) rootScope() *scope {
 func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	began := time.Now()
 	start := opts.now()
-	r := &runner{opts: opts, fill: filler{env: opts.rootScope(), today: dayOf(start)}}
+	r := &runner{opts: opts, fill: filler{env: opts.rootScope(), today: dayOf(start)}, start: start}
 	res := &Result{
 		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps))},
 		Steps:  make([]*StepResult, len(skill.Steps)),
@@ -123,10 +133,16 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 
 // step attempts one step and settles its outcome. The step's binds live in
 // a child scope that becomes the run's scope only if the step did not fail.
+// A step that diverged after its tool ran is offered to the Healer, whose
+// heal starts from a fresh child scope.
 func (r *runner) step(ctx context.Context, sr *StepResult) {
 	outer := r.fill.env
 	local := newScope(outer)
 	failures, asserted := r.execute(ctx, sr, local)
+	if len(failures) > 0 && sr.Observation != nil && r.opts.Healer != nil {
+		local = newScope(outer)
+		failures, asserted = r.escalate(ctx, sr, failures, local)
+	}
 	sr.Failures = failures
 	rec := sr.Record
 	switch {

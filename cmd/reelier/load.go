@@ -17,6 +17,9 @@ type loadedSkill struct {
 	diags ast.Diagnostics
 }
 
+// stdinName is how a skill read from standard input is named.
+const stdinName = "<standard input>"
+
 // loadSkill reads and parses path ("-" reads stdin). A read failure is a
 // usage error; parse diagnostics are returned for the caller to judge.
 func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
@@ -24,7 +27,7 @@ func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
 	var err error
 	name := path
 	if path == "-" {
-		name = "<standard input>"
+		name = stdinName
 		src, err = io.ReadAll(stdin)
 	} else {
 		src, err = os.ReadFile(path)

@@ -22,8 +22,12 @@ func TestMain(m *testing.M) {
 // a sequence of reelier invocations with their expected output and exit.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"fakeapi": fakeAPI},
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakeapi":     fakeAPI,
+			"fakellm":     fakeLLM,
+			"driftapi":    driftAPI,
+		},
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/runtime/llm"
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/spf13/cobra"
@@ -36,6 +37,21 @@ per line. --dry-run fills and prints every action and executes and writes
 nothing. Several skills run as a suite, --jobs of them at a time;
 --junit writes a JUnit XML report with one testcase per step.
 
+Self-healing: with --max-level 1 or 2, a step that diverges after its
+tool ran is escalated to an LLM (bring your own key). Level 1 re-reads the
+same response with patched asserts and binds, executing nothing again;
+Level 2, tried when Level 1 did not hold, may also patch the arguments and
+re-execute the step exactly once, never for a destructive step. Every
+patched line is checked with the skill grammar and against the response
+before it is accepted; a heal is written back to the skill file with a
+changelog line. LLM settings (flags > environment > defaults):
+--llm-base-url / REELIER_LLM_BASE_URL (https://api.anthropic.com; any other
+host speaks OpenAI-compatible chat completions), --llm-api-key /
+REELIER_LLM_API_KEY (ANTHROPIC_API_KEY for api.anthropic.com), --llm-model /
+REELIER_LLM_MODEL, --llm-l2-model / REELIER_LLM_L2_MODEL. The key is needed
+only when a step escalates; at --max-level 0, the default, no LLM is ever
+contacted.
+
 Template holes: {{name}} takes a --var or an earlier step's bind;
 {{today}}, {{today-Nd}} and {{today+Nd}} (N = 1..365) are UTC dates from
 one clock reading per run.
@@ -52,6 +68,9 @@ Examples:
   reelier run skills/weekly-bookings.skill.md --var hotel=h_bergen_02
   reelier run --dry-run skills/weekly-bookings.skill.md
   reelier run --allow-writes skills/upsert-contact.skill.md
+  reelier run --max-level 1 skills/weekly-bookings.skill.md
+  reelier run --max-level 2 --llm-base-url http://127.0.0.1:11434/v1 \
+      --llm-model qwen3:8b --llm-l2-model qwen3:32b skills/weekly-bookings.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
 
@@ -65,6 +84,8 @@ type runOptions struct {
 	jobs        int
 	junit       string
 	runsDir     string
+	maxLevel    int
+	llm         llm.Flags
 }
 
 func newRunCmd() *cobra.Command {
@@ -88,6 +109,11 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
+	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
+	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
+	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
+	f.StringVar(&opts.llm.Model, "llm-model", "", "Level 1 `MODEL` (env "+llm.EnvModel+", default "+llm.DefaultModel+")")
+	f.StringVar(&opts.llm.L2Model, "llm-l2-model", "", "Level 2 `MODEL` (env "+llm.EnvL2Model+", default "+llm.DefaultL2Model+")")
 	return cmd
 }
 
@@ -101,6 +127,8 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		return usageErrorf("--jobs must be at least 1, got %d", opts.jobs)
 	case opts.dryRun && opts.junit != "":
 		return usageErrorf("--junit cannot be used with --dry-run: a dry run executes nothing")
+	case opts.maxLevel < 0 || opts.maxLevel > 2:
+		return usageErrorf("--max-level must be 0, 1 or 2, got %d", opts.maxLevel)
 	}
 	skills, err := loadSkills(cmd, opts.paths)
 	if err != nil {
@@ -113,7 +141,8 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(),
+		ladder: ladders(opts.maxLevel, opts.llm, os.Getenv)}
 	s.style = terminalStyle(s.out)
 	s.run(ctx, skills)
 	return s.finish()

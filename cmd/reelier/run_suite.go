@@ -18,6 +18,8 @@ type suite struct {
 	errw io.Writer
 	// style is nil when stdout is not a terminal.
 	style *receipt.Style
+	// ladder gives a skill file its escalation ladder; nil at --max-level 0.
+	ladder func(skillFile string) runtime.Healer
 
 	runs   []receipt.Run
 	failed bool
@@ -80,8 +82,16 @@ func (s *suite) runLive(ctx context.Context, l *loadedSkill) *outcome {
 	return done
 }
 
-// runOne replays one skill and appends its run record.
+// runOne replays one skill and appends its run record; a heal has been
+// written back to the skill file by then.
 func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *outcome {
+	if s.ladder != nil {
+		file := l.path
+		if file == stdinName {
+			file = ""
+		}
+		o.Healer = s.ladder(file)
+	}
 	res := runtime.Run(ctx, l.skill, o)
 	at, err := runlog.Append(s.opts.runsDir, &res.Record)
 	return &outcome{skill: l, res: res, recordAt: at, recordErr: err}
@@ -102,6 +112,12 @@ func (s *suite) report(o *outcome) {
 	if o.recordErr != nil {
 		s.failed = true
 		fmt.Fprintf(s.errw, "reelier run: WARNING: the run record of %q was NOT saved to %s: %v\n", o.res.Record.Skill, o.recordAt, o.recordErr)
+	}
+	for _, sr := range o.res.Steps {
+		if h := sr.Heal; h != nil && h.Level > 0 && h.NotSaved != nil {
+			fmt.Fprintf(s.errw, "reelier run: WARNING: step %d of %s healed at L%d for this run only; the heal was NOT written back (%v), so the next run will escalate again\n",
+				sr.Record.N, o.skill.path, h.Level, h.NotSaved)
+		}
 	}
 }
 

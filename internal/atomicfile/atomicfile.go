@@ -4,22 +4,43 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
+// TempPattern returns the os.CreateTemp pattern of the temporary files Write
+// creates for path, relative to path's directory. A caller that serialises
+// its writers (a lock) may remove matches a killed process left behind.
+func TempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// beforeRename, when set by a test, runs after the temporary file is
+// complete and before it is renamed over the target; an error it returns
+// fails the write there.
+var beforeRename func(tmp string) error
+
+// osRename is os.Rename; tests replace it to reproduce platform failures.
+var osRename = os.Rename
+
 // Write replaces path with data atomically, keeping the existing file's
 // permission bits (perm is used when the file is new).
+//
+// If renaming over the target fails with "exists" or "permission denied"
+// (seen on Windows when the target is open elsewhere), the target is removed
+// and the rename retried exactly once. The temporary file is removed on every
+// path that does not rename it into place.
 func Write(path string, data []byte, perm os.FileMode) (err error) {
 	if info, statErr := os.Stat(path); statErr == nil {
 		perm = info.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), TempPattern(path))
 	if err != nil {
 		return err
 	}
+	renamed := false
 	defer func() {
-		if err != nil {
+		if !renamed {
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
@@ -36,5 +57,26 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if beforeRename != nil {
+		if err = beforeRename(tmp.Name()); err != nil {
+			return err
+		}
+	}
+	if err = rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	renamed = true
+	return nil
+}
+
+// rename moves tmp over path, with the one remove-and-retry fallback.
+func rename(tmp, path string) error {
+	err := osRename(tmp, path)
+	if err == nil || !(errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission)) {
+		return err
+	}
+	if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+		return err
+	}
+	return osRename(tmp, path)
 }

@@ -1,11 +1,12 @@
-package atomicfile_test
+package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
-
-	"github.com/reelier/reelier/internal/atomicfile"
 )
 
 func TestWriteReplacesAndKeepsMode(t *testing.T) {
@@ -14,7 +15,7 @@ func TestWriteReplacesAndKeepsMode(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := atomicfile.Write(path, []byte("new"), 0o644); err != nil {
+	if err := Write(path, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
@@ -30,7 +31,7 @@ func TestWriteReplacesAndKeepsMode(t *testing.T) {
 
 func TestWriteNewFileUsesPerm(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new.md")
-	if err := atomicfile.Write(path, []byte("x"), 0o640); err != nil {
+	if err := Write(path, []byte("x"), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	if info, _ := os.Stat(path); info.Mode().Perm() != 0o640 {
@@ -41,7 +42,105 @@ func TestWriteNewFileUsesPerm(t *testing.T) {
 func TestWriteFailureLeavesOriginal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "missing-dir", "a.md")
-	if err := atomicfile.Write(path, []byte("x"), 0o644); err == nil {
+	if err := Write(path, []byte("x"), 0o644); err == nil {
 		t.Fatal("write into a missing directory succeeded")
+	}
+}
+
+// TestFailureBeforeRenameKeepsOld injects a failure after the new content
+// is complete on disk and before the rename: the target keeps its complete
+// old content and no temporary file is left.
+func TestFailureBeforeRenameKeepsOld(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.skill.md")
+	if err := os.WriteFile(path, []byte("old content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	injected := errors.New("injected crash")
+	var sawTemp string
+	beforeRename = func(tmp string) error {
+		sawTemp = tmp
+		if got, _ := os.ReadFile(tmp); string(got) != "new content\n" {
+			t.Errorf("temporary file holds %q before the rename", got)
+		}
+		return injected
+	}
+	defer func() { beforeRename = nil }()
+	if err := Write(path, []byte("new content\n"), 0o644); !errors.Is(err, injected) {
+		t.Fatalf("Write = %v, want the injected error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old content\n" {
+		t.Errorf("target holds %q, want the old content", got)
+	}
+	if _, err := os.Stat(sawTemp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary file %s left behind (%v)", sawTemp, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %v, want only the target", entries)
+	}
+}
+
+// TestRenameFallback: when renaming over the target fails with EEXIST or
+// EPERM, the target is removed and the rename retried exactly once; any
+// other error, or a failing retry, is returned with the temporary file
+// removed.
+func TestRenameFallback(t *testing.T) {
+	eperm := &os.LinkError{Op: "rename", Err: syscall.EPERM}
+	eexist := &os.LinkError{Op: "rename", Err: syscall.EEXIST}
+	other := &os.LinkError{Op: "rename", Err: syscall.EXDEV}
+	tests := []struct {
+		name     string
+		failures []error // returned by successive renames before the real one
+		want     string  // target content afterwards
+		renames  int
+		wantErr  error
+	}{
+		{name: "EPERM once", failures: []error{eperm}, want: "new", renames: 2},
+		{name: "EEXIST once", failures: []error{eexist}, want: "new", renames: 2},
+		{name: "EPERM twice", failures: []error{eperm, eperm}, want: "", renames: 2, wantErr: syscall.EPERM},
+		{name: "other error", failures: []error{other}, want: "old", renames: 1, wantErr: syscall.EXDEV},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "a.md")
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			osRename = func(from, to string) error {
+				calls++
+				if calls <= len(tt.failures) {
+					return tt.failures[calls-1]
+				}
+				return os.Rename(from, to)
+			}
+			defer func() { osRename = os.Rename }()
+			err := Write(path, []byte("new"), 0o644)
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Errorf("Write = %v, want %v", err, tt.wantErr)
+			}
+			if calls != tt.renames {
+				t.Errorf("%d renames, want %d", calls, tt.renames)
+			}
+			got, _ := os.ReadFile(path)
+			if string(got) != tt.want {
+				t.Errorf("target holds %q, want %q", got, tt.want)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.Name() != "a.md" {
+					t.Errorf("left behind: %s", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// TestTempPattern names temporaries so a locked writer can find stale ones.
+func TestTempPattern(t *testing.T) {
+	ok, err := filepath.Match(TempPattern("/d/a.skill.md"), ".a.skill.md.tmp-123")
+	if err != nil || !ok {
+		t.Errorf("pattern %q does not match a temporary name", TempPattern("/d/a.skill.md"))
 	}
 }

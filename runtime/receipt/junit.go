@@ -94,6 +94,16 @@ func JUnit(runs []Run) ([]byte, error) {
 	return append(append([]byte(xml.Header), out...), '\n'), nil
 }
 
+// highestLevel is the highest level any step held at: 0 for plain replay,
+// 1 or 2 when escalation healed a step.
+func highestLevel(steps []runlog.StepRecord) int {
+	top := 0
+	for _, st := range steps {
+		top = max(top, st.Level)
+	}
+	return top
+}
+
 // suite converts one run.
 func suite(r Run) junitSuite {
 	rec := r.Result.Record
@@ -104,7 +114,7 @@ func suite(r Run) junitSuite {
 		Timestamp: junitTimestamp(rec.StartedAt),
 		File:      r.File,
 		Properties: []junitProperty{
-			{Name: "reelier.level", Value: "0"},
+			{Name: "reelier.level", Value: fmt.Sprint(highestLevel(rec.Steps))},
 			{Name: "reelier.llmTokens", Value: fmt.Sprint(rec.Totals.LLMInputTokens + rec.Totals.LLMOutputTokens)},
 		},
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/runtime"
@@ -254,4 +257,44 @@ func validateJUnit(t *testing.T, data []byte) {
 	if !bytes.Contains(data, []byte(reasonUnchecked)) {
 		t.Error("no unchecked step reported as skipped with its reason")
 	}
+}
+
+// healer heals step 3 (or fails to) the way the ladder reports it.
+type healer func(d *runtime.Divergence) *runtime.Healing
+
+func (h healer) Heal(_ context.Context, d *runtime.Divergence) *runtime.Healing { return h(d) }
+
+// TestTextHeal shows the receipt lines of escalation: a heal written back,
+// a heal that could not be written back, and an escalation that failed.
+func TestTextHeal(t *testing.T) {
+	pending, d := grammar.ParseAssert(`json.status == "pending"`, ast.Pos{})
+	if d != nil {
+		t.Fatal(d)
+	}
+	usage := &runlog.LLMUsage{InputTokens: 812, OutputTokens: 64}
+	tests := []struct {
+		name string
+		h    *runtime.Healing
+	}{
+		{"healed", &runtime.Healing{Level: 1, Attempted: 1, Usage: usage, Reason: "bookings start out pending now", Asserts: []ast.Assert{pending}}},
+		{"not saved", &runtime.Healing{Level: 2, Attempted: 2, Usage: usage, Reason: "bookings start out pending now", Asserts: []ast.Assert{pending},
+			NotSaved: errors.New("skills/bookings.skill.md is read-only (mode -r--r--r--)")}},
+		{"not healed", &runtime.Healing{Attempted: 2, Usage: usage, Failures: []runtime.Failure{
+			{Message: "Level 1 heal failed: patch refused: the patch removes all 3 asserts; a checked step must stay checked"},
+			{Message: "Level 2 heal failed: LLM request failed: http://127.0.0.1:PORT/chat/completions answered HTTP 429 Too Many Requests: slow down"},
+			{Message: "Level 3: Level 2 could not heal step 3 (Check it is confirmed) either; fix the skill by hand"}}}},
+	}
+	var b bytes.Buffer
+	for _, tt := range tests {
+		res, url := run(t, runtime.Options{Yes: true, Healer: healer(func(*runtime.Divergence) *runtime.Healing { return tt.h })})
+		fmt.Fprintf(&b, "==== %s\n", tt.name)
+		Text(&b, "skills/bookings.skill.md", res, Style{})
+		report, err := JUnit([]Run{{File: "skills/bookings.skill.md", Result: res}})
+		want := fmt.Sprintf(`<property name="reelier.level" value="%d"></property>`, tt.h.Level)
+		if err != nil || !bytes.Contains(report, []byte(want)) {
+			t.Errorf("%s: JUnit report lacks %s:\n%s", tt.name, want, report)
+		}
+		b = *bytes.NewBuffer(bytes.ReplaceAll(b.Bytes(), []byte(url), []byte("http://127.0.0.1:PORT")))
+	}
+	testutil.Golden(t).Assert(t, "receipts", b.Bytes())
 }

@@ -52,6 +52,7 @@ func Step(w io.Writer, sr *runtime.StepResult, s Style) {
 		return
 	case runlog.Unchecked:
 		fmt.Fprintf(w, "  %dms  (no asserts: it ran, nothing was verified)\n", rec.Ms)
+		writeHeal(w, sr, s)
 		return
 	}
 	fmt.Fprintf(w, "  %dms\n", rec.Ms)
@@ -61,6 +62,7 @@ func Step(w io.Writer, sr *runtime.StepResult, s Style) {
 	if rec.Outcome == runlog.Failed && sr.Observation != nil {
 		fmt.Fprintf(w, "                 response: status %d, body %s\n", sr.Observation.Status, excerpt(sr.Observation.Body))
 	}
+	writeHeal(w, sr, s)
 }
 
 // writeFailure writes one failure, with expected and observed when known.
@@ -101,6 +103,7 @@ func Footer(w io.Writer, res *runtime.Result, s Style) {
 	}
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
 	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
+	writeHealed(w, res)
 	if res.Record.Passed {
 		fmt.Fprintf(w, "  result:       %s\n", s.paint(ansiGreen, "PASSED"))
 	} else {

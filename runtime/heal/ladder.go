@@ -1,0 +1,144 @@
+package heal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/llm"
+	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/runtime/writeback"
+)
+
+// Ladder is the escalation ladder for one skill; it implements
+// runtime.Healer. A run at Level 0 has no Ladder at all.
+type Ladder struct {
+	// MaxLevel is the highest level to try: 1 or 2.
+	MaxLevel int
+	// NewClient returns the LLM client. It is called only when a step
+	// escalates, so a run that never diverges never builds a client or
+	// needs a key; an error (such as a missing key) fails the step.
+	NewClient func() (llm.Client, error)
+	// Model serves Level 1 and L2Model Level 2.
+	Model   string
+	L2Model string
+	// SkillPath is the file heals are written back to; "" means the skill
+	// was not read from a file, and a heal holds for this run only.
+	SkillPath string
+}
+
+// errNoFile is why a heal of a skill read from no file is not saved.
+var errNoFile = errors.New("the skill was not read from a file, so the heal holds for this run only")
+
+// Heal implements runtime.Healer: Level 1, then Level 2 when allowed, and
+// the write-back of a heal that holds.
+func (l *Ladder) Heal(ctx context.Context, d *runtime.Divergence) *runtime.Healing {
+	if l.MaxLevel < 1 {
+		return nil
+	}
+	client, err := l.NewClient()
+	if err != nil {
+		return &runtime.Healing{Failures: []runtime.Failure{{Message: "Escalation not attempted: " + err.Error()}}}
+	}
+	e := &escalation{ladder: l, d: d, client: client, h: &runtime.Healing{}}
+	why, ok := e.try(ctx, 1, "")
+	if !ok && l.MaxLevel >= 2 {
+		if d.Effect() == ast.EffectDestructive {
+			e.fail(fmt.Sprintf("Level 3: step %d (%s) is destructive, so the ladder will not re-execute it at Level 2; fix the skill by hand",
+				d.Step.Number, d.Step.Title))
+			return e.h
+		}
+		if _, ok = e.try(ctx, 2, why); !ok {
+			e.fail(fmt.Sprintf("Level 3: Level 2 could not heal step %d (%s) either; fix the skill by hand", d.Step.Number, d.Step.Title))
+		}
+	}
+	if ok {
+		e.h.NotSaved = l.save(d, e.h)
+	}
+	return e.h
+}
+
+// escalation is one step's climb up the ladder.
+type escalation struct {
+	ladder *Ladder
+	d      *runtime.Divergence
+	client llm.Client
+	h      *runtime.Healing
+}
+
+// try makes one attempt at level. It reports why the attempt did not hold,
+// or true once the heal is filled in.
+func (e *escalation) try(ctx context.Context, level int, previous string) (string, bool) {
+	e.h.Attempted = level
+	p, obs, why := e.propose(ctx, level, previous)
+	if why == "" {
+		if failures := runtime.Check(obs, p.asserts, p.binds); len(failures) > 0 {
+			why = fmt.Sprintf("the patch does not hold: %s", failures[0].Message)
+			if len(failures) > 1 {
+				why += fmt.Sprintf(" (and %d more)", len(failures)-1)
+			}
+		}
+	}
+	if why != "" {
+		e.fail(fmt.Sprintf("Level %d heal failed: %s", level, why))
+		return why, false
+	}
+	e.h.Level, e.h.Reason = level, p.reason
+	e.h.Asserts, e.h.Binds, e.h.Args = p.asserts, p.binds, p.args
+	return "", true
+}
+
+// propose asks the model for a patch, validates it and, at Level 2,
+// re-executes the step once. It returns the patch and the observation to
+// check it against, or why there is none.
+func (e *escalation) propose(ctx context.Context, level int, previous string) (*patch, *runtime.Observation, string) {
+	model := e.ladder.Model
+	if level >= 2 {
+		model = e.ladder.L2Model
+	}
+	sys, user := prompt(e.d, level, previous)
+	resp, err := e.client.Complete(ctx, llm.Request{Model: model, System: sys, Prompt: user})
+	if e.h.Usage == nil {
+		e.h.Usage = &runlog.LLMUsage{}
+	}
+	e.h.Usage.InputTokens += resp.Usage.InputTokens
+	e.h.Usage.OutputTokens += resp.Usage.OutputTokens
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	p, err := parsePatch(resp.Text, level, e.d)
+	if err != nil {
+		return nil, nil, "patch refused: " + err.Error()
+	}
+	if level < 2 {
+		return p, e.d.Observation, ""
+	}
+	args := p.args
+	if args == nil {
+		args = e.d.Step.Action.Args
+	}
+	act, obs, err := e.d.Rerun(ctx, args)
+	if err != nil {
+		return nil, nil, "re-executing the step failed: " + err.Error()
+	}
+	e.h.Action, e.h.Observation = act, obs
+	return p, obs, ""
+}
+
+func (e *escalation) fail(msg string) {
+	e.h.Failures = append(e.h.Failures, runtime.Failure{Message: msg})
+}
+
+// save writes the heal back to the skill file.
+func (l *Ladder) save(d *runtime.Divergence, h *runtime.Healing) error {
+	if l.SkillPath == "" {
+		return errNoFile
+	}
+	return writeback.Apply(l.SkillPath, &writeback.Heal{
+		Step: d.Step.Number, Title: d.Step.Title, Tool: d.Step.Action.Tool,
+		Level: h.Level, Reason: h.Reason, Date: d.Now,
+		Asserts: h.Asserts, Binds: h.Binds, Args: h.Args,
+	})
+}

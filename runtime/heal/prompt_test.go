@@ -1,0 +1,61 @@
+package heal
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reelier/reelier/runtime"
+)
+
+// TestSample: at most 40 leaves, depth first, three elements per array with
+// the array's length noted, unaddressable keys left out, long values cut.
+func TestSample(t *testing.T) {
+	var items []string
+	for i := range 20 {
+		items = append(items, fmt.Sprintf(`{"id":"it_%d","n":%d}`, i, i))
+	}
+	body := `{"a":{"b":[1,2,3,4,5],"c":{},"d":[],"first-name":"x","e":null},"long":"` + strings.Repeat("é", 60) +
+		`","items":[` + strings.Join(items, ",") + `],"tail":true}`
+	obs := &runtime.Observation{Status: 200, Body: body}
+	root, err := obs.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sample(root)
+	want := []string{
+		"json.a.b is an array of 5 elements; the first 3:",
+		"json.a.b.0 = 1", "json.a.b.1 = 2", "json.a.b.2 = 3",
+		"json.a.c = {}", "json.a.d = []", "json.a.e = null",
+		`json.long = "` + strings.Repeat("é", 39) + "…",
+		"json.items is an array of 20 elements; the first 3:",
+		`json.items.0.id = "it_0"`, "json.items.0.n = 0",
+		`json.items.1.id = "it_1"`, "json.items.1.n = 1",
+		`json.items.2.id = "it_2"`, "json.items.2.n = 2",
+		"json.tail = true",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sample:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	var wide []string
+	for i := range 100 {
+		wide = append(wide, fmt.Sprintf(`"k%d":%d`, i, i))
+	}
+	root, _ = (&runtime.Observation{Body: "{" + strings.Join(wide, ",") + "}"}).JSON()
+	if got := sample(root); len(got) != maxLeaves || got[maxLeaves-1] != "json.k39 = 39" {
+		t.Errorf("%d leaves, last %q; want %d ending at k39", len(got), got[len(got)-1], maxLeaves)
+	}
+}
+
+// TestSummary bounds the body to 2000 characters and says when it was cut,
+// and notes a body that is not JSON.
+func TestSummary(t *testing.T) {
+	var b strings.Builder
+	writeSummary(&b, &runtime.Observation{Status: 503, Body: strings.Repeat("ü", 2500)})
+	got := b.String()
+	want := "status: 503\nbody (5000 bytes):\n" + strings.Repeat("ü", 2000) + "… [cut: 2000 of 2500 characters shown]\nThe body is not JSON.\n"
+	if got != want {
+		t.Errorf("summary:\n%.200q…\nwant\n%.200q…", got, want)
+	}
+}

@@ -1,0 +1,157 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// Client sends one prompt to a model. Implementations are safe for
+// concurrent use.
+type Client interface {
+	// Complete asks the model and returns its text. Response.Usage holds
+	// whatever usage the provider reported, even when err is not nil (a
+	// reply with usage but no usable text).
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// Request is one prompt.
+type Request struct {
+	Model string
+	// System is the standing instruction; Prompt the one user message.
+	System string
+	Prompt string
+}
+
+// MaxTokens caps every reply: a patch is a few hundred tokens.
+const MaxTokens = 1024
+
+// Response is the model's reply.
+type Response struct {
+	Text  string
+	Usage Usage
+}
+
+// Usage is what the provider reported one request cost, in tokens.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// maxResponse bounds a response body read into memory.
+const maxResponse = 4 << 20
+
+// maxErrorText bounds the provider text quoted in an error.
+const maxErrorText = 300
+
+// wire is what both adapters share: the endpoint, the key and the client.
+type wire struct {
+	endpoint string
+	// shown is the endpoint as errors print it (no user info).
+	shown string
+	key   string
+	hc    *http.Client
+	// auth sets the authentication and version headers.
+	auth func(h http.Header)
+}
+
+// post sends body as JSON and returns the body of a successful response.
+// Any error is scrubbed of the key.
+func (w *wire) post(ctx context.Context, body any) ([]byte, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.endpoint, bytes.NewReader(data))
+	if err != nil {
+		return nil, w.scrub(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	w.auth(req.Header)
+	resp, err := w.hc.Do(req)
+	if err != nil {
+		return nil, w.scrub(fmt.Errorf("LLM request failed: %w", err))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	switch {
+	case err != nil:
+		return nil, w.scrub(fmt.Errorf("LLM request failed: reading the response from %s: %w", w.shown, err))
+	case len(raw) > maxResponse:
+		return nil, fmt.Errorf("LLM request failed: the response from %s is larger than %d bytes", w.shown, maxResponse)
+	case resp.StatusCode/100 != 2:
+		return nil, w.scrub(fmt.Errorf("LLM request failed: %s answered HTTP %s: %s", w.shown, resp.Status, providerMessage(raw)))
+	}
+	return raw, nil
+}
+
+// decode parses a successful response body into v.
+func (w *wire) decode(raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return w.scrub(fmt.Errorf("LLM request failed: malformed response from %s: %v; body starts %q", w.shown, err, clip(string(raw), 120)))
+	}
+	return nil
+}
+
+// scrub removes the key from an error's text.
+func (w *wire) scrub(err error) error {
+	if err == nil || w.key == "" || !strings.Contains(err.Error(), w.key) {
+		return err
+	}
+	return errors.New(w.scrubText(err.Error()))
+}
+
+// scrubText removes the key from text.
+func (w *wire) scrubText(s string) string {
+	if w.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, w.key, "[REDACTED]")
+}
+
+// providerMessage extracts the error message both wire formats use
+// ({"error": {"type", "message"}}, or {"error": "text"}), else the start of
+// the body.
+func providerMessage(raw []byte) string {
+	var body struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &body) == nil && len(body.Error) > 0 {
+		var text string
+		if json.Unmarshal(body.Error, &text) == nil && text != "" {
+			return clip(text, maxErrorText)
+		}
+		var obj struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(body.Error, &obj) == nil && obj.Message != "" {
+			if obj.Type != "" {
+				return clip(obj.Type+": "+obj.Message, maxErrorText)
+			}
+			return clip(obj.Message, maxErrorText)
+		}
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "(empty body)"
+	}
+	return clip(strings.Join(strings.Fields(string(raw)), " "), maxErrorText)
+}
+
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
