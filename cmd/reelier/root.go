@@ -62,6 +62,7 @@ var commands = []func() *cobra.Command{
 	newParseCmd,
 	newFmtCmd,
 	newLintCmd,
+	newLSPCmd,
 	newRunCmd,
 	newBenchCmd,
 	newCompileCmd,

@@ -1,0 +1,304 @@
+package lsp
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/grammar"
+	"go.lsp.dev/protocol"
+)
+
+// Tools lists the tool names seen in the workspace, for completion after
+// `- action:`. It is called only when such a completion is asked for.
+type Tools func() []string
+
+// Completion offers what may be typed at the cursor: a new step header,
+// the step keys, the effects, the assert and bind forms as snippets (and
+// the rest of a form once its path is written), tool names, and inside
+// `{{` the variables bound by earlier steps and the computed dates.
+func Completion(doc *Document, pos protocol.Position, tools Tools) *protocol.CompletionList {
+	off, err := doc.Mapper.Offset(pos)
+	if err != nil {
+		return nil
+	}
+	c := &completer{doc: doc, skill: doc.Skill(), off: off, end: off}
+	c.lineStart = strings.LastIndexAny(doc.Mapper.Slice(ast.Range{End: ast.Pos{Offset: off}}), "\r\n") + 1
+	c.prefix = doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: c.lineStart}, End: ast.Pos{Offset: off}})
+	c.step = stepAt(c.skill, off)
+	c.complete(tools)
+	return &protocol.CompletionList{Items: c.items}
+}
+
+// completer holds the context of one completion request.
+type completer struct {
+	doc       *Document
+	skill     *ast.Skill
+	off       int       // tree offset of the cursor
+	end       int       // tree offset where replaced text ends (the cursor, or past a name after it)
+	lineStart int       // tree offset where the cursor's line starts
+	prefix    string    // the line's text before the cursor
+	step      *ast.Step // the step whose block holds the cursor, or nil
+	items     []protocol.CompletionItem
+}
+
+var (
+	headingPrefix = regexp.MustCompile(`^#{1,3}( *[A-Za-z]*)?$`)
+	keyPrefix     = regexp.MustCompile(`^[ \t]*(-[ \t]*)?([A-Za-z]*)$`)
+	bulletPrefix  = regexp.MustCompile(`^[ \t]*-[ \t]*([A-Za-z]+)[ \t]*:[ \t]*`)
+	jsonOpPrefix  = regexp.MustCompile(`^json(\.[A-Za-z0-9_]+)+[ \t]+([A-Za-z]*)$`)
+	isPrefix      = regexp.MustCompile(`^json(\.[A-Za-z0-9_]+)+[ \t]+is[ \t]+([a-z]*)$`)
+	bindRHSPrefix = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*([a-z]*)$`)
+)
+
+func (c *completer) complete(tools Tools) {
+	if c.holes() {
+		return
+	}
+	if headingPrefix.MatchString(c.prefix) {
+		c.stepSnippet()
+		return
+	}
+	if c.step == nil || c.step.HeaderRange.Contains(c.off) {
+		if strings.TrimSpace(c.prefix) == "" && c.step == nil && len(c.skill.Steps) > 0 && c.off > c.skill.Steps[0].HeaderRange.Start.Offset {
+			c.stepSnippet()
+		}
+		return
+	}
+	if m := keyPrefix.FindStringSubmatch(c.prefix); m != nil {
+		c.keys(len(c.prefix)-len(strings.TrimLeft(c.prefix, " \t")), m[1])
+		if m[1] == "" && m[2] == "" {
+			c.stepSnippet()
+		}
+		return
+	}
+	m := bulletPrefix.FindStringSubmatchIndex(c.prefix)
+	if m == nil {
+		return
+	}
+	key, valueAt := c.prefix[m[2]:m[3]], m[1]
+	value := c.prefix[valueAt:]
+	switch key {
+	case "effect":
+		c.effects(valueAt)
+	case "assert":
+		c.asserts(valueAt, value)
+	case "bind":
+		c.binds(valueAt, value)
+	case "action":
+		if !strings.ContainsAny(value, " \t") && tools != nil {
+			c.tools(valueAt, tools())
+		}
+	}
+}
+
+// rangeFrom is the range from column col of the cursor's line to the
+// cursor (or past the rest of a name the cursor is in).
+func (c *completer) rangeFrom(col int) protocol.Range {
+	return protocol.Range{Start: c.doc.Mapper.Position(c.lineStart + col), End: c.doc.Mapper.Position(c.end)}
+}
+
+// add offers text in place of the line from column col to the cursor.
+// Clients filter items by comparing that typed text with the filter text,
+// which is the label unless set otherwise; items keep the order they are
+// added in.
+func (c *completer) add(label, detail, doc string, kind protocol.CompletionItemKind, col int, text string, snippet bool) *protocol.CompletionItem {
+	item := protocol.CompletionItem{
+		Label: label, Detail: detail, Kind: kind,
+		TextEdit: &protocol.TextEdit{Range: c.rangeFrom(col), NewText: text},
+		SortText: fmt.Sprintf("%04d", len(c.items)),
+	}
+	if doc != "" {
+		item.Documentation = protocol.MarkupContent{Kind: protocol.Markdown, Value: doc}
+	}
+	if snippet {
+		item.InsertTextFormat = protocol.InsertTextFormatSnippet
+	}
+	c.items = append(c.items, item)
+	return &c.items[len(c.items)-1]
+}
+
+// stepSnippet offers the header and required fields of the next step.
+func (c *completer) stepSnippet() {
+	n := 1
+	for _, st := range c.skill.Steps {
+		if st.HeaderRange.Start.Offset < c.lineStart {
+			n = st.Number + 1
+		}
+	}
+	text := fmt.Sprintf("### Step %d — ${1:Title}\n- intent: ${2:what this step is for}\n- action: ${3:tool} {$4}\n- assert: status == ${5:200}\n- effect: ${6|read,idempotent-write,destructive|}", n)
+	c.add(fmt.Sprintf("### Step %d — …", n), "new step", "A step header with the fields every step needs.", protocol.CompletionItemKindSnippet, 0, text, true)
+}
+
+// keySnippets are the key completions; the required keys a step already
+// has are not offered again.
+var keySnippets = map[string]string{
+	"intent": "intent: ${1:what this step is for}",
+	"action": "action: ${1:tool} {$2}",
+	"assert": "assert: $0",
+	"bind":   "bind: ${1:name} = json.${2:path}",
+	"effect": "effect: ${1|read,idempotent-write,destructive|}",
+}
+
+// keys offers the step keys in place of what is typed from column col;
+// dash is the dash (and blanks) typed before the key, kept in the filter
+// text so that "- in" still matches "- intent".
+func (c *completer) keys(col int, dash string) {
+	have := map[string]bool{"intent": c.step.Intent != nil, "action": c.step.Action != nil, "effect": c.step.Effect != nil}
+	for _, k := range grammar.StepKeys {
+		if !have[k] {
+			item := c.add(k, "step field", keyDocs[k], protocol.CompletionItemKindProperty, col, "- "+keySnippets[k], true)
+			item.FilterText = dash + k
+		}
+	}
+}
+
+func (c *completer) effects(col int) {
+	for _, e := range ast.Effects {
+		c.add(string(e), "effect", effectDocs[e], protocol.CompletionItemKindEnumMember, col, string(e), false)
+	}
+}
+
+// asserts offers the assert forms; once a json path is written, the rest
+// of each json form; after `is`, the type names.
+func (c *completer) asserts(valueAt int, value string) {
+	if m := isPrefix.FindStringSubmatch(value); m != nil {
+		for _, t := range grammar.TypeNames {
+			c.add(string(t), "type", "Holds when the value is "+typeDocs[t]+".", protocol.CompletionItemKindTypeParameter, len(c.prefix)-len(m[2]), string(t), false)
+		}
+		return
+	}
+	if m := jsonOpPrefix.FindStringSubmatch(value); m != nil {
+		for _, f := range grammar.AssertForms {
+			if rest, ok := strings.CutPrefix(f.Syntax, "json.<path> "); ok {
+				c.add(rest, f.Type, "", protocol.CompletionItemKindSnippet, len(c.prefix)-len(m[2]), snippet(rest, 1), true)
+			}
+		}
+		return
+	}
+	for _, f := range grammar.AssertForms {
+		c.add(f.Syntax, f.Type, "", protocol.CompletionItemKindSnippet, valueAt, snippet(f.Syntax, 1), true)
+	}
+}
+
+// binds offers the bind forms, or their right-hand sides after `name =`.
+func (c *completer) binds(valueAt int, value string) {
+	if m := bindRHSPrefix.FindStringSubmatch(value); m != nil {
+		for _, f := range grammar.BindForms {
+			_, rhs, _ := strings.Cut(f.Syntax, "= ")
+			c.add(rhs, f.Type, "", protocol.CompletionItemKindSnippet, len(c.prefix)-len(m[1]), snippet(rhs, 1), true)
+		}
+		return
+	}
+	for _, f := range grammar.BindForms {
+		c.add(f.Syntax, f.Type, "", protocol.CompletionItemKindSnippet, valueAt, snippet(f.Syntax, 1), true)
+	}
+}
+
+func (c *completer) tools(col int, names []string) {
+	seen := map[string]bool{}
+	for _, st := range c.skill.Steps {
+		if st.Action != nil && st.Action.Tool != "" && !seen[st.Action.Tool] {
+			seen[st.Action.Tool] = true
+			c.add(st.Action.Tool, "tool used in this skill", "", protocol.CompletionItemKindFunction, col, st.Action.Tool, false)
+		}
+	}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			c.add(n, "tool seen in the workspace", "", protocol.CompletionItemKindFunction, col, n, false)
+		}
+	}
+}
+
+// holes completes a `{{` left open before the cursor on an action line.
+// It reports whether the cursor was in one.
+func (c *completer) holes() bool {
+	open := strings.LastIndex(c.prefix, "{{")
+	if open < 0 || strings.Contains(c.prefix[open:], "}}") || c.step == nil {
+		return false
+	}
+	if m := bulletPrefix.FindStringSubmatch(c.prefix); m == nil || m[1] != "action" {
+		return false
+	}
+	col := open + 2
+	for col < len(c.prefix) && (c.prefix[col] == ' ' || c.prefix[col] == '\t') {
+		col++
+	}
+	if !isIdent(c.prefix[col:]) && c.prefix[col:] != "" {
+		return true // something other than a name is being typed: nothing to offer
+	}
+	// Replace the rest of a name the cursor is in, and close the hole
+	// unless it is closed already.
+	after := c.doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: c.off}, End: ast.Pos{Offset: c.off + maxHoleScan}})
+	n := 0
+	for n < len(after) && isNameByte(after[n]) {
+		n++
+	}
+	c.end = c.off + n
+	closing := "}}"
+	if strings.HasPrefix(strings.TrimLeft(after[n:], " \t"), "}}") {
+		closing = ""
+	}
+	// The latest binds first: the value just bound is the likeliest one.
+	// The detail says where each is bound; hover tells the rest.
+	for _, b := range boundBefore(c.skill, c.step) {
+		detail := fmt.Sprintf("step %d: %s", b.step.Number, format.Bind(b.field.Expr))
+		c.add(b.name(), detail, "", protocol.CompletionItemKindVariable, col, b.name()+closing, false)
+	}
+	c.add("today", "the run's UTC date", "", protocol.CompletionItemKindConstant, col, "today"+closing, false)
+	c.add("today-Nd", "N days before today", "", protocol.CompletionItemKindConstant, col, "today-${1:7}d"+escapeSnippet(closing), true)
+	c.add("today+Nd", "N days after today", "", protocol.CompletionItemKindConstant, col, "today+${1:7}d"+escapeSnippet(closing), true)
+	return true
+}
+
+// maxHoleScan bounds how far after the cursor a hole's name and closing
+// braces are looked for.
+const maxHoleScan = 256
+
+// placeholders gives the text a snippet proposes for each placeholder of
+// the grammar's form syntax.
+var placeholders = map[string]string{
+	"<int>": "1", "<text>": "text", "<path>": "path", "<regex>": "regex", "<json-scalar>": "value", "<name>": "name",
+}
+
+var placeholder = regexp.MustCompile(`<[a-z-]+>`)
+
+// snippet turns a form's syntax, as grammar.AssertForms and BindForms
+// write it, into an LSP snippet: each <placeholder> becomes a tab stop and
+// each a|b|c list becomes a choice. Tab stops are numbered from n.
+func snippet(syntax string, n int) string {
+	words := strings.Split(syntax, " ")
+	for i, w := range words {
+		if !placeholder.MatchString(w) {
+			if strings.Contains(w, "|") {
+				words[i] = fmt.Sprintf("${%d|%s|}", n, strings.ReplaceAll(w, "|", ","))
+				n++
+			} else {
+				words[i] = escapeSnippet(w)
+			}
+			continue
+		}
+		var b strings.Builder
+		at := 0
+		for _, m := range placeholder.FindAllStringIndex(w, -1) {
+			def := placeholders[w[m[0]:m[1]]]
+			if def == "1" && strings.HasPrefix(syntax, "status") {
+				def = "200"
+			}
+			fmt.Fprintf(&b, "%s${%d:%s}", escapeSnippet(w[at:m[0]]), n, def)
+			n++
+			at = m[1]
+		}
+		b.WriteString(escapeSnippet(w[at:]))
+		words[i] = b.String()
+	}
+	return strings.Join(words, " ")
+}
+
+// escapeSnippet escapes the characters that mean something in a snippet.
+func escapeSnippet(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `$`, `\$`, `}`, `\}`).Replace(s)
+}

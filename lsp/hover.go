@@ -1,0 +1,215 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
+	"go.lsp.dev/protocol"
+)
+
+// Hover explains what is under the cursor: a `{{var}}` (what binds it and
+// where), a bind (what it binds and who reads it), an assert (when it
+// holds), an effect (what it gates), a step key, a tool or a step header.
+// It returns nil when there is nothing to say.
+func Hover(doc *Document, pos protocol.Position) *protocol.Hover {
+	off, err := doc.Mapper.Offset(pos)
+	if err != nil {
+		return nil
+	}
+	skill := doc.Skill()
+	st := stepAt(skill, off)
+	if st == nil {
+		return nil
+	}
+	text, rng := hoverStep(doc, skill, st, off)
+	if text == "" {
+		return nil
+	}
+	r := doc.Mapper.Range(rng)
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: text}, Range: &r}
+}
+
+// hoverStep finds the innermost thing under the cursor inside a step.
+func hoverStep(doc *Document, skill *ast.Skill, st *ast.Step, off int) (string, ast.Range) {
+	flow := flowOf(skill)
+	if sym, ok := flow.symbolAt(off); ok && sym.use != nil {
+		return explainUse(doc, sym.use), sym.use.hole.Range
+	}
+	if a := st.Action; a != nil {
+		for _, h := range ast.Holes(a.Args) {
+			if h.Range.Contains(off) && h.Kind != ast.HoleVar {
+				return explainDate(h), h.Range
+			}
+		}
+	}
+	for _, f := range st.Fields() {
+		if !f.Range.Contains(off) {
+			continue
+		}
+		if f.KeyRange.Contains(off) {
+			return keyDocs[doc.Mapper.Slice(f.KeyRange)], f.KeyRange
+		}
+		return explainField(doc, flow, st, f, off)
+	}
+	if st.HeaderRange.Contains(off) {
+		return explainStep(st), st.HeaderRange
+	}
+	return "", ast.Range{}
+}
+
+// explainField explains the value of one bullet.
+func explainField(doc *Document, flow *dataflow, st *ast.Step, f *ast.Bullet, off int) (string, ast.Range) {
+	switch {
+	case st.Action != nil && f == &st.Action.Bullet:
+		if st.Action.ToolRange.Contains(off) {
+			return fmt.Sprintf("**tool** `%s`\n\nThe step calls this tool with the JSON arguments that follow. `{{name}}` holes in string values are filled, when the step runs, from the binds of earlier steps and the computed dates.", st.Action.Tool), st.Action.ToolRange
+		}
+	case st.Effect != nil && f == &st.Effect.Bullet:
+		return explainEffect(st.Effect.Value), f.ValueRange
+	}
+	for _, a := range st.Asserts {
+		if f == &a.Bullet {
+			return explainAssert(a.Expr), f.ValueRange
+		}
+	}
+	for _, b := range flow.binds {
+		if f == &b.field.Bullet {
+			return explainBind(doc, b), f.ValueRange
+		}
+	}
+	return "", ast.Range{}
+}
+
+// keyDocs describes each step key, as SPEC.md's table does.
+var keyDocs = map[string]string{
+	"intent": "**intent** (required, exactly one): a sentence saying what the step is for.",
+	"action": "**action** (required, exactly one): `<tool> <json-args>` — the tool to call and its arguments as one JSON value.",
+	"assert": "**assert** (any number, checked in order): a check on the tool's result — its status, its body text or a value in its JSON body.",
+	"bind":   "**bind** (any number): names a value of the tool's result so later steps can use it as `{{name}}`.",
+	"effect": "**effect** (required, exactly one): `read`, `idempotent-write` or `destructive` — decides when a replay may run the step.",
+}
+
+// effectDocs says what each effect means and what it gates on replay.
+var effectDocs = map[ast.Effect]string{
+	ast.EffectRead:            "No side effects. A replay always runs this step.",
+	ast.EffectIdempotentWrite: "A write that is safe to repeat. A replay runs this step only with `--allow-writes` or `--yes`.",
+	ast.EffectDestructive:     "Cannot be safely repeated or undone. A replay runs this step only with `--yes`, and self-healing never re-executes it.",
+}
+
+func explainEffect(e ast.Effect) string {
+	if d, ok := effectDocs[e]; ok {
+		return fmt.Sprintf("**effect** `%s`\n\n%s", e, d)
+	}
+	return fmt.Sprintf("`%s` is not an effect: use `read`, `idempotent-write` or `destructive`.", e)
+}
+
+func explainStep(st *ast.Step) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Step %d — %s**", st.Number, st.Title)
+	if st.Intent != nil {
+		fmt.Fprintf(&b, "\n\n%s", st.Intent.Text)
+	}
+	if st.Effect != nil {
+		if d, ok := effectDocs[st.Effect.Value]; ok {
+			fmt.Fprintf(&b, "\n\n`%s`: %s", st.Effect.Value, d)
+		}
+	}
+	return b.String()
+}
+
+// explainUse says what a `{{name}}` hole reads.
+func explainUse(doc *Document, u *use) string {
+	if u.bind == nil {
+		return fmt.Sprintf("`{{%s}}` is not bound by any earlier step.\n\nUnless a run passes it as an input (`--var %s=…`), the replay stops at this step.", u.hole.Name, u.hole.Name)
+	}
+	b := u.bind
+	line := doc.Mapper.LineOf(b.field.Range.Start.Offset) + 1
+	return fmt.Sprintf("`{{%s}}` — bound by step %d (line %d):\n\n```\n- bind: %s\n```\n\n%s", u.hole.Name, b.step.Number, line, format.Bind(b.field.Expr), bindMeaning(b.field.Expr))
+}
+
+// explainDate describes `{{today}}` and `{{today±Nd}}`.
+func explainDate(h *ast.Hole) string {
+	switch {
+	case h.Kind == ast.HoleToday:
+		return "`{{today}}` — the run's date in UTC, as `YYYY-MM-DD`, computed once when the run starts."
+	case h.Days < 0:
+		return fmt.Sprintf("`{{%s}}` — the UTC date %d day%s before the run's date, as `YYYY-MM-DD`.", h.Written, -h.Days, plural(-h.Days))
+	}
+	return fmt.Sprintf("`{{%s}}` — the UTC date %d day%s after the run's date, as `YYYY-MM-DD`.", h.Written, h.Days, plural(h.Days))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// explainBind says what a bind binds and which later holes read it.
+func explainBind(doc *Document, b *binding) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "**bind** `%s`\n\n%s", format.Bind(b.field.Expr), bindMeaning(b.field.Expr))
+	if len(b.uses) == 0 {
+		sb.WriteString("\n\nNo later step reads it.")
+		return sb.String()
+	}
+	sb.WriteString("\n\nRead by:")
+	for _, u := range b.uses {
+		fmt.Fprintf(&sb, "\n- step %d, line %d", u.step.Number, doc.Mapper.LineOf(u.hole.Range.Start.Offset)+1)
+	}
+	return sb.String()
+}
+
+func bindMeaning(b ast.Bind) string {
+	switch b := b.(type) {
+	case *ast.JSONBind:
+		return fmt.Sprintf("Binds `{{%s}}` to the value at `%s` in the step's JSON result. When the path is absent the step diverges.", b.Name, format.Path(b.Path))
+	case *ast.BodyMatchBind:
+		return fmt.Sprintf("Binds `{{%s}}` to capture group 1 of the first match of `/%s/` in the result's body. When nothing matches the step diverges.", b.Name, b.Pattern)
+	}
+	return ""
+}
+
+// typeDocs says what each `is` type name accepts.
+var typeDocs = map[ast.TypeName]string{
+	ast.TypeArray: "an array", ast.TypeSet: "present and not null", ast.TypeNumber: "a number",
+	ast.TypeString: "a string", ast.TypeBoolean: "`true` or `false`", ast.TypeNull: "`null`",
+}
+
+var opWords = map[ast.Op]string{ast.OpGt: ">", ast.OpLt: "<", ast.OpGe: "≥", ast.OpLe: "≤", ast.OpEq: "=", ast.OpNe: "≠"}
+
+// explainAssert says when an assert holds, in terms of its own operands.
+func explainAssert(a ast.Assert) string {
+	head := fmt.Sprintf("**assert** `%s`\n\n", format.Assert(a))
+	paths := "\n\nA path reads JSON data only: object members and array indexes (`items.0.id`)."
+	switch a := a.(type) {
+	case *ast.StatusAssert:
+		if a.Op == ast.OpNe {
+			return head + fmt.Sprintf("Holds when the tool's status is anything but %d.", a.Code)
+		}
+		return head + fmt.Sprintf("Holds when the tool's status is %d.", a.Code)
+	case *ast.BodyContainsAssert:
+		if a.Negated {
+			return head + fmt.Sprintf("Holds when the result's body does not include the text %q (no escapes; the text runs to the last quote of the line).", a.Text)
+		}
+		return head + fmt.Sprintf("Holds when the result's body includes the text %q (no escapes; the text runs to the last quote of the line).", a.Text)
+	case *ast.JSONIsAssert:
+		return head + fmt.Sprintf("Holds when `%s` is %s.", format.Path(a.Path), typeDocs[a.Type]) + paths
+	case *ast.JSONMatchesAssert:
+		return head + fmt.Sprintf("Holds when `%s` is a string that the regular expression `/%s/` matches (JavaScript syntax, no flags).", format.Path(a.Path), a.Pattern) + paths
+	case *ast.JSONLengthAssert:
+		return head + fmt.Sprintf("Holds when `%s` is an array or a string whose length is %s %d.", format.Path(a.Path), opWords[a.Op], a.Length) + paths
+	case *ast.JSONCompareAssert:
+		v := format.Value(a.Value)
+		switch a.Op {
+		case ast.OpEq:
+			return head + fmt.Sprintf("Holds when `%s` is exactly `%s` (strict JSON equality: `1` and `\"1\"` differ).", format.Path(a.Path), v) + paths
+		case ast.OpNe:
+			return head + fmt.Sprintf("Holds when `%s` is anything but `%s` (strict JSON equality).", format.Path(a.Path), v) + paths
+		}
+		return head + fmt.Sprintf("Holds when `%s` and `%s` are both numbers and the value is %s %s.", format.Path(a.Path), v, opWords[a.Op], v) + paths
+	}
+	return ""
+}
