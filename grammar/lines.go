@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/reelier/reelier/ast"
 )
@@ -15,14 +16,11 @@ type line struct {
 
 // splitLines cuts src into lines on "\n", dropping a "\r" before it.
 func splitLines(src string) []line {
-	lines := make([]line, 0, 64)
+	lines := make([]line, 0, strings.Count(src, "\n")+1)
 	for start, num := 0, 1; start < len(src); num++ {
 		end, next := len(src), len(src)
-		for i := start; i < len(src); i++ {
-			if src[i] == '\n' {
-				end, next = i, i+1
-				break
-			}
+		if i := strings.IndexByte(src[start:], '\n'); i >= 0 {
+			end, next = start+i, start+i+1
 		}
 		if end > start && src[end-1] == '\r' && next != end {
 			end--
