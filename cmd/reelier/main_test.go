@@ -9,12 +9,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"reelier": func() { os.Exit(Main()) },
+		// mcptestserver is the Go MCP test server (internal/mcptest) for
+		// the mcp*.txtar scripts to --wrap.
+		"mcptestserver": func() { os.Exit(mcptest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -66,6 +66,8 @@ var commands = []func() *cobra.Command{
 	newRunCmd,
 	newBenchCmd,
 	newCompileCmd,
+	newMCPCmd,
+	newTraceCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/llm"
@@ -59,6 +60,12 @@ one clock reading per run.
 Builtin tools: http.get {"url", "headers"?} and
 http.post {"url", "headers"?, "body"?}, 15 s timeout each.
 
+MCP tools: --wrap CMD (repeatable) starts MCP servers whose tools steps
+call by the names reelier mcp exposed when the skill was recorded (the
+later of two same-named tools is <index>_<name>); http.* stays available.
+A tool result becomes status 200 (500 when it is an error), no headers,
+and a body of its text blocks joined by newlines.
+
 Exit status: 0 when no step failed, 1 when a step failed (or a run record
 or report could not be written), 2 for usage errors and skills that cannot
 be read or parsed (nothing is run then).
@@ -71,6 +78,7 @@ Examples:
   reelier run --max-level 1 skills/weekly-bookings.skill.md
   reelier run --max-level 2 --llm-base-url http://127.0.0.1:11434/v1 \
       --llm-model qwen3:8b --llm-l2-model qwen3:32b skills/weekly-bookings.skill.md
+  reelier run --wrap "npx -y @acme/crm-mcp" skills/crm-followup.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
 
@@ -86,6 +94,7 @@ type runOptions struct {
 	runsDir     string
 	maxLevel    int
 	llm         llm.Flags
+	wrap        []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -109,6 +118,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
+	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable)")
 	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
 	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
@@ -136,11 +146,21 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	}
 	base := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
 	httptool.Register(base.Tools, nil)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	if len(opts.wrap) > 0 {
+		// Started for dry runs too, so tool names are checked against what
+		// the servers really offer; a dry run still calls no tool.
+		router, err := mcpx.Start(ctx, opts.wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString()})
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		defer router.Close()
+		router.Register(base.Tools, cmd.ErrOrStderr())
+	}
 	if opts.dryRun {
 		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-	defer stop()
 	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(),
 		ladder: ladders(opts.maxLevel, opts.llm, os.Getenv)}
 	s.style = terminalStyle(s.out)

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/record"
+	"github.com/reelier/reelier/trace"
+	"github.com/spf13/cobra"
+)
+
+const mcpLong = `Start the recording proxy: an MCP server on stdio that sits in front of
+the MCP servers your agent already uses. Each --wrap command is started
+as a child process (split like a shell would, environment inherited) and
+every one of its tools, prompts and resources is re-exposed unchanged.
+Calls always pass through; nothing is changed on the way to the agent.
+
+Three tools of its own let the agent record a workflow:
+  reelier_start_recording {name}  start <trace-dir>/<name>-<n>.jsonl
+                                  (n counts up; nothing is overwritten)
+  reelier_note {text}             say what the next step is for
+  reelier_stop_recording {}       stop; reports the file and call count
+
+While recording, each proxied call is written as a call record and a
+result record. Secrets are blanked in the trace only (sk-… keys, Bearer
+tokens, GitHub/Slack/AWS/Google/Stripe keys, JWTs, private keys, URL
+passwords, Authorization/Cookie/X-Api-Key values, and the values of the
+environment variables named in REELIER_REDACT, comma-separated).
+
+When two downstreams have a tool of the same name, the later one's is
+exposed as <index>_<name> (index from 0 in --wrap order) and a warning
+is printed to stderr; ` + "`reelier run --wrap`" + ` resolves names the same way.
+
+REELIER_MCP_LOG=FILE appends every message exchanged with the agent to
+FILE (unredacted), for debugging a client.
+
+This is not ` + "`reelier serve`" + `: mcp fronts OTHER servers to record them;
+serve exposes Reelier's own commands and wraps nothing.
+
+Exit status: 0 when the client disconnects; 1 when a --wrap command
+cannot be started (nothing is served then) or the trace could not be
+finished; 2 for usage errors.
+
+Examples:
+  reelier mcp --wrap "npx -y @modelcontextprotocol/server-everything"
+  reelier mcp --wrap "caldiy-mcp --region eu" --wrap "crm-mcp" --trace-dir traces
+  claude mcp add reelier -- reelier mcp --wrap "npx -y @your/mcp-server"
+  REELIER_REDACT=CRM_TOKEN reelier mcp --wrap "crm-mcp"`
+
+// mcpLogEnv names a file to which every message between the agent and the
+// proxy is appended, for debugging a client.
+const mcpLogEnv = "REELIER_MCP_LOG"
+
+// proxyGCPercent is the GOGC the proxy runs with unless GOGC is set.
+const proxyGCPercent = 400
+
+type mcpOptions struct {
+	wrap     []string
+	traceDir string
+}
+
+func newMCPCmd() *cobra.Command {
+	var opts mcpOptions
+	cmd := &cobra.Command{
+		Use:   "mcp --wrap CMD [--wrap CMD]… [--trace-dir DIR]",
+		Short: "Run the recording proxy in front of MCP servers (stdio)",
+		Long:  mcpLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return mcpRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as a downstream MCP server and re-expose its tools (repeatable)")
+	f.StringVar(&opts.traceDir, "trace-dir", trace.DefaultDir, "directory the recordings are written to")
+	return cmd
+}
+
+func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
+	if len(opts.wrap) == 0 {
+		return usageErrorf("reelier mcp needs at least one --wrap \"<server command>\": it records the calls your agent makes to other MCP servers.\n" +
+			"To expose Reelier's own commands (replay, scan, push…) as MCP tools, run `reelier serve` instead.")
+	}
+	if os.Getenv("GOGC") == "" {
+		// The proxy's live heap is small but the SDK allocates large
+		// buffers per message; collecting less often keeps GC pauses off
+		// the agent's calls.
+		debug.SetGCPercent(proxyGCPercent)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	proxy, err := record.Start(ctx, opts.wrap, record.Options{
+		TraceDir: opts.traceDir,
+		Redactor: trace.RedactorFromEnv(),
+		Stderr:   stderr,
+		Version:  versionString(),
+	})
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	var t mcp.Transport = &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+	if path := os.Getenv(mcpLogEnv); path != "" {
+		log, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			proxy.Close()
+			return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", mcpLogEnv, err)}
+		}
+		defer log.Close()
+		t = &mcp.LoggingTransport{Transport: t, Writer: log}
+	}
+	serveErr := proxy.Serve(ctx, t)
+	closeErr := proxy.Close()
+	if closeErr != nil {
+		return &exitError{code: exitFailed, err: closeErr}
+	}
+	if serveErr != nil && !errors.Is(serveErr, io.EOF) && ctx.Err() == nil {
+		return &exitError{code: exitFailed, err: serveErr}
+	}
+	return nil
+}
+
+// nopWriteCloser lets the proxy write to stdout without closing it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

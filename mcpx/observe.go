@@ -1,0 +1,76 @@
+package mcpx
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/runtime"
+)
+
+// Observe maps an MCP tool result to the Observation replay checks: status
+// 200, or 500 when the result is an error; no headers; the body is every
+// text block's text, joined with "\n" (other block types are left out).
+func Observe(res *mcp.CallToolResult) *runtime.Observation {
+	status := 200
+	if res.IsError {
+		status = 500
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	return &runtime.Observation{Status: status, Headers: map[string]string{}, Body: strings.Join(texts, "\n")}
+}
+
+// Tool is an MCP-backed replay tool: a route of the routing table.
+type Tool struct {
+	router *Router
+	route  *Route
+}
+
+// Effect implements runtime.Tool from the hints the downstream declared,
+// read the way MCP defines their defaults: read-only is a read; a tool
+// that declares it is not destructive is an idempotent write; anything
+// else may destroy.
+func (t *Tool) Effect() ast.Effect {
+	a, _ := t.route.Annotations()
+	switch {
+	case a.ReadOnlyHint != nil && *a.ReadOnlyHint:
+		return ast.EffectRead
+	case a.DestructiveHint != nil && !*a.DestructiveHint:
+		return ast.EffectIdempotentWrite
+	}
+	return ast.EffectDestructive
+}
+
+// Call implements runtime.Tool: the arguments go to the downstream as they
+// are, and its result comes back as an Observation.
+func (t *Tool) Call(ctx context.Context, args []byte) (*runtime.Observation, error) {
+	res, _, err := t.router.Call(ctx, t.route.Exposed, args, nil)
+	if err != nil {
+		return nil, err
+	}
+	return Observe(res), nil
+}
+
+// Register adds every exposed tool to reg under its exposed name, the name
+// a recording made with the same --wrap list used. A name reg already has
+// (a builtin such as http.get) keeps its tool; a warning naming the
+// skipped MCP tool goes to warn, if not nil.
+func (r *Router) Register(reg runtime.Registry, warn io.Writer) {
+	for _, route := range r.routes {
+		if _, taken := reg[route.Exposed]; taken {
+			if warn != nil {
+				fmt.Fprintf(warn, "[reelier] tool %q from downstream %d (%s) is hidden by the builtin of that name\n", route.Exposed, route.Downstream.Index, route.Downstream.Name)
+			}
+			continue
+		}
+		reg[route.Exposed] = &Tool{router: r, route: route}
+	}
+}

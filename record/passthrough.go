@@ -1,0 +1,201 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/trace"
+)
+
+// forward returns the handler of one downstream tool: the call goes to the
+// downstream whether or not a recording is running; while one is, a call
+// record is written before and a result record after, with ms measured
+// around the downstream call alone. What the agent gets back is the
+// downstream's result, never the redacted copy.
+func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		if token := req.Params.GetProgressToken(); token != nil {
+			defer p.progress.watch(token, req.Session)()
+		}
+		p.mu.Lock()
+		rec := p.rec
+		if rec != nil {
+			rec.inflight.Add(1)
+		}
+		p.mu.Unlock()
+		i, recorded := 0, false
+		if rec != nil {
+			defer rec.inflight.Done()
+			var err error
+			i, err = rec.w.Call(route.Exposed, args, toolUseID(req.Params.Meta))
+			recorded = err == nil
+			if err != nil && !errors.Is(err, trace.ErrClosed) {
+				p.warnf("the call to %q was not recorded: %v", route.Exposed, err)
+			}
+		}
+		start := time.Now()
+		res, raw, err := p.router.Call(ctx, route.Exposed, args, forwardMeta(req.Params.Meta))
+		ms := time.Since(start).Milliseconds()
+		if err != nil {
+			res, raw = errorResult("reelier: "+err.Error()), nil
+		}
+		if slot, ok := ctx.Value(rawKey{}).(*rawSlot); ok {
+			slot.raw = raw
+		}
+		if recorded {
+			body := raw
+			if body == nil {
+				body, _ = json.Marshal(res)
+			}
+			if err := rec.w.Result(i, !res.IsError, ms, body); err != nil && !errors.Is(err, trace.ErrClosed) {
+				p.warnf("the result of %q was not recorded: %v", route.Exposed, err)
+			}
+		}
+		return res, nil
+	}
+}
+
+// The SDK re-encodes what it decoded, which drops the fields its types do
+// not model (a tool's "execution", say) and turns numbers into float64.
+// The middleware below sends the downstream's exact JSON on instead: tool
+// definitions in tools/list, and results in tools/call. Only the fields
+// the SDK adds on the proxy's side (_meta entries, resultType) are merged
+// in.
+
+type rawKey struct{}
+
+// rawSlot receives a tool call's exact downstream result from forward.
+type rawSlot struct{ raw json.RawMessage }
+
+func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				return &toolList{ListToolsResult: list, raw: p.rawDefs}, nil
+			}
+			return res, err
+		case "tools/call":
+			slot := &rawSlot{}
+			res, err := next(context.WithValue(ctx, rawKey{}, slot), method, req)
+			if call, ok := res.(*mcp.CallToolResult); ok && err == nil && slot.raw != nil {
+				return &callResult{CallToolResult: call, raw: slot.raw}, nil
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// toolList is a tools/list result whose downstream tools are encoded as
+// the downstream sent them.
+type toolList struct {
+	*mcp.ListToolsResult
+	raw map[string]json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler.
+func (l *toolList) MarshalJSON() ([]byte, error) {
+	tools := make([]json.RawMessage, len(l.Tools))
+	for k, t := range l.Tools {
+		if raw, ok := l.raw[t.Name]; ok {
+			tools[k] = raw
+			continue
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		tools[k] = b
+	}
+	return withMembers(l.ListToolsResult, map[string]any{"tools": tools})
+}
+
+// callResult is a tools/call result encoded as the downstream sent it,
+// plus what the proxy's side added.
+type callResult struct {
+	*mcp.CallToolResult
+	raw json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c *callResult) MarshalJSON() ([]byte, error) {
+	// What the proxy's side may have added is in the envelope, not in the
+	// content: encode the result without its content to find out.
+	envelope := *c.CallToolResult
+	envelope.Content, envelope.StructuredContent = nil, nil
+	typed, err := json.Marshal(&envelope)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(typed, []byte(`"resultType"`)) && !bytes.Contains(typed, []byte(`"_meta"`)) {
+		return c.raw, nil // nothing added on the proxy's side
+	}
+	var down map[string]json.RawMessage
+	if err := json.Unmarshal(c.raw, &down); err != nil {
+		return json.Marshal(c.CallToolResult)
+	}
+	var ours map[string]json.RawMessage
+	if err := json.Unmarshal(typed, &ours); err != nil {
+		return nil, err
+	}
+	if rt, ok := ours["resultType"]; ok {
+		down["resultType"] = rt
+	}
+	if meta, ok := ours["_meta"]; ok {
+		merged, err := mergeObjects(down["_meta"], meta)
+		if err != nil {
+			return nil, err
+		}
+		down["_meta"] = merged
+	}
+	return json.Marshal(down)
+}
+
+// withMembers encodes v as an object with some members replaced.
+func withMembers(v any, members map[string]any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range members {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+// mergeObjects returns base with the members of extra it lacks added.
+func mergeObjects(base, extra json.RawMessage) (json.RawMessage, error) {
+	var b, e map[string]json.RawMessage
+	if len(base) > 0 {
+		if err := json.Unmarshal(base, &b); err != nil {
+			return extra, nil
+		}
+	}
+	if err := json.Unmarshal(extra, &e); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		b = map[string]json.RawMessage{}
+	}
+	for k, v := range e {
+		if _, ok := b[k]; !ok {
+			b[k] = v
+		}
+	}
+	return json.Marshal(b)
+}

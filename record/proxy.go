@@ -1,0 +1,249 @@
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/trace"
+)
+
+// Options configure the proxy.
+type Options struct {
+	// TraceDir is where recordings go; trace.DefaultDir if empty.
+	TraceDir string
+	// Redactor blanks secrets in what is recorded; nil blanks nothing.
+	Redactor *trace.Redactor
+	// Now is the trace clock; time.Now if nil.
+	Now func() time.Time
+	// Stderr receives the downstreams' stderr and the proxy's warnings;
+	// nil discards them.
+	Stderr io.Writer
+	// Version is the proxy's version, as reported to both sides.
+	Version string
+	// StartTimeout bounds each downstream's start; see mcpx.Options.
+	StartTimeout time.Duration
+}
+
+// Proxy is the recording MCP proxy: one MCP server that re-exposes every
+// downstream tool, prompt and resource, plus the control tools.
+type Proxy struct {
+	opts     Options
+	router   *mcpx.Router
+	server   *mcp.Server
+	progress progressRelay
+	rawDefs  map[string]json.RawMessage // exact tool definitions by exposed name
+
+	mu  sync.Mutex
+	rec *recording // nil when not recording
+}
+
+// recording is the state of one recording in progress.
+type recording struct {
+	w        *trace.Writer
+	inflight sync.WaitGroup // recorded calls still waiting for their result
+}
+
+// Start starts the --wrap downstreams and builds the proxy's server. A
+// downstream that fails to start fails the whole start (the others are
+// stopped), with an error naming it.
+func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
+	p := &Proxy{opts: opts, progress: progressRelay{sessions: map[any]*mcp.ServerSession{}}}
+	router, err := mcpx.Start(ctx, wrap, mcpx.Options{
+		Stderr:       opts.Stderr,
+		Version:      opts.Version,
+		StartTimeout: opts.StartTimeout,
+		OnProgress:   p.progress.forward,
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.router = router
+	p.build()
+	return p, nil
+}
+
+// Serve serves the proxy on t until the client leaves or ctx ends.
+func (p *Proxy) Serve(ctx context.Context, t mcp.Transport) error {
+	return p.server.Run(ctx, t)
+}
+
+// Close ends a recording still in progress (writing what it holds) and
+// stops the downstreams. It returns the recording's write error, if any.
+func (p *Proxy) Close() error {
+	_, _, err := p.stop()
+	p.router.Close()
+	return err
+}
+
+// build creates the server with the control tools and every downstream
+// tool, prompt and resource.
+func (p *Proxy) build() {
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "reelier", Title: "Reelier recording proxy", Version: p.opts.Version}, &mcp.ServerOptions{
+		Instructions: p.instructions(),
+		HasTools:     true,
+	})
+	p.server.AddReceivingMiddleware(p.passthrough)
+	p.addControlTools()
+	p.rawDefs = map[string]json.RawMessage{}
+	for _, route := range p.router.Routes() {
+		if err := p.addTool(route); err != nil {
+			p.warnf("tool %q from downstream %d (%s) is not exposed: %v", route.Exposed, route.Downstream.Index, route.Downstream.Name, err)
+		}
+	}
+	for _, pr := range p.router.Prompts() {
+		if err := p.addPrompt(pr); err != nil {
+			p.warnf("prompt %q from downstream %d (%s) is not exposed: %v", pr.Exposed, pr.Downstream.Index, pr.Downstream.Name, err)
+		}
+	}
+	for _, rr := range p.router.Resources() {
+		if err := p.addResource(rr); err != nil {
+			p.warnf("a resource of downstream %d (%s) is not exposed: %v", rr.Downstream.Index, rr.Downstream.Name, err)
+		}
+	}
+}
+
+func (p *Proxy) instructions() string {
+	const own = "Reelier records what you do with these tools. To record a workflow, call " +
+		mcpx.StartRecording + " {name}, call " + mcpx.Note + " {text} before each step to say what it is for, " +
+		"do the work, then call " + mcpx.StopRecording + ". Every other tool is passed through unchanged."
+	if down := p.router.Instructions(); down != "" {
+		return down + "\n\n" + own
+	}
+	return own
+}
+
+// addTool exposes one downstream tool under its exposed name, with the
+// downstream's description, schemas and annotations.
+func (p *Proxy) addTool(route *mcpx.Route) error {
+	schema, ok := route.Tool.InputSchema.(map[string]any)
+	if !ok || schema["type"] != "object" {
+		return fmt.Errorf(`its input schema is not of type "object"`)
+	}
+	t := *route.Tool
+	t.Name = route.Exposed
+	if err := guard(func() { p.server.AddTool(&t, p.forward(route)) }); err != nil {
+		return err
+	}
+	if route.Raw != nil {
+		p.rawDefs[route.Exposed] = route.Raw
+	}
+	return nil
+}
+
+func (p *Proxy) addPrompt(pr *mcpx.PromptRoute) error {
+	prompt := *pr.Prompt
+	prompt.Name = pr.Exposed
+	orig, d := pr.Prompt.Name, pr.Downstream
+	return guard(func() {
+		p.server.AddPrompt(&prompt, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return d.GetPrompt(ctx, &mcp.GetPromptParams{Meta: forwardMeta(req.Params.Meta), Name: orig, Arguments: req.Params.Arguments})
+		})
+	})
+}
+
+func (p *Proxy) addResource(rr *mcpx.ResourceRoute) error {
+	d := rr.Downstream
+	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return d.ReadResource(ctx, &mcp.ReadResourceParams{Meta: forwardMeta(req.Params.Meta), URI: req.Params.URI})
+	}
+	if rr.Template != nil {
+		return guard(func() { p.server.AddResourceTemplate(rr.Template, read) })
+	}
+	return guard(func() { p.server.AddResource(rr.Resource, read) })
+}
+
+// guard runs an SDK registration, turning the panic the SDK raises for a
+// definition it considers invalid into an error: one downstream's odd
+// definition must not take the proxy down.
+func guard(register func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	register()
+	return nil
+}
+
+func (p *Proxy) warnf(format string, args ...any) {
+	if p.opts.Stderr != nil {
+		fmt.Fprintf(p.opts.Stderr, "[reelier] "+format+"\n", args...)
+	}
+}
+
+// forwardMeta returns the _meta to send downstream: the client's, less
+// the protocol's own per-request keys, which describe the client's
+// connection to the proxy, not the proxy's to the downstream.
+func forwardMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k := range out {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// toolUseID returns the agent's id for a call from its _meta: a string
+// under a key whose last segment is "toolUseId" (Claude Code sends
+// "claudecode/toolUseId").
+func toolUseID(m mcp.Meta) string {
+	for k, v := range m {
+		if k == "toolUseId" || strings.HasSuffix(k, "/toolUseId") {
+			if s, ok := v.(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// progressRelay sends the progress notifications of downstream calls back
+// to the client session that asked for them with its progress token.
+type progressRelay struct {
+	mu       sync.Mutex
+	sessions map[any]*mcp.ServerSession
+}
+
+// watch routes token's notifications to ss until the returned func is
+// called. Tokens that are not a string or a number are ignored.
+func (r *progressRelay) watch(token any, ss *mcp.ServerSession) func() {
+	switch token.(type) {
+	case string, float64, int64, json.Number:
+	default:
+		return func() {}
+	}
+	r.mu.Lock()
+	r.sessions[token] = ss
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.sessions, token)
+		r.mu.Unlock()
+	}
+}
+
+func (r *progressRelay) forward(ctx context.Context, params *mcp.ProgressNotificationParams) {
+	switch params.ProgressToken.(type) {
+	case string, float64, int64, json.Number:
+	default:
+		return
+	}
+	r.mu.Lock()
+	ss := r.sessions[params.ProgressToken]
+	r.mu.Unlock()
+	if ss != nil {
+		ss.NotifyProgress(ctx, params)
+	}
+}

@@ -1,0 +1,288 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reelier/reelier/internal/secrets"
+)
+
+// Redacted replaces a secret that matched a shape or a credential field.
+const Redacted = "«redacted»"
+
+// RedactEnv is the environment variable naming, comma-separated, the other
+// environment variables whose values are blanked in traces.
+const RedactEnv = "REELIER_REDACT"
+
+// minNamedSecret is the shortest environment value that is redacted: a
+// shorter one would blank ordinary words and numbers.
+const minNamedSecret = 6
+
+// Redactor blanks secrets in JSON values before they are written to a
+// trace. It never touches what the agent receives: the recorder hands it
+// the copy it is about to write.
+//
+// It applies, to every string in the value:
+//   - the values of the environment variables named by REELIER_REDACT (six
+//     characters or longer), replaced by «redacted:NAME»;
+//   - the always-on token shapes: sk-… keys, Bearer credentials, and a
+//     value of 32 or more hex digits under a key naming a secret;
+//   - the credential shapes of internal/secrets (GitHub, Slack, AWS, Google,
+//     Stripe, JWT, PEM private keys, URL passwords, secret query parameters);
+//   - whole values of credential fields and headers (Authorization, Cookie,
+//     X-Api-Key, password, client_secret, access_token…), as JSON members
+//     or as "Name: value" header lines inside text.
+//
+// A string that holds a JSON document is redacted inside, member names
+// included, and re-encoded only when something in it was blanked.
+type Redactor struct {
+	named []namedSecret
+}
+
+type namedSecret struct{ name, value string }
+
+// NewRedactor returns a redactor for the values of the given environment
+// variables, looked up with lookup (os.LookupEnv in production). Names
+// whose value is unset or shorter than six characters are ignored.
+func NewRedactor(names []string, lookup func(string) (string, bool)) *Redactor {
+	r := &Redactor{}
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if v, ok := lookup(name); ok && len(v) >= minNamedSecret {
+			r.named = append(r.named, namedSecret{name: name, value: v})
+		}
+	}
+	// Longest first, so a value containing another is replaced whole.
+	sort.SliceStable(r.named, func(i, j int) bool { return len(r.named[i].value) > len(r.named[j].value) })
+	return r
+}
+
+// RedactorFromEnv returns the redactor configured by REELIER_REDACT.
+func RedactorFromEnv() *Redactor {
+	return NewRedactor(strings.Split(os.Getenv(RedactEnv), ","), os.LookupEnv)
+}
+
+// JSON returns raw with every secret blanked, compacted to one line. When
+// nothing was blanked the result is raw itself, compacted.
+func (r *Redactor) JSON(raw []byte) (json.RawMessage, error) {
+	out, changed, err := r.document(raw)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		return out, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// String blanks the secrets in s, a value stored under key ("" when it has
+// none).
+func (r *Redactor) String(key, s string) string {
+	out, _ := r.text(key, s)
+	return out
+}
+
+// document redacts one JSON document; changed reports whether anything
+// was blanked (out is only meaningful then).
+func (r *Redactor) document(raw []byte) (out []byte, changed bool, err error) {
+	if !json.Valid(raw) {
+		return nil, false, errors.New("not a valid JSON document")
+	}
+	sc := scanner{r: r, src: raw, out: make([]byte, 0, len(raw))}
+	sc.run()
+	return sc.out, sc.changed, nil
+}
+
+// scanner copies a valid JSON document without its insignificant white
+// space, byte for byte otherwise, except the strings it blanks secrets in.
+// Only strings are decoded; member order, number literals and escapes
+// are kept as they were.
+type scanner struct {
+	r       *Redactor
+	src     []byte
+	out     []byte
+	changed bool
+}
+
+// frame is one open container: an array remembers the member name it sits
+// under, which its elements inherit.
+type frame struct {
+	array bool
+	key   string
+}
+
+func (sc *scanner) run() {
+	var stack []frame
+	member := "" // the last member name seen; an object's values follow theirs directly
+	valueKey := func() string {
+		switch {
+		case len(stack) == 0:
+			return ""
+		case stack[len(stack)-1].array:
+			return stack[len(stack)-1].key
+		}
+		return member
+	}
+	src := sc.src
+	for i := 0; i < len(src); {
+		switch c := src[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			end := stringEnd(src, i)
+			tok := src[i:end]
+			if j := skipSpace(src, end); j < len(src) && src[j] == ':' {
+				member = decodeString(tok)
+				sc.out = append(sc.out, tok...)
+			} else {
+				sc.str(valueKey(), tok)
+			}
+			i = end
+		case '{', '[':
+			stack = append(stack, frame{array: c == '[', key: valueKey()})
+			sc.out = append(sc.out, c)
+			i++
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			sc.out = append(sc.out, c)
+			i++
+		default:
+			sc.out = append(sc.out, c)
+			i++
+		}
+	}
+}
+
+// str copies the string token tok, a value under key, redacted.
+func (sc *scanner) str(key string, tok []byte) {
+	s := decodeString(tok)
+	red, changed := sc.r.text(key, s)
+	if !changed {
+		sc.out = append(sc.out, tok...)
+		return
+	}
+	sc.changed = true
+	sc.out = appendString(sc.out, red)
+}
+
+// stringEnd returns the index just past the string token starting at i.
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(src)
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// decodeString returns the text of a valid JSON string token.
+func decodeString(tok []byte) string {
+	body := tok[1 : len(tok)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body)
+	}
+	var s string
+	_ = json.Unmarshal(tok, &s)
+	return s
+}
+
+// text redacts one string stored under key.
+func (r *Redactor) text(key, s string) (string, bool) {
+	if s == "" {
+		return s, false
+	}
+	if isCredentialName(key) && s != Redacted {
+		return Redacted, true
+	}
+	if inner, ok := r.embedded(s); ok {
+		return inner, true
+	}
+	orig := s
+	for _, n := range r.named {
+		s = strings.ReplaceAll(s, n.value, "«redacted:"+n.name+"»")
+	}
+	s = redactReferenceShapes(key, s)
+	s = redactHeaderLines(s)
+	s = replaceMatches(s, secrets.FindField(key, s))
+	return s, s != orig
+}
+
+// embedded redacts a string that holds a JSON object or array; ok is false
+// when s is not one or nothing in it was blanked.
+func (r *Redactor) embedded(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || (t[0] != '{' || t[len(t)-1] != '}') && (t[0] != '[' || t[len(t)-1] != ']') {
+		return "", false
+	}
+	out, changed, err := r.document([]byte(t))
+	if err != nil || !changed {
+		return "", false
+	}
+	return string(out), true
+}
+
+// replaceMatches blanks the spans of ms (sorted, not overlapping) in s.
+func replaceMatches(s string, ms []secrets.Match) string {
+	if len(ms) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		b.WriteString(s[last:m.Start])
+		b.WriteString(Redacted)
+		last = m.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// appendString appends s as a JSON string without HTML escaping.
+func appendString(out []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c == '\r':
+			out = append(out, '\\', 'r')
+		case c == '\t':
+			out = append(out, '\\', 't')
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+			// U+2028 and U+2029 are valid JSON but break JavaScript readers.
+			out = append(out, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
+			i += 2
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"')
+}
