@@ -60,58 +60,121 @@ func (r *Reader) Next() (Record, error) {
 	}
 }
 
-// field describes one required field for validation messages.
-type field struct {
-	name string
-	kind string // "string", "int", "bool", "array", "any"
-}
-
-var required = map[Kind][]field{
-	KindMeta:   {{"seq", "int"}, {"name", "string"}, {"startedAt", "string"}, {"wrapped", "array"}},
-	KindNote:   {{"seq", "int"}, {"ts", "string"}, {"text", "string"}},
-	KindCall:   {{"seq", "int"}, {"i", "int"}, {"ts", "string"}, {"tool", "string"}, {"args", "any"}},
-	KindResult: {{"seq", "int"}, {"i", "int"}, {"ok", "bool"}, {"ms", "int"}, {"body", "any"}},
+// wireRecord is every field any record kind may carry, decoded in one
+// pass; pointer fields tell an absent field from a zero one.
+type wireRecord struct {
+	T               *string                `json:"t"`
+	Seq             *int64                 `json:"seq"`
+	I               *int64                 `json:"i"`
+	Name            *string                `json:"name"`
+	StartedAt       *string                `json:"startedAt"`
+	Wrapped         *[]string              `json:"wrapped"`
+	ToolAnnotations map[string]Annotations `json:"toolAnnotations"`
+	Observed        string                 `json:"observed"`
+	TS              *string                `json:"ts"`
+	Text            *string                `json:"text"`
+	Tool            *string                `json:"tool"`
+	Args            json.RawMessage        `json:"args"`
+	ToolUseID       string                 `json:"toolUseId"`
+	OK              *bool                  `json:"ok"`
+	MS              *int64                 `json:"ms"`
+	Body            json.RawMessage        `json:"body"`
 }
 
 // ParseLine parses one non-blank trace line; line is its number, for errors.
 func ParseLine(raw []byte, line int) (Record, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	var w wireRecord
+	if err := json.Unmarshal(raw, &w); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, &LineError{Line: line, Field: te.Field, Msg: "want " + article(kindOfGo(te.Type.Kind().String()))}
+		}
 		return nil, &LineError{Line: line, Msg: "not a JSON object: " + err.Error()}
 	}
-	var t string
-	if err := json.Unmarshal(fields["t"], &t); err != nil || fields["t"] == nil {
+	if w.T == nil {
 		return nil, &LineError{Line: line, Field: "t", Msg: "missing or not a string"}
 	}
-	kind := Kind(t)
-	specs, ok := required[kind]
-	if !ok {
-		return nil, &LineError{Line: line, Field: "t", Msg: fmt.Sprintf("unknown record type %q (want meta, note, call or result)", t)}
-	}
-	for _, f := range specs {
-		v, present := fields[f.name]
-		if !present {
-			return nil, &LineError{Line: line, Field: f.name, Msg: "missing"}
-		}
-		if !hasKind(v, f.kind) {
-			return nil, &LineError{Line: line, Field: f.name, Msg: "want " + article(f.kind)}
-		}
-	}
-	var rec Record
-	switch kind {
+	v := validator{line: line}
+	switch Kind(*w.T) {
 	case KindMeta:
-		rec = &Meta{}
+		m := &Meta{T: KindMeta, Seq: v.int("seq", w.Seq), Name: v.str("name", w.Name), StartedAt: v.str("startedAt", w.StartedAt),
+			ToolAnnotations: w.ToolAnnotations, Observed: w.Observed}
+		if w.Wrapped == nil {
+			v.missing("wrapped")
+		} else {
+			m.Wrapped = *w.Wrapped
+		}
+		return m, v.err
 	case KindNote:
-		rec = &Note{}
+		n := &Note{T: KindNote, Seq: v.int("seq", w.Seq), TS: v.str("ts", w.TS), Text: v.str("text", w.Text)}
+		return n, v.err
 	case KindCall:
-		rec = &Call{}
-	default:
-		rec = &Result{}
+		c := &Call{T: KindCall, Seq: v.int("seq", w.Seq), I: v.int("i", w.I), TS: v.str("ts", w.TS), Tool: v.str("tool", w.Tool),
+			Args: v.raw("args", w.Args), ToolUseID: w.ToolUseID}
+		return c, v.err
+	case KindResult:
+		r := &Result{T: KindResult, Seq: v.int("seq", w.Seq), I: v.int("i", w.I), MS: int64(v.int("ms", w.MS)), Body: v.raw("body", w.Body)}
+		if w.OK == nil {
+			v.missing("ok")
+		} else {
+			r.OK = *w.OK
+		}
+		return r, v.err
 	}
-	if err := json.Unmarshal(raw, rec); err != nil {
-		return nil, &LineError{Line: line, Msg: err.Error()}
+	return nil, &LineError{Line: line, Field: "t", Msg: fmt.Sprintf("unknown record type %q (want meta, note, call or result)", *w.T)}
+}
+
+// validator records the first missing or ill-typed required field.
+type validator struct {
+	line int
+	err  error
+}
+
+func (v *validator) fail(field, msg string) {
+	if v.err == nil {
+		v.err = &LineError{Line: v.line, Field: field, Msg: msg}
 	}
-	return rec, nil
+}
+
+func (v *validator) missing(field string) { v.fail(field, "missing") }
+
+func (v *validator) str(field string, s *string) string {
+	if s == nil {
+		v.missing(field)
+		return ""
+	}
+	return *s
+}
+
+func (v *validator) int(field string, n *int64) int {
+	if n == nil {
+		v.missing(field)
+		return 0
+	}
+	if *n < 0 {
+		v.fail(field, "want "+article("int"))
+	}
+	return int(*n)
+}
+
+func (v *validator) raw(field string, r json.RawMessage) json.RawMessage {
+	if r == nil {
+		v.missing(field)
+	}
+	return r
+}
+
+// kindOfGo names the JSON type a Go kind expects, for type errors.
+func kindOfGo(goKind string) string {
+	switch goKind {
+	case "bool":
+		return "bool"
+	case "slice":
+		return "array"
+	case "string":
+		return "string"
+	}
+	return "int"
 }
 
 func article(kind string) string {
@@ -124,28 +187,4 @@ func article(kind string) string {
 		return "a JSON value"
 	}
 	return "a " + kind
-}
-
-// hasKind checks a raw JSON value's type without decoding all of it.
-func hasKind(v json.RawMessage, kind string) bool {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return false
-	}
-	switch kind {
-	case "string":
-		return v[0] == '"'
-	case "bool":
-		return string(v) == "true" || string(v) == "false"
-	case "array":
-		return v[0] == '['
-	case "int":
-		for _, c := range v {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	return true
 }
