@@ -31,6 +31,8 @@ func TestScripts(t *testing.T) {
 			"fakeapi":     fakeAPI,
 			"fakellm":     fakeLLM,
 			"driftapi":    driftAPI,
+			"ledgerd":     ledgerD,
+			"ledgerconns": ledgerConns,
 		},
 	})
 }

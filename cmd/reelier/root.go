@@ -68,6 +68,8 @@ var commands = []func() *cobra.Command{
 	newCompileCmd,
 	newMCPCmd,
 	newTraceCmd,
+	newPushCmd,
+	newLedgerCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -1,0 +1,246 @@
+package ledgertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reelier/reelier/cloud"
+	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/runtime/runlog"
+)
+
+// StoredRun turns a record built by Record into the Run a server would
+// store.
+func StoredRun(skill string, i int, outcomes ...runlog.Outcome) ledger.Run {
+	rec := Record(skill, i, outcomes...)
+	var r runlog.Record
+	if err := json.Unmarshal(rec, &r); err != nil {
+		panic(err)
+	}
+	t := runlog.CountSteps(r.Steps)
+	start, _ := time.Parse(time.RFC3339Nano, r.StartedAt)
+	end, _ := time.Parse(time.RFC3339Nano, r.FinishedAt)
+	return ledger.Run{
+		ID: fmt.Sprintf("run_%s_%d", skill, i), Skill: skill, IdempotencyKey: cloud.IdempotencyKey(skill, rec),
+		Record: rec, StartedAt: start, FinishedAt: end, Verdict: ledger.VerdictOf(t), Totals: t,
+		ReceivedAt: Base.Add(time.Hour + time.Duration(i)*time.Second),
+	}
+}
+
+// StoreSuite is the behaviour every ledger.Store must have. open returns a
+// fresh, empty store; the suite closes it.
+func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
+	fresh := func(t *testing.T) (ledger.Store, context.Context) {
+		s := open(t)
+		t.Cleanup(func() { s.Close() })
+		return s, context.Background()
+	}
+	t.Run("keys", func(t *testing.T) {
+		s, ctx := fresh(t)
+		if has, err := s.HasKeys(ctx); err != nil || has {
+			t.Fatalf("empty store: HasKeys = %v, %v", has, err)
+		}
+		key, hash := ledger.NewKey()
+		must(t, s.AddKey(ctx, "ci", hash, Base))
+		if has, err := s.HasKeys(ctx); err != nil || !has {
+			t.Fatalf("after AddKey: HasKeys = %v, %v", has, err)
+		}
+		if name, err := s.KeyName(ctx, ledger.HashKey(key)); err != nil || name != "ci" {
+			t.Errorf("KeyName(right key) = %q, %v", name, err)
+		}
+		if _, err := s.KeyName(ctx, ledger.HashKey(key+"x")); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("KeyName(wrong key) err = %v, want ErrNotFound", err)
+		}
+		_, hash2 := ledger.NewKey()
+		if err := s.AddKey(ctx, "ci", hash2, Base); !errors.Is(err, ledger.ErrKeyExists) {
+			t.Errorf("AddKey(same name) err = %v, want ErrKeyExists", err)
+		}
+	})
+	t.Run("skills", func(t *testing.T) {
+		s, ctx := fresh(t)
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "b-skill", SkillMd: "v1", UploadedAt: Base}))
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "b-skill", SkillMd: "v2", UploadedAt: Base.Add(time.Minute)}))
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "B-upper", SkillMd: "x", UploadedAt: Base}))
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "a-skill", SkillMd: "x", UploadedAt: Base}))
+		sums, err := s.Skills(ctx)
+		must(t, err)
+		var names []string
+		for _, k := range sums {
+			names = append(names, k.Name)
+		}
+		if want := []string{"B-upper", "a-skill", "b-skill"}; !slices.Equal(names, want) {
+			t.Errorf("Skills order = %q, want %q (byte order)", names, want)
+		}
+		k, err := s.Skill(ctx, "b-skill")
+		must(t, err)
+		if k.Uploads != 2 || !k.UploadedAt.Equal(Base.Add(time.Minute)) || k.Runs != 0 || k.Latest != nil {
+			t.Errorf("re-uploaded skill summary = %+v", k)
+		}
+		if _, err := s.Skill(ctx, "nope"); !errors.Is(err, ledger.ErrUnknownSkill) {
+			t.Errorf("Skill(unknown) err = %v", err)
+		}
+	})
+	t.Run("runs", func(t *testing.T) {
+		s, ctx := fresh(t)
+		if _, _, err := s.AddRun(ctx, StoredRun("ghost", 0, runlog.Passed)); !errors.Is(err, ledger.ErrUnknownSkill) {
+			t.Fatalf("AddRun(unknown skill) err = %v, want ErrUnknownSkill", err)
+		}
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: "x", UploadedAt: Base}))
+		want := StoredRun("weekly", 0, runlog.Passed, runlog.Failed, runlog.Skipped)
+		id, dup, err := s.AddRun(ctx, want)
+		if err != nil || dup || id != want.ID {
+			t.Fatalf("AddRun = %q, %v, %v", id, dup, err)
+		}
+		got, err := s.Run(ctx, id)
+		must(t, err)
+		want.Seq = got.Seq
+		if string(got.Record) != string(want.Record) || got.Totals != want.Totals || got.Verdict != ledger.VerdictFailed ||
+			!got.StartedAt.Equal(want.StartedAt) || !got.FinishedAt.Equal(want.FinishedAt) || !got.ReceivedAt.Equal(want.ReceivedAt) ||
+			got.IdempotencyKey != want.IdempotencyKey || got.Skill != "weekly" {
+			t.Errorf("Run round trip:\n got %+v\nwant %+v", got, want)
+		}
+		if _, err := s.Run(ctx, "run_missing"); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("Run(missing) err = %v", err)
+		}
+		again := StoredRun("weekly", 0, runlog.Passed, runlog.Failed, runlog.Skipped)
+		again.ID = "run_other"
+		if id2, dup, err := s.AddRun(ctx, again); err != nil || !dup || id2 != id {
+			t.Errorf("duplicate AddRun = %q, %v, %v; want %q, true", id2, dup, err, id)
+		}
+		for i, name := range []string{"run_nokey_1", "run_nokey_2"} {
+			r := StoredRun("weekly", 1, runlog.Passed)
+			r.ID, r.IdempotencyKey = name, ""
+			if _, dup, err := s.AddRun(ctx, r); err != nil || dup {
+				t.Errorf("AddRun without a key #%d = dup %v, %v; want stored", i, dup, err)
+			}
+		}
+		k, err := s.Skill(ctx, "weekly")
+		must(t, err)
+		if k.Runs != 3 || k.Failed != 1 || k.Passed != 2 || k.Latest == nil || k.Latest.ID != "run_nokey_2" {
+			t.Errorf("summary = %+v, latest %+v", k, k.Latest)
+		}
+	})
+	t.Run("paging", func(t *testing.T) {
+		s, ctx := fresh(t)
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "p", SkillMd: "x", UploadedAt: Base}))
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "other", SkillMd: "x", UploadedAt: Base}))
+		for i := range 7 {
+			addRun(t, s, StoredRun("p", i, runlog.Passed))
+			addRun(t, s, StoredRun("other", i, runlog.Unchecked))
+		}
+		var seen []string
+		var sizes []int
+		p := ledger.Page{Limit: 3}
+		for {
+			page, err := s.Runs(ctx, "p", p)
+			must(t, err)
+			sizes = append(sizes, len(page.Runs))
+			for _, r := range page.Runs {
+				seen = append(seen, r.ID)
+			}
+			if page.Next == 0 {
+				break
+			}
+			p.Before = page.Next
+		}
+		want := []string{"run_p_6", "run_p_5", "run_p_4", "run_p_3", "run_p_2", "run_p_1", "run_p_0"}
+		if !slices.Equal(seen, want) || !slices.Equal(sizes, []int{3, 3, 1}) {
+			t.Errorf("pages %v = %q\nwant newest first %q", sizes, seen, want)
+		}
+		if page, err := s.Runs(ctx, "p", ledger.Page{Limit: 7}); err != nil || len(page.Runs) != 7 || page.Next != 0 {
+			t.Errorf("exact page: %d runs, next %d, %v", len(page.Runs), page.Next, err)
+		}
+		if _, err := s.Runs(ctx, "nope", ledger.Page{Limit: 3}); !errors.Is(err, ledger.ErrUnknownSkill) {
+			t.Errorf("Runs(unknown) err = %v", err)
+		}
+	})
+	t.Run("injection", func(t *testing.T) {
+		s, ctx := fresh(t)
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "victim", SkillMd: "x", UploadedAt: Base}))
+		addRun(t, s, StoredRun("victim", 0, runlog.Passed))
+		for _, name := range Injections {
+			must(t, s.PutSkill(ctx, ledger.Skill{Name: name, SkillMd: name, UploadedAt: Base}))
+			addRun(t, s, StoredRun(name, 1, runlog.Passed))
+			k, err := s.Skill(ctx, name)
+			if err != nil || k.Name != name || k.Runs != 1 {
+				t.Errorf("Skill(%q) = %+v, %v", name, k, err)
+			}
+		}
+		sums, err := s.Skills(ctx)
+		must(t, err)
+		if len(sums) != len(Injections)+1 {
+			t.Errorf("%d skills, want %d", len(sums), len(Injections)+1)
+		}
+		if k, err := s.Skill(ctx, "victim"); err != nil || k.Runs != 1 {
+			t.Errorf("victim after injections = %+v, %v", k, err)
+		}
+		if _, err := s.Skill(ctx, "nobody' OR '1'='1"); !errors.Is(err, ledger.ErrUnknownSkill) {
+			t.Errorf("Skill(tautology) err = %v", err)
+		}
+	})
+	t.Run("concurrent duplicates", func(t *testing.T) {
+		s, ctx := fresh(t)
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "c", SkillMd: "x", UploadedAt: Base}))
+		const writers = 8
+		ids := make([]string, writers)
+		dups := make([]bool, writers)
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				r := StoredRun("c", 0, runlog.Passed)
+				r.ID = fmt.Sprintf("run_c_w%d", w)
+				ids[w], dups[w], errs[w] = s.AddRun(ctx, r)
+			})
+		}
+		wg.Wait()
+		stored := 0
+		for w := range writers {
+			must(t, errs[w])
+			if ids[w] != ids[0] {
+				t.Errorf("writer %d got id %q, writer 0 %q", w, ids[w], ids[0])
+			}
+			if !dups[w] {
+				stored++
+			}
+		}
+		page, err := s.Runs(ctx, "c", ledger.Page{Limit: 10})
+		must(t, err)
+		if stored != 1 || len(page.Runs) != 1 {
+			t.Errorf("%d writers stored, %d runs in the store; want exactly 1", stored, len(page.Runs))
+		}
+	})
+}
+
+// Injections are skill names that would change a query built by string
+// concatenation; the stores must treat them as plain names.
+var Injections = []string{
+	`'; DROP TABLE runs; --`,
+	`x' OR '1'='1`,
+	`" OR ""="`,
+	`victim'--`,
+	`%_%`,
+	`\'; SELECT pg_sleep(5); --`,
+	`Robert'); DELETE FROM skills WHERE ('1'='1`,
+	`名前 with ünïcode`,
+}
+
+func addRun(t *testing.T, s ledger.Store, r ledger.Run) {
+	t.Helper()
+	if _, _, err := s.AddRun(context.Background(), r); err != nil {
+		t.Fatalf("AddRun(%s): %v", r.ID, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

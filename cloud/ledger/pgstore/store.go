@@ -1,0 +1,299 @@
+// Package pgstore is the ledger's store for teams: PostgreSQL through pgx,
+// so several stateless ledger processes can share one database.
+//
+// Every write is one transaction. A duplicate delivery is resolved by the
+// database itself (a unique index on the idempotency key with ON CONFLICT
+// DO NOTHING), so two processes receiving the same record at the same
+// moment store it once. Schema migrations are applied at start under a
+// transaction-scoped advisory lock, so processes starting together migrate
+// once.
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/reelier/reelier/cloud/ledger"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migrationLock is the advisory lock id taken while migrating ("reelier"
+// in ASCII).
+const migrationLock = 0x7265656c696572
+
+// PostgreSQL error codes the store maps to ledger errors.
+const (
+	codeForeignKey = "23503"
+	codeUnique     = "23505"
+)
+
+// Store is a ledger.Store in a PostgreSQL database.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database named by a postgres:// URL or key=value
+// DSN and applies any pending migrations.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, errors.New("invalid PostgreSQL connection string") // the DSN may hold a password: not quoted
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("migrating: %w", err)
+	}
+	return s, nil
+}
+
+// migrate applies the migrations newer than the database's version in one
+// transaction, holding an advisory lock so concurrent starts wait.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := ledger.LoadMigrations(migrationFS, "migrations")
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`); err != nil {
+			return err
+		}
+		var have int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+			return err
+		}
+		if have > len(ms) {
+			return fmt.Errorf("the database is at schema version %d, newer than this reelier knows (%d); upgrade reelier", have, len(ms))
+		}
+		for _, m := range ms[have:] {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())`, m.Version, m.Name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// pgCode returns the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// AddKey implements ledger.Store.
+func (s *Store) AddKey(ctx context.Context, name string, hash []byte, at time.Time) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (name, hash, created_at) VALUES ($1, $2, $3)`, name, hash, at)
+		return err
+	})
+	if pgCode(err) == codeUnique {
+		return ledger.ErrKeyExists
+	}
+	return err
+}
+
+// KeyName implements ledger.Store.
+func (s *Store) KeyName(ctx context.Context, hash []byte) (string, error) {
+	var name string
+	err := s.pool.QueryRow(ctx, `SELECT name FROM api_keys WHERE hash = $1`, hash).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ledger.ErrNotFound
+	}
+	return name, err
+}
+
+// HasKeys implements ledger.Store.
+func (s *Store) HasKeys(ctx context.Context) (bool, error) {
+	var has bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM api_keys)`).Scan(&has)
+	return has, err
+}
+
+// PutSkill implements ledger.Store.
+func (s *Store) PutSkill(ctx context.Context, k ledger.Skill) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO skills (name, skill_md, uploaded_at, uploads) VALUES ($1, $2, $3, 1)
+			ON CONFLICT (name) DO UPDATE SET skill_md = EXCLUDED.skill_md, uploaded_at = EXCLUDED.uploaded_at, uploads = skills.uploads + 1`,
+			k.Name, k.SkillMd, k.UploadedAt)
+		return err
+	})
+}
+
+// AddRun implements ledger.Store.
+func (s *Store) AddRun(ctx context.Context, r ledger.Run) (id string, dup bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		t := r.Totals
+		err := tx.QueryRow(ctx, `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
+			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+			ON CONFLICT (idem_key) DO NOTHING RETURNING id`,
+			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), r.StartedAt, r.FinishedAt, string(r.Verdict),
+			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, r.ReceivedAt).Scan(&id)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		dup = true
+		return tx.QueryRow(ctx, `SELECT id FROM runs WHERE idem_key = $1`, r.IdempotencyKey).Scan(&id)
+	})
+	if pgCode(err) == codeForeignKey {
+		return "", false, ledger.ErrUnknownSkill
+	}
+	return id, dup, err
+}
+
+// nullable maps "" to NULL.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// summarySQL aggregates runs per skill and joins each skill's newest run.
+const summarySQL = `WITH agg AS (
+	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' THEN 1 ELSE 0 END), 0) AS unchecked,
+		MAX(r.seq) AS latest
+	FROM skills s LEFT JOIN runs r ON r.skill = s.name
+	WHERE $1 = '' OR s.name = $1
+	GROUP BY s.name, s.uploaded_at, s.uploads)
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked,
+	l.seq, l.id, l.verdict, l.started_at, l.finished_at, l.received_at
+FROM agg LEFT JOIN runs l ON l.seq = agg.latest
+ORDER BY agg.name COLLATE "C"`
+
+// summaries runs summarySQL for one skill, or all when name is "".
+func (s *Store) summaries(ctx context.Context, name string) ([]ledger.SkillSummary, error) {
+	rows, err := s.pool.Query(ctx, summarySQL, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.SkillSummary
+	for rows.Next() {
+		var k ledger.SkillSummary
+		var runs, passed, failed, unchecked int64
+		var seq *int64
+		var id, verdict *string
+		var started, finished, received *time.Time
+		if err := rows.Scan(&k.Name, &k.UploadedAt, &k.Uploads, &runs, &passed, &failed, &unchecked,
+			&seq, &id, &verdict, &started, &finished, &received); err != nil {
+			return nil, err
+		}
+		k.Runs, k.Passed, k.Failed, k.Unchecked = int(runs), int(passed), int(failed), int(unchecked)
+		if seq != nil {
+			k.Latest = &ledger.Run{Seq: *seq, ID: *id, Skill: k.Name, Verdict: ledger.Verdict(*verdict),
+				StartedAt: *started, FinishedAt: *finished, ReceivedAt: *received}
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// Skills implements ledger.Store.
+func (s *Store) Skills(ctx context.Context) ([]ledger.SkillSummary, error) {
+	return s.summaries(ctx, "")
+}
+
+// Skill implements ledger.Store.
+func (s *Store) Skill(ctx context.Context, name string) (ledger.SkillSummary, error) {
+	if name == "" {
+		return ledger.SkillSummary{}, ledger.ErrUnknownSkill
+	}
+	out, err := s.summaries(ctx, name)
+	if err != nil {
+		return ledger.SkillSummary{}, err
+	}
+	if len(out) == 0 {
+		return ledger.SkillSummary{}, ledger.ErrUnknownSkill
+	}
+	return out[0], nil
+}
+
+// runColumns are the columns scanRun reads, in order.
+const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at`
+
+func scanRun(row pgx.Row) (ledger.Run, error) {
+	var r ledger.Run
+	var record, verdict string
+	t := &r.Totals
+	err := row.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, &r.StartedAt, &r.FinishedAt, &verdict,
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &r.ReceivedAt)
+	r.Record, r.Verdict = []byte(record), ledger.Verdict(verdict)
+	r.StartedAt, r.FinishedAt, r.ReceivedAt = r.StartedAt.UTC(), r.FinishedAt.UTC(), r.ReceivedAt.UTC()
+	return r, err
+}
+
+// Runs implements ledger.Store.
+func (s *Store) Runs(ctx context.Context, skill string, p ledger.Page) (ledger.RunPage, error) {
+	var page ledger.RunPage
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM skills WHERE name = $1)`, skill).Scan(&exists); err != nil {
+		return page, err
+	}
+	if !exists {
+		return page, ledger.ErrUnknownSkill
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+` FROM runs
+		WHERE skill = $1 AND ($2::bigint = 0 OR seq < $2::bigint) ORDER BY seq DESC LIMIT $3`, skill, p.Before, p.Limit+1)
+	if err != nil {
+		return page, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Runs = append(page.Runs, r)
+	}
+	if len(page.Runs) > p.Limit {
+		page.Runs = page.Runs[:p.Limit]
+		page.Next = page.Runs[p.Limit-1].Seq
+	}
+	return page, rows.Err()
+}
+
+// Run implements ledger.Store.
+func (s *Store) Run(ctx context.Context, id string) (ledger.Run, error) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, ledger.ErrNotFound
+	}
+	return r, err
+}
+
+// Ping implements ledger.Store.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Close implements ledger.Store.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+var _ ledger.Store = (*Store)(nil)

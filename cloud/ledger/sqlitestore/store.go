@@ -1,0 +1,323 @@
+// Package sqlitestore is the ledger's zero-setup store: one SQLite file,
+// through a pure-Go driver (modernc.org/sqlite), so the reelier binary
+// stays free of cgo.
+//
+// The database runs in WAL mode with a busy timeout; every write is an
+// IMMEDIATE transaction, so concurrent requests of one ledger process queue
+// for the write lock instead of failing. Schema migrations are applied in
+// order when the store opens.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reelier/reelier/cloud/ledger"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// timeLayout stores times as fixed-width UTC text, so text order is time
+// order.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// Store is a ledger.Store in a SQLite file.
+type Store struct {
+	db *sql.DB
+}
+
+// Open opens (creating it and its directory if needed) the database file
+// at path and applies any pending migrations.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	q := url.Values{}
+	q.Set("_txlock", "immediate")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrating %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// migrate applies the migrations newer than the database's version in one
+// IMMEDIATE transaction, recording each version, so two processes opening
+// the same file migrate once.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := ledger.LoadMigrations(migrationFS, "migrations")
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+			return err
+		}
+		var have int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+			return err
+		}
+		if have > len(ms) {
+			return fmt.Errorf("the database is at schema version %d, newer than this reelier knows (%d); upgrade reelier", have, len(ms))
+		}
+		for _, m := range ms[have:] {
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, m.Version, m.Name, fmtTime(time.Now())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// write runs fn in one transaction, committing when it returns nil.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeLayout, s)
+	return t
+}
+
+// AddKey implements ledger.Store.
+func (s *Store) AddKey(ctx context.Context, name string, hash []byte, at time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE name = ?`, name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ledger.ErrKeyExists
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (name, hash, created_at) VALUES (?, ?, ?)`, name, hash, fmtTime(at))
+		return err
+	})
+}
+
+// KeyName implements ledger.Store.
+func (s *Store) KeyName(ctx context.Context, hash []byte) (string, error) {
+	var name string
+	err := s.db.QueryRowContext(ctx, `SELECT name FROM api_keys WHERE hash = ?`, hash).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ledger.ErrNotFound
+	}
+	return name, err
+}
+
+// HasKeys implements ledger.Store.
+func (s *Store) HasKeys(ctx context.Context) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM api_keys LIMIT 1)`).Scan(&n)
+	return n > 0, err
+}
+
+// PutSkill implements ledger.Store.
+func (s *Store) PutSkill(ctx context.Context, k ledger.Skill) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO skills (name, skill_md, uploaded_at, uploads) VALUES (?, ?, ?, 1)
+			ON CONFLICT (name) DO UPDATE SET skill_md = excluded.skill_md, uploaded_at = excluded.uploaded_at, uploads = skills.uploads + 1`,
+			k.Name, k.SkillMd, fmtTime(k.UploadedAt))
+		return err
+	})
+}
+
+// AddRun implements ledger.Store.
+func (s *Store) AddRun(ctx context.Context, r ledger.Run) (id string, dup bool, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM skills WHERE name = ?`, r.Skill).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ledger.ErrUnknownSkill
+		}
+		if r.IdempotencyKey != "" {
+			err := tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE idem_key = ?`, r.IdempotencyKey).Scan(&id)
+			if err == nil {
+				dup = true
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		id = r.ID
+		t := r.Totals
+		_, err := tx.ExecContext(ctx, `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
+			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), fmtTime(r.StartedAt), fmtTime(r.FinishedAt), string(r.Verdict),
+			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, fmtTime(r.ReceivedAt))
+		return err
+	})
+	return id, dup, err
+}
+
+// nullable maps "" to NULL.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// summarySQL aggregates runs per skill and joins each skill's newest run.
+const summarySQL = `WITH agg AS (
+	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' THEN 1 ELSE 0 END), 0) AS unchecked,
+		MAX(r.seq) AS latest
+	FROM skills s LEFT JOIN runs r ON r.skill = s.name
+	WHERE ? = '' OR s.name = ?
+	GROUP BY s.name, s.uploaded_at, s.uploads)
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked,
+	l.seq, l.id, l.verdict, l.started_at, l.finished_at, l.received_at
+FROM agg LEFT JOIN runs l ON l.seq = agg.latest
+ORDER BY agg.name`
+
+// summaries runs summarySQL for one skill, or all when name is "".
+func (s *Store) summaries(ctx context.Context, name string) ([]ledger.SkillSummary, error) {
+	rows, err := s.db.QueryContext(ctx, summarySQL, name, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.SkillSummary
+	for rows.Next() {
+		var k ledger.SkillSummary
+		var uploaded string
+		var seq sql.NullInt64
+		var id, verdict, started, finished, received sql.NullString
+		if err := rows.Scan(&k.Name, &uploaded, &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked,
+			&seq, &id, &verdict, &started, &finished, &received); err != nil {
+			return nil, err
+		}
+		k.UploadedAt = parseTime(uploaded)
+		if seq.Valid {
+			k.Latest = &ledger.Run{Seq: seq.Int64, ID: id.String, Skill: k.Name, Verdict: ledger.Verdict(verdict.String),
+				StartedAt: parseTime(started.String), FinishedAt: parseTime(finished.String), ReceivedAt: parseTime(received.String)}
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// Skills implements ledger.Store.
+func (s *Store) Skills(ctx context.Context) ([]ledger.SkillSummary, error) {
+	return s.summaries(ctx, "")
+}
+
+// Skill implements ledger.Store.
+func (s *Store) Skill(ctx context.Context, name string) (ledger.SkillSummary, error) {
+	if name == "" {
+		return ledger.SkillSummary{}, ledger.ErrUnknownSkill
+	}
+	out, err := s.summaries(ctx, name)
+	if err != nil {
+		return ledger.SkillSummary{}, err
+	}
+	if len(out) == 0 {
+		return ledger.SkillSummary{}, ledger.ErrUnknownSkill
+	}
+	return out[0], nil
+}
+
+// runColumns are the columns scanRun reads, in order.
+const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at`
+
+// scanner is *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner) (ledger.Run, error) {
+	var r ledger.Run
+	var record, started, finished, verdict, received string
+	t := &r.Totals
+	err := sc.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, &started, &finished, &verdict,
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &received)
+	r.Record = []byte(record)
+	r.StartedAt, r.FinishedAt, r.ReceivedAt = parseTime(started), parseTime(finished), parseTime(received)
+	r.Verdict = ledger.Verdict(verdict)
+	return r, err
+}
+
+// Runs implements ledger.Store.
+func (s *Store) Runs(ctx context.Context, skill string, p ledger.Page) (ledger.RunPage, error) {
+	var page ledger.RunPage
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM skills WHERE name = ?`, skill).Scan(&n); err != nil {
+		return page, err
+	}
+	if n == 0 {
+		return page, ledger.ErrUnknownSkill
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
+		WHERE skill = ? AND (? = 0 OR seq < ?) ORDER BY seq DESC LIMIT ?`, skill, p.Before, p.Before, p.Limit+1)
+	if err != nil {
+		return page, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Runs = append(page.Runs, r)
+	}
+	if len(page.Runs) > p.Limit {
+		page.Runs = page.Runs[:p.Limit]
+		page.Next = page.Runs[p.Limit-1].Seq
+	}
+	return page, rows.Err()
+}
+
+// Run implements ledger.Store.
+func (s *Store) Run(ctx context.Context, id string) (ledger.Run, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ledger.ErrNotFound
+	}
+	return r, err
+}
+
+// Ping implements ledger.Store.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Close implements ledger.Store.
+func (s *Store) Close() error { return s.db.Close() }
+
+var _ ledger.Store = (*Store)(nil)

@@ -1,0 +1,146 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/reelier/reelier/runtime/runlog"
+)
+
+// Store keeps keys, skills and runs. Implementations run every write in a
+// transaction and must be safe for concurrent use, also by several ledger
+// processes at once where the database allows it.
+type Store interface {
+	// AddKey stores an API key's hash under a unique name; ErrKeyExists if
+	// the name is taken.
+	AddKey(ctx context.Context, name string, hash []byte, at time.Time) error
+	// KeyName returns the name of the key with this hash; ErrNotFound if
+	// there is none.
+	KeyName(ctx context.Context, hash []byte) (string, error)
+	// HasKeys reports whether any key is stored.
+	HasKeys(ctx context.Context) (bool, error)
+	// PutSkill stores a skill upload, replacing an earlier one of the same
+	// name.
+	PutSkill(ctx context.Context, s Skill) error
+	// AddRun stores a run unless a run with the same non-empty
+	// IdempotencyKey exists, in which case it returns that run's id and
+	// duplicate = true. ErrUnknownSkill if the skill was never uploaded.
+	AddRun(ctx context.Context, r Run) (id string, duplicate bool, err error)
+	// Skills summarises every skill, ordered by name.
+	Skills(ctx context.Context) ([]SkillSummary, error)
+	// Skill summarises one skill; ErrUnknownSkill if there is none.
+	Skill(ctx context.Context, name string) (SkillSummary, error)
+	// Runs pages through a skill's runs, newest first; ErrUnknownSkill if
+	// there is no such skill.
+	Runs(ctx context.Context, skill string, p Page) (RunPage, error)
+	// Run returns one run by id; ErrNotFound if there is none.
+	Run(ctx context.Context, id string) (Run, error)
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Sentinel errors a Store returns; any other error means the database is
+// unavailable.
+var (
+	ErrNotFound     = errors.New("not found")
+	ErrUnknownSkill = errors.New("unknown skill")
+	ErrKeyExists    = errors.New("a key with this name exists")
+)
+
+// Skill is an uploaded skill file.
+type Skill struct {
+	// Name is the skill's name and SkillMd the file's source text.
+	Name    string
+	SkillMd string
+	// UploadedAt is the time of the latest upload; Uploads counts them
+	// (set by the store on read).
+	UploadedAt time.Time
+	Uploads    int
+}
+
+// Verdict is a run's honest one-word result.
+type Verdict string
+
+// The three verdicts. A run whose steps were never checked is never shown
+// as passed.
+const (
+	// VerdictPassed: no step failed and at least one step was checked.
+	VerdictPassed Verdict = "passed"
+	// VerdictFailed: a step failed.
+	VerdictFailed Verdict = "failed"
+	// VerdictUnchecked: no step failed, but none had an assertion either,
+	// so nothing was verified.
+	VerdictUnchecked Verdict = "unchecked"
+)
+
+// VerdictOf derives the verdict from step counts.
+func VerdictOf(t runlog.Totals) Verdict {
+	switch {
+	case t.Failed > 0:
+		return VerdictFailed
+	case t.Passed > 0:
+		return VerdictPassed
+	}
+	return VerdictUnchecked
+}
+
+// Run is one stored run record.
+type Run struct {
+	// ID is the ledger's identifier; Seq orders runs by arrival and is the
+	// paging cursor. Both are set by the store.
+	ID  string
+	Seq int64
+	// Skill names the skill; IdempotencyKey is the client's content hash
+	// ("" when the client sent none).
+	Skill          string
+	IdempotencyKey string
+	// Record is the run record exactly as received.
+	Record []byte
+	// StartedAt and FinishedAt come from the record.
+	StartedAt, FinishedAt time.Time
+	// Verdict and Totals are derived from the record's step outcomes, never
+	// copied from its own totals.
+	Verdict Verdict
+	Totals  runlog.Totals
+	// ReceivedAt is when the ledger stored it.
+	ReceivedAt time.Time
+}
+
+// SkillSummary is a skill with figures over its runs.
+type SkillSummary struct {
+	// Name, UploadedAt and Uploads are the skill's, as in Skill.
+	Name       string
+	UploadedAt time.Time
+	Uploads    int
+	// Runs counts all runs; Passed, Failed and Unchecked count them by
+	// verdict.
+	Runs, Passed, Failed, Unchecked int
+	// Latest is the newest run by arrival, nil when there is none.
+	Latest *Run
+}
+
+// PassRate is Passed/Runs (unchecked runs do not count as passed), 0 when
+// there are no runs.
+func (s SkillSummary) PassRate() float64 {
+	if s.Runs == 0 {
+		return 0
+	}
+	return float64(s.Passed) / float64(s.Runs)
+}
+
+// Page selects runs: at most Limit of them, all older than Before (a Seq;
+// 0 means from the newest).
+type Page struct {
+	Limit  int
+	Before int64
+}
+
+// RunPage is one page of runs, newest first. Next is the Before of the
+// following page, 0 when this is the last.
+type RunPage struct {
+	Runs []Run
+	Next int64
+}

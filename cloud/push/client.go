@@ -1,0 +1,175 @@
+package push
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/reelier/reelier/cloud"
+)
+
+// Kind classifies what happened to one run upload (§8.3a).
+type Kind int
+
+// The three kinds of outcome.
+const (
+	// Pushed: the ledger answered 202; the cursor moves past the record.
+	Pushed Kind = iota
+	// Rejected: the ledger answered 400 or 413, a verdict on the record
+	// itself that will not change on retry; the cursor moves past it too.
+	Rejected
+	// Blocked: a 401, any other status or a network error; nothing was
+	// judged, the batch stops and the cursor stays on this record.
+	Blocked
+)
+
+// Outcome is the result of one run upload.
+type Outcome struct {
+	// Kind says whether the cursor moves past the record.
+	Kind Kind
+	// Status is the HTTP status, 0 when no answer arrived.
+	Status int
+	// ID is the ledger's id for a pushed record, when it sent one.
+	ID string
+	// Duplicate is true when the ledger already held the record.
+	Duplicate bool
+	// Reason explains a rejection: the field errors of a 400 as compact
+	// JSON, or the ledger's size-limit message for a 413.
+	Reason string
+	// Err explains a blocked upload.
+	Err error
+}
+
+// bodyExcerpt is how much of an unexpected answer's body is quoted.
+const bodyExcerpt = 500
+
+// maxAnswer bounds how much of any answer is read.
+const maxAnswer = 64 << 10
+
+// Client speaks the two upload endpoints of a ledger. It is safe for
+// concurrent use. It never retries: every call is exactly one request.
+type Client struct {
+	// Config is the ledger's address and key.
+	Config Config
+	// HTTP is the client used for requests; nil means a client with a 30 s
+	// timeout.
+	HTTP *http.Client
+}
+
+// defaultHTTP bounds each request to 30 s.
+var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
+
+// UploadSkill sends the skill file. Any 2xx is success. A 401 is reported
+// as an authentication failure; any other answer or a network error as an
+// error quoting the start of the answer's body.
+func (c *Client) UploadSkill(ctx context.Context, name string, skillMd []byte) error {
+	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: string(skillMd)})
+	status, answer, err := c.post(ctx, cloud.SkillsPath, body, "")
+	switch {
+	case err != nil:
+		return fmt.Errorf("uploading skill %q: %w", name, err)
+	case status == http.StatusUnauthorized:
+		return fmt.Errorf("uploading skill %q: %w", name, errAuth)
+	case status < 200 || status > 299:
+		return fmt.Errorf("uploading skill %q: the ledger answered %s: %s", name, statusText(status), excerpt(answer))
+	}
+	return nil
+}
+
+// errAuth is the message of every 401; it points at the key without
+// showing it.
+var errAuth = fmt.Errorf("the ledger refused the API key (401): check %s", EnvKey)
+
+// PushRun sends one run record and classifies the answer.
+func (c *Client) PushRun(ctx context.Context, skill string, record []byte) Outcome {
+	status, answer, err := c.post(ctx, cloud.RunsPath, cloud.EncodeRunUpload(skill, record), cloud.IdempotencyKey(skill, record))
+	if err != nil {
+		return Outcome{Kind: Blocked, Err: err}
+	}
+	var eb cloud.ErrorBody
+	switch status {
+	case http.StatusAccepted:
+		var a cloud.Accepted
+		_ = json.Unmarshal(answer, &a) // the id is optional to the client
+		return Outcome{Kind: Pushed, Status: status, ID: a.ID, Duplicate: a.Duplicate}
+	case http.StatusBadRequest:
+		reason := excerpt(answer)
+		var raw struct {
+			FieldErrors json.RawMessage `json:"fieldErrors"`
+		}
+		if json.Unmarshal(answer, &raw) == nil && len(raw.FieldErrors) > 0 {
+			var buf bytes.Buffer
+			if json.Compact(&buf, raw.FieldErrors) == nil {
+				reason = buf.String()
+			}
+		}
+		return Outcome{Kind: Rejected, Status: status, Reason: reason}
+	case http.StatusRequestEntityTooLarge:
+		reason := "the record is larger than the ledger accepts (413)"
+		if json.Unmarshal(answer, &eb) == nil && eb.Error != "" {
+			reason = eb.Error
+		}
+		return Outcome{Kind: Rejected, Status: status, Reason: reason}
+	case http.StatusUnauthorized:
+		return Outcome{Kind: Blocked, Status: status, Err: errAuth}
+	}
+	return Outcome{Kind: Blocked, Status: status, Err: fmt.Errorf("the ledger answered %s: %s", statusText(status), excerpt(answer))}
+}
+
+// post sends one JSON body with the bearer key and returns the status and
+// the start of the answer.
+func (c *Client) post(ctx context.Context, path string, body []byte, idemKey string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Config.BaseURL+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	// Without GetBody the transport cannot replay the request: Go would
+	// otherwise resend a POST carrying an Idempotency-Key on its own after
+	// a dropped connection, and the contract is one attempt per request.
+	req.GetBody = nil
+	req.Header.Set("Authorization", "Bearer "+c.Config.Key)
+	req.Header.Set("Content-Type", "application/json")
+	if idemKey != "" {
+		req.Header.Set(cloud.IdempotencyHeader, idemKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = defaultHTTP
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	// The status is the verdict; the body only explains it, so a body cut
+	// short is quoted as far as it came.
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	return resp.StatusCode, answer, nil
+}
+
+// statusText renders a status as "503 Service Unavailable".
+func statusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return fmt.Sprintf("%d %s", status, t)
+	}
+	return fmt.Sprint(status)
+}
+
+// excerpt quotes the first bodyExcerpt characters of an answer on one line.
+func excerpt(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if s == "" {
+		return "(empty body)"
+	}
+	if utf8.RuneCountInString(s) > bodyExcerpt {
+		r := []rune(s)
+		s = string(r[:bodyExcerpt]) + "…"
+	}
+	return s
+}

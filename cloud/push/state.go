@@ -1,0 +1,117 @@
+package push
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reelier/reelier/internal/atomicfile"
+)
+
+// DefaultStatePath is the cursor file, relative to the working directory.
+const DefaultStatePath = ".reelier/push-state.json"
+
+// State is the cursor file's content: one entry per skill name. It is local
+// bookkeeping only; the ledger is never asked what it has seen.
+type State map[string]*SkillState
+
+// SkillState is one skill's push bookkeeping.
+type SkillState struct {
+	// Pushed is how many records, from the start of the history file, the
+	// cursor has moved past (pushed or permanently rejected).
+	Pushed int `json:"pushed"`
+	// SkillUploaded is true once the skill file was accepted by the ledger.
+	SkillUploaded bool `json:"skillUploaded"`
+	// Rejected is the audit log of permanent rejections, oldest first. It
+	// is never pruned; a record rejected again gets another entry.
+	Rejected []Rejection `json:"rejected,omitempty"`
+}
+
+// Rejection is one permanent rejection of a record.
+type Rejection struct {
+	// Index is the record's 0-based position in the history file.
+	Index int `json:"index"`
+	// Reason is the ledger's field errors (400) or size-limit message (413).
+	Reason string `json:"reason"`
+	// At is when the rejection was recorded, as an ISO-8601 UTC timestamp.
+	At string `json:"at"`
+}
+
+// errCorrupt marks a state file that exists but cannot be read as a state.
+var errCorrupt = errors.New("corrupt push state")
+
+// ReadState reads a state file and changes nothing. A missing file is an
+// empty state. A file that is not a valid state yields an empty state and
+// an error wrapping errCorrupt (test it with IsCorrupt); any other error is
+// an I/O failure.
+func ReadState(path string) (State, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&st); err != nil {
+		return State{}, fmt.Errorf("%w: %s: %v", errCorrupt, path, err)
+	}
+	if dec.More() {
+		return State{}, fmt.Errorf("%w: %s: data after the JSON object", errCorrupt, path)
+	}
+	if st == nil {
+		return State{}, fmt.Errorf("%w: %s: not a JSON object", errCorrupt, path)
+	}
+	for name, s := range st {
+		switch {
+		case s == nil:
+			delete(st, name)
+		case s.Pushed < 0:
+			return State{}, fmt.Errorf("%w: %s: %q has a negative cursor", errCorrupt, path, name)
+		}
+	}
+	return st, nil
+}
+
+// IsCorrupt reports whether err from ReadState means the file is corrupt.
+func IsCorrupt(err error) bool { return errors.Is(err, errCorrupt) }
+
+// setAside renames a corrupt state file to <path>.corrupt-<epoch-ms> and
+// returns the new name. It is best effort: on failure the corrupt content
+// is simply overwritten by the next save, and "" is returned.
+func setAside(path string, now time.Time) string {
+	aside := fmt.Sprintf("%s.corrupt-%d", path, now.UnixMilli())
+	if os.Rename(path, aside) != nil {
+		return ""
+	}
+	return aside
+}
+
+// skill returns the entry for name, creating it.
+func (st State) skill(name string) *SkillState {
+	s := st[name]
+	if s == nil {
+		s = &SkillState{}
+		st[name] = s
+	}
+	return s
+}
+
+// save replaces the state file atomically: a reader sees the old file or
+// the new one, never a torn write.
+func (st State) save(path string) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(data, '\n'), 0o644)
+}

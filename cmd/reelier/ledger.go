@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+	"unicode"
+
+	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/cloud/ledger/stores"
+	"github.com/spf13/cobra"
+)
+
+const ledgerLong = `Run a self-hosted receipt ledger: the server 'reelier push' sends run
+records to, with a web page of what each skill's receipts say.
+
+  reelier ledger serve         serve the API and the receipts pages
+  reelier ledger key create    create an API key (shown once)
+
+Stores (--db, or $REELIER_LEDGER_DB):
+  sqlite:PATH                  one embedded SQLite file (the default,
+                               sqlite:.reelier/ledger.db); no setup
+  postgres://USER@HOST/DB      PostgreSQL; several ledger processes can
+                               share one database
+
+Schema migrations are applied when a store opens.`
+
+const ledgerServeLong = `Serve the receipt ledger's JSON API and its receipts pages on --addr.
+
+API (the push client's side of it is 'reelier push --help'):
+  POST /api/v1/skills            {name, skillMd}        200 {name}
+  POST /api/v1/runs              {skillName, record}    202 {id}; a repeated
+                                 Idempotency-Key gets the first copy's id
+  GET  /api/v1/skills            every skill with its figures
+  GET  /api/v1/skills/NAME/runs  newest first; ?limit=1..200 (50), and
+                                 ?before=<next> for the following page
+  GET  /healthz                  200 while the database answers, else 503
+Errors: 400 {error, fieldErrors} for a body that is not a well-formed run
+record; 401 for a missing or unknown key; 404 for a skill never uploaded;
+413 for a body over --max-body bytes; 415 unless the body is
+application/json; 503 while the database is unavailable.
+
+Pages: / (skills with latest verdict, pass rate, last run), /skills/NAME
+(pass/fail strip, duration and token chart, runs), /runs/ID (the receipt).
+An unchecked run is never shown as passed.
+
+Who may connect: while the store holds no API key, the ledger answers only
+loopback clients, and it refuses to listen on an address that is not
+loopback. Once a key exists ('reelier ledger key create'), every request
+but /healthz needs one, as 'Authorization: Bearer KEY' (or as the password
+of HTTP Basic, so a browser can open the pages), and any --addr is allowed.
+
+It stops cleanly on Ctrl-C or SIGTERM.
+
+Examples:
+  reelier ledger serve
+  reelier ledger serve --db sqlite:/var/lib/reelier/ledger.db
+  REELIER_LEDGER_DB=postgres://reelier@db.internal/reelier \
+    reelier ledger serve --addr 0.0.0.0:8787`
+
+const ledgerKeyCreateLong = `Create an API key named NAME and print it on stdout, once: only its
+SHA-256 hash is stored, so it cannot be shown again. Give it to pushers as
+REELIER_CLOUD_KEY. Creating the first key ends the ledger's open,
+loopback-only mode: from then on every request needs a key.
+
+Examples:
+  reelier ledger key create ci
+  KEY=$(reelier ledger key create laptop --db postgres://reelier@db.internal/reelier)`
+
+// ledgerDBEnv names the store when --db is not given.
+const ledgerDBEnv = "REELIER_LEDGER_DB"
+
+type ledgerServeOptions struct {
+	addr    string
+	db      string
+	maxBody int64
+}
+
+type ledgerKeyOptions struct {
+	name string
+	db   string
+}
+
+func newLedgerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "Run a self-hosted receipt ledger that reelier push sends to",
+		Long:  ledgerLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("ledger needs a subcommand: serve or key create (see 'reelier ledger --help')")
+		},
+	}
+	cmd.AddCommand(newLedgerServeCmd(), newLedgerKeyCmd())
+	return cmd
+}
+
+// defaultStore is --db's default: $REELIER_LEDGER_DB or the SQLite file.
+func defaultStore() string {
+	if v := os.Getenv(ledgerDBEnv); v != "" {
+		return v
+	}
+	return stores.Default
+}
+
+func newLedgerServeCmd() *cobra.Command {
+	var opts ledgerServeOptions
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] [--db STORE]",
+		Short: "Serve the ledger's API and receipts pages",
+		Long:  ledgerServeLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return ledgerServeRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.addr, "addr", "127.0.0.1:8787", "`host:port` to listen on")
+	f.StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
+	f.Int64Var(&opts.maxBody, "max-body", ledger.DefaultMaxBody, "largest request body in `bytes`; larger ones get 413")
+	return cmd
+}
+
+func newLedgerKeyCmd() *cobra.Command {
+	key := &cobra.Command{
+		Use:   "key",
+		Short: "Manage the ledger's API keys",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("key needs a subcommand: create (see 'reelier ledger key --help')")
+		},
+	}
+	var opts ledgerKeyOptions
+	create := &cobra.Command{
+		Use:   "create NAME [--db STORE]",
+		Short: "Create an API key and print it once",
+		Long:  ledgerKeyCreateLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.name = args[0]
+			return ledgerKeyCreateRun(cmd, opts)
+		},
+	}
+	create.Flags().StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
+	key.AddCommand(create)
+	return key
+}
+
+// openStore opens the named store (or the default), reporting failures
+// without the connection string's password.
+func openStore(ctx context.Context, db string) (ledger.Store, string, error) {
+	if db == "" {
+		db = defaultStore()
+	}
+	shown := stores.Redact(db)
+	store, err := stores.Open(ctx, db)
+	if errors.Is(err, stores.ErrUnknownKind) {
+		return nil, shown, usageErrorf("--db: %v", err)
+	}
+	if err != nil {
+		return nil, shown, &exitError{code: exitFailed, err: fmt.Errorf("opening the store %s: %v", shown, err)}
+	}
+	return store, shown, nil
+}
+
+func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
+	if opts.maxBody < 1 {
+		return usageErrorf("--max-body must be at least 1, got %d", opts.maxBody)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, shown, err := openStore(ctx, opts.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	keyed, err := store.HasKeys(ctx)
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
+	}
+	if !keyed && !ledger.IsLoopback(opts.addr) {
+		return usageErrorf("refusing to listen on %s: it is not a loopback address and the ledger has no API key, so anyone who can reach it could write receipts; create one first with 'reelier ledger key create NAME'", opts.addr)
+	}
+	ln, err := net.Listen("tcp", opts.addr)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	mode := "open to loopback clients only (no API key yet)"
+	if keyed {
+		mode = "API key required"
+	}
+	logger := log.New(cmd.ErrOrStderr(), "reelier ledger: ", log.LstdFlags)
+	fmt.Fprintf(cmd.OutOrStdout(), "reelier ledger: listening on http://%s (store %s; %s)\n", ln.Addr(), shown, mode)
+	srv := &http.Server{
+		Handler:           ledger.NewServer(ledger.Config{Store: store, MaxBody: opts.maxBody, Logf: logger.Printf}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          logger,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return &exitError{code: exitFailed, err: err}
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("stopping: %v", err)}
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), "reelier ledger: stopped")
+	return nil
+}
+
+func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
+	if msg := keyNameProblem(opts.name); msg != "" {
+		return usageErrorf("invalid key name %q: %s", opts.name, msg)
+	}
+	ctx := cmd.Context()
+	store, shown, err := openStore(ctx, opts.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	key, hash := ledger.NewKey()
+	err = store.AddKey(ctx, opts.name, hash, time.Now())
+	switch {
+	case errors.Is(err, ledger.ErrKeyExists):
+		return usageErrorf("the store %s already has a key named %q; choose another name", shown, opts.name)
+	case err != nil:
+		return &exitError{code: exitFailed, err: fmt.Errorf("storing the key in %s: %v", shown, err)}
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), key)
+	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: created API key %q in %s; this is the only time it is shown (only its hash is stored). Pushers use it as REELIER_CLOUD_KEY.\n", opts.name, shown)
+	return nil
+}
+
+// keyNameProblem says what is wrong with a key name, or "".
+func keyNameProblem(name string) string {
+	if name == "" || len(name) > 100 {
+		return "it must be 1 to 100 bytes"
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return "it must be printable"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// scriptLedgers holds the connection counter of each script's ledger.
+var scriptLedgers sync.Map // *testscript.TestScript → *atomic.Int64
+
+// ledgerD is the script command `ledgerd [-key]`: it starts a receipt
+// ledger (a SQLite store in $WORK/ledgerd.db) on 127.0.0.1 inside the test
+// process for the rest of the script, listening before the command
+// returns. It sets $LEDGER to its URL, $LEDGER_DOWN to a URL where nothing
+// listens and, with -key, $LEDGER_KEY to a valid API key (without -key the
+// ledger is open to loopback clients). It counts the TCP connections it
+// accepts; see ledgerConns.
+func ledgerD(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 || len(args) == 1 && args[0] != "-key" {
+		ts.Fatalf("usage: ledgerd [-key]")
+	}
+	store, err := sqlitestore.Open(context.Background(), ts.MkAbs("ledgerd.db"))
+	ts.Check(err)
+	if len(args) == 1 {
+		key, hash := ledger.NewKey()
+		ts.Check(store.AddKey(context.Background(), "script", hash, time.Now()))
+		ts.Setenv("LEDGER_KEY", key)
+	}
+	var conns atomic.Int64
+	scriptLedgers.Store(ts, &conns)
+	srv := httptest.NewUnstartedServer(ledger.NewServer(ledger.Config{Store: store, Logf: ts.Logf}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	ts.Defer(func() {
+		srv.Close()
+		store.Close()
+		scriptLedgers.Delete(ts)
+	})
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	ts.Setenv("LEDGER", srv.URL)
+	ts.Setenv("LEDGER_DOWN", down.URL)
+}
+
+// ledgerConns is the script command `ledgerconns N`: it fails unless the
+// script's ledger has accepted exactly N connections so far.
+func ledgerConns(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: ledgerconns N")
+	}
+	want, err := strconv.ParseInt(args[0], 10, 64)
+	ts.Check(err)
+	v, ok := scriptLedgers.Load(ts)
+	if !ok {
+		ts.Fatalf("ledgerconns: no ledgerd in this script")
+	}
+	got := v.(*atomic.Int64).Load()
+	if (got == want) == neg {
+		ts.Fatalf("the ledger accepted %d connection(s); want %s%d", got, map[bool]string{true: "not "}[neg], want)
+	}
+}

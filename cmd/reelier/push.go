@@ -1,0 +1,224 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/reelier/reelier/cloud/push"
+	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/spf13/cobra"
+)
+
+const pushLong = `Send a skill's run records, and on its first push the skill file, to a
+receipt ledger ('reelier ledger serve', or any server speaking the same
+API). Push is opt-in and inert until both variables are set:
+
+  REELIER_CLOUD_URL   the ledger's base URL (a trailing slash is fine)
+  REELIER_CLOUD_KEY   its API key (never printed, logged or echoed)
+
+Records are read from <runs-dir>/<skill-name>.jsonl and sent one POST each,
+strictly in file order, each with an Idempotency-Key (a hash of the skill
+name and the record) so a ledger drops a record it already has. A cursor per
+skill in .reelier/push-state.json remembers how far pushing got; a plain
+push sends only the records after it, and the file is rewritten atomically
+after every record, under a lock so two pushes take turns.
+
+What the ledger answers decides what happens next:
+  202            pushed; the cursor moves on
+  400, 413       a permanent verdict on that record: a warning on stderr,
+                 an entry {index, reason, at} appended to the skill's
+                 "rejected" list in the state file, and the cursor moves on
+                 so one bad record never blocks the ones after it
+  401, any other status, a network error
+                 transient: the push stops and the cursor stays on that
+                 record, so the next push retries exactly there
+
+--all reconsiders every record from the start (a record rejected before is
+sent, and logged if rejected, again; a partial --all run can leave the
+cursor lower than it was). --with-skill sends the skill file again.
+--dry-run prints what would be sent and touches nothing: no variable is
+read, no connection is made, no file is written.
+
+A state file that is not valid JSON is renamed aside to
+push-state.json.corrupt-<epoch-ms> with a warning, and pushing starts over
+from the first record (the ledger recognises what it already has).
+
+Run records hold what your tools returned; review them before pushing them
+anywhere.
+
+Exit status: 0 when every record was pushed or permanently rejected; 1 when
+the push stopped early (the skill upload failed, a transient answer, or the
+state file could not be written); 2 for usage errors, a missing variable,
+an unparseable skill or a missing run history.
+
+Examples:
+  reelier push skills/weekly-bookings.skill.md
+  reelier push --dry-run skills/weekly-bookings.skill.md
+  reelier push --all skills/weekly-bookings.skill.md
+  REELIER_CLOUD_URL=http://127.0.0.1:8787 REELIER_CLOUD_KEY=$KEY \
+    reelier push --with-skill skills/weekly-bookings.skill.md`
+
+type pushOptions struct {
+	path      string
+	all       bool
+	dryRun    bool
+	withSkill bool
+	runsDir   string
+}
+
+func newPushCmd() *cobra.Command {
+	var opts pushOptions
+	cmd := &cobra.Command{
+		Use:   "push SKILL [--all] [--dry-run] [--with-skill]",
+		Short: "Send a skill's run records to a receipt ledger",
+		Long:  pushLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path = args[0]
+			return pushRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.all, "all", false, "reconsider every record from the start, not just those after the cursor")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print what would be sent; send and write nothing")
+	f.BoolVar(&opts.withSkill, "with-skill", false, "upload the skill file even if it was uploaded before")
+	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "directory of run-record files")
+	return cmd
+}
+
+func pushRun(cmd *cobra.Command, opts pushOptions) error {
+	skills, err := loadSkills(cmd, []string{opts.path})
+	if err != nil {
+		return err
+	}
+	name := skills[0].skill.Name()
+	po := push.Options{
+		Skill: name, SkillMd: skills[0].src, RunsFile: runlog.Path(opts.runsDir, name),
+		StatePath: push.DefaultStatePath, All: opts.all, WithSkill: opts.withSkill,
+	}
+	if opts.dryRun {
+		return pushDryRun(cmd.OutOrStdout(), po, opts.path)
+	}
+	cfg, err := push.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	po.Client = &push.Client{Config: cfg}
+	pr := &pushReport{out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), statePath: po.StatePath}
+	po.Report = pr.event
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := push.Push(ctx, po)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("no run history for skill %q: %s does not exist (reelier run writes it)", name, po.RunsFile)
+	}
+	if err != nil {
+		pr.summary(res)
+		fmt.Fprintf(pr.errw, "reelier push: %v\n", err)
+		return silentExit(exitFailed)
+	}
+	pr.summary(res)
+	switch {
+	case res.Upload == push.UploadFailed:
+		fmt.Fprintf(pr.errw, "reelier push: %v; no record was sent\n", res.Stopped)
+		return silentExit(exitFailed)
+	case res.Stopped != nil:
+		fmt.Fprintf(pr.errw, "reelier push: stopped at record %d; nothing after it was sent, and the next push resumes there\n", res.CursorAfter)
+		return silentExit(exitFailed)
+	}
+	return nil
+}
+
+// pushDryRun prints the plan of a push.
+func pushDryRun(w io.Writer, po push.Options, path string) error {
+	p, err := push.DryRun(po)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("no run history for skill %q: %s does not exist (reelier run writes it)", po.Skill, po.RunsFile)
+	}
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if p.StateCorrupt != nil {
+		fmt.Fprintf(w, "dry run: %v; a real push would set it aside and start from record 0\n", p.StateCorrupt)
+	}
+	if p.UploadSkill {
+		fmt.Fprintf(w, "dry run: would upload the skill file %s first\n", path)
+	}
+	switch {
+	case p.Count() == 0:
+		fmt.Fprintf(w, "dry run: nothing to push for %s: the cursor is at %d of %d record(s)\n", p.Skill, p.From, p.Records)
+	default:
+		fmt.Fprintf(w, "dry run: would push %d record(s) of %s: records %d to %d of %d (cursor %d -> at most %d)\n",
+			p.Count(), p.Skill, p.From, p.To-1, p.Records, p.From, p.To)
+	}
+	fmt.Fprintln(w, "dry run: nothing was sent and nothing was written")
+	return nil
+}
+
+// pushReport prints a push's events as they happen.
+type pushReport struct {
+	out, errw io.Writer
+	statePath string
+}
+
+func (pr *pushReport) event(e push.Event) {
+	switch e.Kind {
+	case push.Waiting:
+		fmt.Fprintf(pr.errw, "reelier push: another push holds %s; waiting for it to finish\n", e.Path)
+	case push.StateSetAside:
+		aside := "it could not be renamed and will be overwritten"
+		if e.Path != "" {
+			aside = "renamed it to " + e.Path
+		}
+		fmt.Fprintf(pr.errw, "reelier push: warning: %v; %s and starting again from record 0\n", e.Err, aside)
+	case push.CursorPastEnd:
+		fmt.Fprintf(pr.errw, "reelier push: warning: the cursor is past the end of the run history (was the file truncated or replaced?); use --all to push it from the start\n")
+	case push.SkillUploaded:
+		fmt.Fprintln(pr.out, "skill file uploaded")
+	case push.RecordDone:
+		pr.record(e.Index, e.Outcome)
+	}
+}
+
+func (pr *pushReport) record(i int, o push.Outcome) {
+	switch o.Kind {
+	case push.Pushed:
+		switch {
+		case o.Duplicate:
+			fmt.Fprintf(pr.out, "record %d: pushed; the ledger already had it as %s\n", i, o.ID)
+		case o.ID != "":
+			fmt.Fprintf(pr.out, "record %d: pushed as %s\n", i, o.ID)
+		default:
+			fmt.Fprintf(pr.out, "record %d: pushed\n", i)
+		}
+	case push.Rejected:
+		status := "not sent"
+		if o.Status != 0 {
+			status = fmt.Sprint(o.Status)
+		}
+		fmt.Fprintf(pr.errw, "reelier push: warning: record %d rejected permanently (%s): %s; logged under \"rejected\" in %s, and the cursor moves past it\n",
+			i, status, o.Reason, pr.statePath)
+	case push.Blocked:
+		fmt.Fprintf(pr.errw, "reelier push: record %d: %v\n", i, o.Err)
+	}
+}
+
+// summary prints the one-line account of a push.
+func (pr *pushReport) summary(r push.Result) {
+	skill := map[push.UploadStatus]string{
+		push.AlreadyUploaded: "skill already uploaded",
+		push.Uploaded:        "skill uploaded",
+		push.UploadFailed:    "skill upload failed",
+	}[r.Upload]
+	pushed := fmt.Sprintf("%d pushed", r.Pushed)
+	if r.Duplicates > 0 {
+		pushed += fmt.Sprintf(" (%d already on the ledger)", r.Duplicates)
+	}
+	fmt.Fprintf(pr.out, "%s: %s; %s, %d rejected; cursor %d -> %d of %d record(s)\n",
+		r.Skill, skill, pushed, r.Rejected, r.CursorBefore, r.CursorAfter, r.Records)
+}
