@@ -42,8 +42,8 @@ type Meta struct {
 	// absent when no wrapped tool declared any.
 	ToolAnnotations map[string]Annotations `json:"toolAnnotations,omitempty"`
 	// Observed says how the calls were observed: "proxy" (the recorder saw
-	// them on the wire), "stream" (a harness's own output) or "transcript"
-	// (a session file the agent could have written). Absent means "proxy".
+	// them on the wire), "stream" (a harness's own output) or "file" (a
+	// session file the agent could have written). Absent means "proxy".
 	Observed string `json:"observed,omitempty"`
 }
 

@@ -54,7 +54,7 @@ var commandFamily = map[string]string{
 	"mcp": "record", "trace": "record",
 	"compile": "replay", "run": "replay", "bench": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
-	"serve": "share", "push": "share", "ledger": "share",
+	"serve": "share", "push": "share", "ledger": "share", "summary": "share",
 }
 
 // commands lists the constructors of every subcommand.
@@ -70,6 +70,11 @@ var commands = []func() *cobra.Command{
 	newTraceCmd,
 	newPushCmd,
 	newLedgerCmd,
+	newFromSessionCmd,
+	newScanCmd,
+	newInstallCmd,
+	newUninstallCmd,
+	newInitCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
