@@ -75,6 +75,8 @@ var commands = []func() *cobra.Command{
 	newInstallCmd,
 	newUninstallCmd,
 	newInitCmd,
+	newServeCmd,
+	newSummaryCmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -1,0 +1,40 @@
+// Package serve offers Reelier's own commands to a coding agent as an MCP
+// server: the tools behind `reelier serve`.
+//
+// It is the opposite role from the recording proxy (package record): that
+// one fronts other MCP servers to record their calls; this one fronts
+// Reelier and wraps nothing. Each tool is a thin layer over the package
+// that does the work:
+//
+//	reelier_scan          session/scan: replayable workflows in an agent's history
+//	reelier_from_session  session + compile: a skill from one transcript
+//	reelier_replay        runtime: a Level-0 replay and its run record
+//	reelier_push          cloud/push: run records to a receipt ledger
+//	reelier_lint          lint: findings for skill files
+//	reelier_find_skill    the skills already in the working directory that
+//	                      match a task description, ranked and explained
+//
+// Rules every tool keeps:
+//
+//   - A replay always runs at Level 0. No input can raise it: the LLM is
+//     never constructed from this surface.
+//   - A tool that cannot do its job answers with an isError result whose
+//     text says why: a missing or mistyped argument, an unknown tool name,
+//     an unreadable file. A replay that ran and found a failing step is not
+//     such a failure: its run record says passed: false.
+//   - reelier_push answers with one of three outcomes, "ok",
+//     "skipped-no-key" (REELIER_CLOUD_URL or REELIER_CLOUD_KEY unset; nothing
+//     was sent) and "failed" (an isError result), never "ok" for a push that
+//     did not complete.
+//   - Paths are resolved against the server's working directory and
+//     refused when they lead outside it, lexically or through a symbolic
+//     link; files are read through an os.Root on that directory. Session
+//     transcripts may also be read from the history directory the person
+//     who started the server chose (by default ~/.claude/projects), and
+//     nothing is ever written there.
+//
+// Transports: Serve runs on any MCP transport (stdio for `reelier serve`).
+// Handler serves the streamable HTTP transport behind a bearer-token check;
+// CheckBind decides whether an address may be listened on: loopback only,
+// unless a token is configured.
+package serve

@@ -1,0 +1,135 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/runtime/runlog"
+)
+
+// ReplayInput is the input of reelier_replay. There is deliberately no
+// level: a replay from this surface is always Level 0, and an unknown
+// argument such as maxLevel is refused by the input schema.
+type ReplayInput struct {
+	SkillPath        string            `json:"skillPath" jsonschema:"the .skill.md file to replay, relative to the working directory (or to cwd)"`
+	Vars             map[string]string `json:"vars,omitempty" jsonschema:"template variables, name to value, like --var name=value"`
+	Wrap             []string          `json:"wrap,omitempty" jsonschema:"MCP server commands to start and replay against, like --wrap (stdio only)"`
+	AllowWrites      bool              `json:"allowWrites,omitempty" jsonschema:"let idempotent-write steps execute, like --allow-writes"`
+	AllowDestructive bool              `json:"allowDestructive,omitempty" jsonschema:"let destructive (and idempotent-write) steps execute, like --yes"`
+	Cwd              string            `json:"cwd,omitempty" jsonschema:"a directory inside the working directory to act in: relative paths and .reelier/runs are resolved against it"`
+}
+
+var toolReplay = &mcp.Tool{
+	Name:  "reelier_replay",
+	Title: "Replay a skill (Level 0, no LLM)",
+	Description: "Replay a .skill.md file deterministically: every step's tool call is made again and every assert checked, " +
+		"with no LLM at any point (always Level 0). Returns the run record exactly as it is appended to .reelier/runs/<skill>.jsonl: " +
+		"passed is true when no step failed; a step with no asserts is \"unchecked\" (it ran, nothing was verified) and is never counted as passed; " +
+		"after the first failed step the rest are \"skipped\". Destructive steps are refused unless allowDestructive is true, " +
+		"idempotent-write steps unless allowWrites (or allowDestructive) is true. A replay that ran is not an error even when a step failed: read passed and each step's failures.",
+	Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(true)},
+}
+
+func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayInput) (*mcp.CallToolResult, runlog.Record, error) {
+	if len(in.Wrap) > 0 && !s.opts.AllowWrap {
+		return nil, runlog.Record{}, errors.New("wrap starts processes, so it is only available when reelier serve runs on stdio, not over HTTP; replay without wrap, or run the skill from a shell")
+	}
+	base, err := s.base(in.Cwd)
+	if err != nil {
+		return nil, runlog.Record{}, err
+	}
+	skill, _, err := s.loadSkill(base, in.SkillPath)
+	if err != nil {
+		return nil, runlog.Record{}, err
+	}
+	if err := checkVars(in.Vars); err != nil {
+		return nil, runlog.Record{}, err
+	}
+	tools := runtime.Registry{}
+	httptool.Register(tools, s.opts.HTTPClient)
+	if len(in.Wrap) > 0 {
+		router, err := mcpx.Start(ctx, in.Wrap, mcpx.Options{Stderr: s.opts.Stderr, Version: s.opts.Version})
+		if err != nil {
+			return nil, runlog.Record{}, fmt.Errorf("wrap: %w", err)
+		}
+		defer router.Close()
+		router.Register(tools, s.opts.Stderr)
+	}
+	res := runtime.Run(ctx, skill, runtime.Options{
+		Tools: tools, Vars: in.Vars, Yes: in.AllowDestructive, AllowWrites: in.AllowWrites, Clock: s.opts.Clock,
+	})
+	if err := s.appendRecord(base, &res.Record); err != nil {
+		return nil, runlog.Record{}, fmt.Errorf("the replay ran (passed: %t) but its run record could not be written: %w", res.Record.Passed, err)
+	}
+	return nil, res.Record, nil
+}
+
+// loadSkill resolves, reads and parses a skill file inside the working
+// directory; a skill with parse errors is refused with every diagnostic.
+func (s *Server) loadSkill(base, given string) (*ast.Skill, []byte, error) {
+	p, _, err := within("skillPath", base, given, s.work)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := readIn(s.work, "skillPath", given, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	skill, diags := grammar.Parse(s.display(p), src)
+	if diags.HasErrors() {
+		lines := make([]string, 0, len(diags))
+		for _, d := range diags {
+			lines = append(lines, d.String())
+		}
+		return nil, nil, fmt.Errorf("skillPath %q does not parse, so nothing ran:\n%s", given, strings.Join(lines, "\n"))
+	}
+	return skill, src, nil
+}
+
+// appendRecord appends the record to <base>/.reelier/runs, refusing a
+// runs directory or history file that a link leads out of the working
+// directory.
+func (s *Server) appendRecord(base string, rec *runlog.Record) error {
+	dir, _, err := within("the runs directory", base, runlog.DefaultDir, s.work)
+	if err != nil {
+		return err
+	}
+	if _, _, err := within("the run history", dir, runlog.FileName(rec.Skill), s.work); err != nil {
+		return err
+	}
+	_, err = runlog.Append(dir, rec)
+	return err
+}
+
+// checkVars applies the rules of --var: a name is an identifier and not
+// one of the computed date variables.
+func checkVars(vars map[string]string) error {
+	for name := range vars {
+		if !isIdentifier(name) {
+			return fmt.Errorf("vars: invalid name %q: a name is a letter or _ followed by letters, digits or _", name)
+		}
+		if grammar.IsReservedName(name) {
+			return fmt.Errorf("vars: %q is reserved for the computed date variables", name)
+		}
+	}
+	return nil
+}
+
+func isIdentifier(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func ptr[T any](v T) *T { return &v }
