@@ -28,18 +28,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// buildReelier builds cmd/reelier into dir and returns the binary's path.
-func buildReelier(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "reelier")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/reelier/reelier/cmd/reelier")
-	cmd.Dir = testutil.Root()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestRoundTrip records a session through a built `reelier mcp` wrapping
 // the Go test server (a child process), compiles the trace with `reelier
 // compile`, and replays the skill against a fresh test server process
@@ -50,7 +38,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Skip("builds reelier and runs MCP servers")
 	}
 	dir := t.TempDir()
-	bin := buildReelier(t, dir)
+	bin := testutil.ReelierBinary(t)
 	server := fmt.Sprintf("'%s' -name rt", os.Args[0])
 	traces := filepath.Join(dir, "traces")
 

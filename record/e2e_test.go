@@ -27,33 +27,8 @@ import (
 // this tree, serving `reelier mcp` on stdio, in front of downstreams that
 // are child processes too; the go-sdk client drives it over stdio.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// reelierBin builds cmd/reelier once per test binary and returns its path.
-func reelierBin(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "reelier-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "reelier")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/reelier/reelier/cmd/reelier")
-		cmd.Dir = testutil.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// reelierBin returns the built reelier binary.
+func reelierBin(t testing.TB) string { return testutil.ReelierBinary(t) }
 
 // proxyProcess is a `reelier mcp` process and a client session on it.
 type proxyProcess struct {

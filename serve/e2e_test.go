@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,33 +23,8 @@ import (
 // and over HTTP on 127.0.0.1, with the go-sdk client and with the MCP
 // Inspector's CLI.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// reelierBin builds cmd/reelier into a temporary folder.
-func reelierBin(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "reelier-serve-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "reelier")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/reelier/reelier/cmd/reelier")
-		cmd.Dir = testutil.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// reelierBin returns the built reelier binary.
+func reelierBin(t testing.TB) string { return testutil.ReelierBinary(t) }
 
 // workDir is a working directory with the bookings skill in it.
 func workDir(t *testing.T) string {

@@ -5,10 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
@@ -90,30 +86,7 @@ type formatter struct {
 	badInput, differs bool
 }
 
-func (f *formatter) walk(root string) {
-	info, err := os.Stat(root)
-	if err != nil {
-		f.fail(err)
-		return
-	}
-	if !info.IsDir() {
-		f.file(root)
-		return
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			f.fail(err)
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".skill.md") {
-			f.file(path)
-		}
-		return nil
-	})
-	if err != nil {
-		f.fail(err)
-	}
-}
+func (f *formatter) walk(root string) { walkSkills(root, f.file, f.fail) }
 
 func (f *formatter) fail(err error) {
 	fmt.Fprintln(f.errw, "reelier fmt:", err)

@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/reelier/reelier/internal/atomicfile"
@@ -158,28 +155,7 @@ func (l *lintSession) walk(root string) {
 		l.file(root)
 		return
 	}
-	info, err := os.Stat(root)
-	if err != nil {
-		l.fail(err)
-		return
-	}
-	if !info.IsDir() {
-		l.file(root)
-		return
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			l.fail(err)
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".skill.md") {
-			l.file(path)
-		}
-		return nil
-	})
-	if err != nil {
-		l.fail(err)
-	}
+	walkSkills(root, l.file, l.fail)
 }
 
 func (l *lintSession) fail(err error) {

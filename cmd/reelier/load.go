@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
@@ -43,5 +46,33 @@ func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
 func printDiagnostics(w io.Writer, diags ast.Diagnostics) {
 	for _, d := range diags {
 		fmt.Fprintln(w, d.String())
+	}
+}
+
+// walkSkills calls visit for root when it is a file, or for every
+// *.skill.md file under root when it is a directory; problems reaching a
+// path go to fail, and the walk goes on.
+func walkSkills(root string, visit func(path string), fail func(error)) {
+	info, err := os.Stat(root)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if !info.IsDir() {
+		visit(root)
+		return
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			fail(err)
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".skill.md") {
+			visit(path)
+		}
+		return nil
+	})
+	if err != nil {
+		fail(err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/reelier/reelier/internal/testutil"
 )
 
 const benchSkill = `---
@@ -43,10 +45,7 @@ description: A three-step replay for the wall-time benchmark
 // the figure a user waits for.
 func BenchmarkBinaryReplay3(b *testing.B) {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "reelier")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testutil.ReelierBinary(b)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bookings":
