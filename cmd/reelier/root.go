@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -124,6 +125,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if !errors.As(err, &ee) || ee.err != nil {
 			fmt.Fprintln(stderr, "reelier:", err)
 		}
+		if strings.HasPrefix(err.Error(), "unknown command") {
+			fmt.Fprint(stderr, unknownCommandHint(root))
+		}
 	}
 	return exitCode(err)
+}
+
+// unknownCommandHint lists the commands and spells out the mcp/serve split,
+// so a mistyped command is redirected rather than left to guess.
+func unknownCommandHint(root *cobra.Command) string {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() && c.Name() != "help" && c.Name() != "completion" {
+			names = append(names, c.Name())
+		}
+	}
+	return "Usage: reelier <" + strings.Join(names, "|") + "> …\n" +
+		"  reelier mcp    records: runs in front of YOUR MCP servers (--wrap) and writes traces\n" +
+		"  reelier serve  offers Reelier's OWN tools (replay, scan, push…) to an agent; wraps nothing\n" +
+		"Run 'reelier --help' for every command.\n"
 }

@@ -37,3 +37,17 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandNamesTheSplit: a mistyped command gets cobra's
+// suggestion plus the mcp/serve role split (spec §10.3).
+func TestUnknownCommandNamesTheSplit(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"srve"}, strings.NewReader(""), &out, &errb); code != exitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{`unknown command "srve"`, "serve", "reelier mcp    records", "reelier serve  offers Reelier's OWN tools", "|run|"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
