@@ -216,8 +216,15 @@ type progressRelay struct {
 	sessions map[any]*mcp.ServerSession
 }
 
-// watch routes token's notifications to ss until the returned func is
-// called. Tokens that are not a string or a number are ignored.
+// progressGrace is how long a finished call's progress token stays routed.
+// The SDK may hand the proxy a downstream's progress notification after
+// the call's result even though the downstream sent it first; within the
+// grace it still reaches the agent instead of being dropped.
+const progressGrace = 2 * time.Second
+
+// watch routes token's notifications to ss until progressGrace after the
+// returned func is called. Tokens that are not a string or a number are
+// ignored.
 func (r *progressRelay) watch(token any, ss *mcp.ServerSession) func() {
 	switch token.(type) {
 	case string, float64, int64, json.Number:
@@ -228,9 +235,13 @@ func (r *progressRelay) watch(token any, ss *mcp.ServerSession) func() {
 	r.sessions[token] = ss
 	r.mu.Unlock()
 	return func() {
-		r.mu.Lock()
-		delete(r.sessions, token)
-		r.mu.Unlock()
+		time.AfterFunc(progressGrace, func() {
+			r.mu.Lock()
+			if r.sessions[token] == ss {
+				delete(r.sessions, token)
+			}
+			r.mu.Unlock()
+		})
 	}
 }
 
