@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
 	"github.com/reelier/reelier/internal/testutil"
 	"go.yaml.in/yaml/v3"
@@ -298,27 +297,10 @@ func fakeAPI(t *testing.T) string {
 	return srv.URL
 }
 
-// startLedger runs the receipt ledger on 127.0.0.1 with one key and
-// counts its connections.
+// startLedger runs the receipt ledger on 127.0.0.1 with one API key and
+// counts the connections it accepts.
 func startLedger(t *testing.T) (url, key string, store *sqlitestore.Store, conns *atomic.Int64) {
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, hash := ledger.NewKey()
-	if err := store.AddKey(context.Background(), "ci", hash, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	conns = new(atomic.Int64)
-	srv := httptest.NewUnstartedServer(ledger.NewServer(ledger.Config{Store: store, Logf: t.Logf}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(func() { srv.Close(); store.Close() })
-	return srv.URL, key, store, conns
+	return ledgertest.StartSQLite(t)
 }
 
 const bookingSkill = `---

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -36,15 +36,8 @@ func ledgerD(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(store.AddKey(context.Background(), "script", hash, time.Now()))
 		ts.Setenv("LEDGER_KEY", key)
 	}
-	var conns atomic.Int64
-	scriptLedgers.Store(ts, &conns)
-	srv := httptest.NewUnstartedServer(ledger.NewServer(ledger.Config{Store: store, Logf: ts.Logf}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
+	srv, conns := ledgertest.Serve(store, ts.Logf)
+	scriptLedgers.Store(ts, conns)
 	ts.Defer(func() {
 		srv.Close()
 		store.Close()
