@@ -11,40 +11,59 @@ import (
 // binding is one `name = json.<path>` on a source step and the steps that
 // use it.
 type binding struct {
-	name      string
-	src       *source
-	path      string // dotted
-	consumers []int  // step numbers, in order, without repeats
+	name  string
+	path  string // dotted
+	step  int    // the source step, as an index into the compiler's steps
+	array bool   // the path crosses an array
+	// consumers are the numbers of the steps that use the bind, in order,
+	// without repeats; dataflow drops them once it has asked its questions.
+	consumers []int
 }
 
-type bindKey struct {
-	step int
-	path string
+// astPath returns the bind's path as a syntax node, as the parser would
+// read its text.
+func (bd *binding) astPath() ast.Path {
+	els := make([]ast.PathElement, 0, strings.Count(bd.path, ".")+1)
+	for seg := range strings.SplitSeq(bd.path, ".") {
+		el := ast.PathElement{Name: seg, Index: -1}
+		if n, err := strconv.Atoi(seg); err == nil && isDigits(seg) {
+			el.Index = n
+		}
+		els = append(els, el)
+	}
+	return ast.Path{Elements: els}
+}
+
+// isDigits reports whether s is a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // binder hands out one binding per source path and keeps names unique.
 type binder struct {
-	byKey map[bindKey]*binding
 	taken map[string]bool
 	next  map[string]int // per stem, how many numbered names were tried
 	all   []*binding     // in the order they were made
 }
 
 func newBinder() *binder {
-	return &binder{byKey: map[bindKey]*binding{}, taken: map[string]bool{}, next: map[string]int{}}
+	return &binder{taken: map[string]bool{}, next: map[string]int{}}
 }
 
 // use returns the binding for src, making it on first use, and records
 // that step n consumes it.
 func (b *binder) use(steps []*step, src *source, n int) *binding {
-	path := src.dotted()
-	k := bindKey{src.step, path}
-	bd := b.byKey[k]
+	bd := src.bound
 	if bd == nil {
-		bd = &binding{name: b.fresh(bindNames(src.path)), src: src, path: path}
-		b.byKey[k] = bd
+		bd = &binding{name: b.fresh(bindNames(src.path)), path: src.dotted(), step: int(src.step), array: src.array}
+		src.bound = bd
 		b.all = append(b.all, bd)
-		st := steps[src.step]
+		st := steps[int(src.step)]
 		st.binds = append(st.binds, bd)
 	}
 	if len(bd.consumers) == 0 || bd.consumers[len(bd.consumers)-1] != n {

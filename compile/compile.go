@@ -2,10 +2,14 @@ package compile
 
 import (
 	"errors"
+	"hash/maphash"
+	"io"
+	"os"
+	"slices"
 	"time"
 
 	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -38,9 +42,19 @@ type Output struct {
 	Summary Summary
 }
 
+// walker hands every record of a trace, with its line number, to fn in
+// file order, stopping at fn's first error; the compiler walks twice.
+type walker func(fn func(rec trace.Record, line int) error) error
+
 // compiler carries one compilation's state.
 type compiler struct {
-	tr           *trace.Trace
+	walk    walker
+	meta    *trace.Meta
+	records int // how many records the first walk saw
+	// idx holds the values calls send, from the first walk to the end of
+	// the second.
+	idx          *valueIndex
+	seed         maphash.Seed
 	opts         Options
 	steps        []*step
 	byI          map[int]*step
@@ -48,7 +62,7 @@ type compiler struct {
 	haveRecorded bool
 	binds        int
 	lits         literalTable
-	classes      map[string]Classification // by tool
+	classes      map[string]*Classification // by tool, shared by its steps
 	q            questions
 }
 
@@ -58,7 +72,57 @@ type compiler struct {
 // success, an effect class per tool, and an open question for everything
 // it will not guess. An error names the trace line it is about when there
 // is one (*trace.LineError), or is ErrNoCalls.
+//
+// Compile returns the whole syntax tree; to write the skill to a file, New
+// and Compilation.Write print the same bytes without holding it.
 func Compile(tr *trace.Trace, opts Options) (*Output, error) {
+	x, err := New(tr, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := x.Skill()
+	if err != nil {
+		return nil, err
+	}
+	return &Output{Skill: s, Summary: x.Summary()}, nil
+}
+
+// Compilation is a trace analysed for compiling: every decision is made
+// (steps, binds, effect classes, open questions), and the skill can be
+// built as a tree or printed.
+type Compilation struct{ c *compiler }
+
+// New analyses a trace for compiling. Its errors are Compile's.
+func New(tr *trace.Trace, opts Options) (*Compilation, error) {
+	return analyse(func(fn func(trace.Record, int) error) error {
+		for k, rec := range tr.Records {
+			if err := fn(rec, tr.Lines[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, opts)
+}
+
+// NewFile analyses the trace file at path for compiling, reading it twice
+// instead of loading it: the compiler keeps what each step needs, never
+// the result bodies, so memory grows with the skill rather than with the
+// recording. The file's errors are trace.Read's (the first problem, as a
+// *trace.LineError); a file that changes between the two reads is an
+// error too.
+func NewFile(path string, opts Options) (*Compilation, error) {
+	return analyse(func(fn func(trace.Record, int) error) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return trace.Scan(f, fn)
+	}, opts)
+}
+
+// analyse runs the compiler's walks over a trace's records.
+func analyse(walk walker, opts Options) (*Compilation, error) {
 	if opts.MaxMinedBody <= 0 {
 		opts.MaxMinedBody = DefaultMaxMinedBody
 	}
@@ -68,39 +132,67 @@ func Compile(tr *trace.Trace, opts Options) (*Output, error) {
 	if opts.Source == "" {
 		opts.Source = "trace"
 	}
-	c := &compiler{tr: tr, opts: opts, classes: map[string]Classification{},
-		lits: literalTable{strs: map[string]*literalUse{}, nums: map[string]*literalUse{}}}
-	steps, byI, trailing, err := pair(tr)
+	c := &compiler{walk: walk, opts: opts, seed: maphash.MakeSeed(), idx: newValueIndex(), classes: map[string]*Classification{},
+		lits: literalTable{strs: map[string]literalRef{}, nums: map[string]literalRef{}}}
+	trailing, err := c.pair()
 	if err != nil {
 		return nil, err
 	}
-	if len(steps) == 0 {
+	if len(c.steps) == 0 {
 		return nil, ErrNoCalls
 	}
-	c.steps, c.byI = steps, byI
-	for _, st := range steps {
-		args, d := grammar.ParseArgs(string(st.call.Args), ast.Pos{})
-		if d != nil {
-			return nil, &trace.LineError{Line: st.line, Field: "args", Msg: d.Message}
-		}
-		st.args = args
-	}
 	c.recordingDate()
-	c.dataflow()
+	if err := c.dataflow(); err != nil {
+		return nil, err
+	}
 	c.stepQuestions()
 	c.literalQuestions()
 	if len(trailing) > 0 {
-		last := steps[len(steps)-1]
+		last := c.steps[len(c.steps)-1]
 		c.q.add(0, KindTrailingNote, "After step %d: a note follows the last call (%s) and no step was made from it — did the recording stop before the call it describes?", last.n, quoteText(joinNotes(trailing)))
 	}
-	return &Output{Skill: c.skill(), Summary: c.summary()}, nil
+	// What only the analysis needed goes before the skill is built.
+	c.lits, c.byI = literalTable{}, nil
+	return &Compilation{c}, nil
+}
+
+// Meta returns the trace's meta record.
+func (x *Compilation) Meta() *trace.Meta { return x.c.meta }
+
+// Summary returns the review summary; its Output is left for the caller.
+func (x *Compilation) Summary() Summary { return x.c.summary() }
+
+// Skill builds the compiled skill's syntax tree. Its nodes carry no file
+// positions (parse the printed bytes for those). It reads the calls'
+// arguments again, so for a compilation made by NewFile it fails when the
+// file cannot be read or has changed; one made by New does not fail.
+func (x *Compilation) Skill() (*ast.Skill, error) {
+	var err error
+	s := x.c.skeleton()
+	s.Steps = slices.Collect(x.c.stepNodes(&err))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Write prints the compiled skill to w in canonical form, the bytes
+// format.Source prints for Skill's tree. Each step's nodes are built, printed
+// and dropped in turn, so memory stays proportional to the trace rather
+// than to the skill's tree. It returns w's first error.
+func (x *Compilation) Write(w io.Writer) error {
+	var err error
+	if werr := format.Write(w, x.c.skeleton(), x.c.stepNodes(&err)); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // recordingDate reads meta.startedAt; without it date literals go unchecked.
 func (c *compiler) recordingDate() {
-	t, err := time.Parse(time.RFC3339Nano, c.tr.Meta.StartedAt)
+	t, err := time.Parse(time.RFC3339Nano, c.meta.StartedAt)
 	if err != nil {
-		c.q.add(0, KindNoRecordingDate, "The trace's meta.startedAt %s is not a timestamp, so date literals were not checked against the recording date.", quoteText(c.tr.Meta.StartedAt))
+		c.q.add(0, KindNoRecordingDate, "The trace's meta.startedAt %s is not a timestamp, so date literals were not checked against the recording date.", quoteText(c.meta.StartedAt))
 		return
 	}
 	c.recorded, c.haveRecorded = dayOf(t), true

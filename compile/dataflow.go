@@ -22,23 +22,24 @@ type pathSeg struct {
 }
 
 // source is a place in an earlier step's result where a value was seen.
+//
+// A trace has one for every sighting of a value some call sends, so it is
+// kept small: the path's text is made only for the places that are bound.
 type source struct {
-	step int // index into the compiler's steps
 	path []pathSeg
+	// bound is the bind made for this place, once a call uses the value:
+	// a place in a result holds one value, so it is seen by one source.
+	bound *binding
+	step  int32 // index into the compiler's steps
 	// array is set when the path crosses an array (an index segment).
 	array bool
 	// bindable is set when every key fits the path grammar
 	// ([A-Za-z0-9_]+) and the path is not empty.
 	bindable bool
-	dot      string // dotted(), once asked for
 }
 
 // dotted renders a bindable path as the skill writes it: `items.0.id`.
-// Every step that uses the value asks, so the text is kept.
 func (s *source) dotted() string {
-	if s.dot != "" || len(s.path) == 0 {
-		return s.dot
-	}
 	var b strings.Builder
 	for i, seg := range s.path {
 		if i > 0 {
@@ -50,21 +51,7 @@ func (s *source) dotted() string {
 			b.WriteString(seg.key)
 		}
 	}
-	s.dot = b.String()
-	return s.dot
-}
-
-// astPath returns the path as a syntax node.
-func (s *source) astPath() ast.Path {
-	els := make([]ast.PathElement, len(s.path))
-	for i, seg := range s.path {
-		if seg.index >= 0 {
-			els[i] = ast.PathElement{Name: strconv.Itoa(seg.index), Index: seg.index}
-		} else {
-			els[i] = ast.PathElement{Name: seg.key, Index: -1}
-		}
-	}
-	return ast.Path{Elements: els}
+	return b.String()
 }
 
 // display renders a path for a person: keys that do not fit the path
@@ -109,8 +96,9 @@ func isWordByte(c byte) bool {
 // recent place an earlier result held it, as the records are walked.
 type slot struct {
 	src    *source
-	rank   int // how good src is within its result; lower is better
-	result int // which result src came from (1-based ordinal)
+	rank   int32 // how good src is within its result; lower is better
+	result int32 // which result src came from (1-based ordinal)
+	last   int32 // the number of the last step that sends the value
 }
 
 // pending is a sighting inside the result being mined; sightings are kept
@@ -118,7 +106,7 @@ type slot struct {
 type pending struct {
 	slot *slot
 	src  *source
-	rank int
+	rank int32
 	dead bool
 }
 
@@ -130,14 +118,17 @@ type valueIndex struct {
 	strs    map[string]*slot
 	nums    map[string]*slot
 	pending []pending
-	results int
+	results int32
 	// mineStep is the step whose result is being mined.
 	mineStep int
-	scan     scanner
+	// keys interns the object keys of sightings' paths: results of one
+	// tool repeat the same few keys thousands of times.
+	keys map[string]string
+	scan scanner
 }
 
 func newValueIndex() *valueIndex {
-	x := &valueIndex{strs: map[string]*slot{}, nums: map[string]*slot{}}
+	x := &valueIndex{strs: map[string]*slot{}, nums: map[string]*slot{}, keys: map[string]string{}}
 	x.scan.leaf = x.leaf
 	x.scan.kill = func(from, to int) {
 		for i := from; i < to; i++ {
@@ -147,45 +138,101 @@ func newValueIndex() *valueIndex {
 	return x
 }
 
-// eligible reports whether an argument leaf may be recovered, and returns
-// its match key and which map it belongs to.
-func eligible(v ast.Value) (key string, num bool, ok bool) {
-	switch v := v.(type) {
-	case *ast.String:
-		return v.Value, false, utf8.RuneCountInString(v.Value) >= minLiteralLen
-	case *ast.Number:
-		k := numberKey([]byte(v.Raw))
-		return k, true, len(k) >= minLiteralLen
-	}
-	return "", false, false
+// argLeaf is one string or number a call sends, as dataflow recovery and
+// the literal questions need it. Steps keep these instead of their parsed
+// arguments, which are parsed again when the step is built.
+type argLeaf struct {
+	ord      int    // which scalar leaf of the arguments it is, in document order
+	num      bool   // a number, not a string
+	template bool   // a string with a {{…}} hole inside
+	eligible bool   // long enough to be recovered or asked about as repeated
+	raw      string // the string's value, or the number as written
+	key      string // what it matches: the string, or the number's canonical text
 }
 
-// want registers a value a call sends.
-func (x *valueIndex) want(v ast.Value) {
-	key, num, ok := eligible(v)
-	if !ok {
+// argLeaves lists the leaves of a call's arguments that recovery or a
+// question could be about: strings and numbers of at least minLiteralLen
+// characters, and strings holding a template hole.
+func argLeaves(args ast.Value) []argLeaf {
+	var out []argLeaf
+	ord := 0
+	mapLeaves(args, func(v ast.Value) ast.Value {
+		if l := leafOf(v); l.eligible || l.template {
+			l.ord = ord
+			out = append(out, l)
+		}
+		ord++
+		return v
+	})
+	return out
+}
+
+// leafOf describes a string or number leaf; any other value gives the zero
+// argLeaf, which nothing looks at.
+func leafOf(v ast.Value) argLeaf {
+	switch v := v.(type) {
+	case *ast.String:
+		return argLeaf{raw: v.Value, key: v.Value, template: len(v.Holes) > 0,
+			eligible: utf8.RuneCountInString(v.Value) >= minLiteralLen}
+	case *ast.Number:
+		l := argLeaf{num: true, raw: v.Raw, key: numberKey([]byte(v.Raw))}
+		l.eligible = len(l.key) >= minLiteralLen
+		return l
+	}
+	return argLeaf{}
+}
+
+// value rebuilds the leaf as a syntax node, for quoting it.
+func (l argLeaf) value() ast.Value {
+	if l.num {
+		return &ast.Number{Raw: l.raw}
+	}
+	return &ast.String{Value: l.raw}
+}
+
+// slots returns the index map the leaf belongs to.
+func (x *valueIndex) slots(l argLeaf) map[string]*slot {
+	if l.num {
+		return x.nums
+	}
+	return x.strs
+}
+
+// want registers a value that step n sends.
+func (x *valueIndex) want(l argLeaf, n int) {
+	if !l.eligible {
 		return
 	}
-	m := x.strs
-	if num {
-		m = x.nums
+	m := x.slots(l)
+	s := m[l.key]
+	if s == nil {
+		// A copy of the text, so the index does not keep the whole
+		// argument string it was cut from.
+		s = &slot{}
+		m[strings.Clone(l.key)] = s
 	}
-	if m[key] == nil {
-		m[key] = &slot{}
+	s.last = int32(n)
+}
+
+// done forgets a value once step n, the last step that sends it, has
+// looked it up: no later call can use where it was seen, so the index
+// holds only the values the calls still to come send.
+func (x *valueIndex) done(l argLeaf, n int) {
+	if !l.eligible {
+		return
+	}
+	m := x.slots(l)
+	if s := m[l.key]; s != nil && s.last == int32(n) {
+		delete(m, l.key)
 	}
 }
 
 // lookup returns where the most recent earlier result held the value, or nil.
-func (x *valueIndex) lookup(v ast.Value) *source {
-	key, num, ok := eligible(v)
-	if !ok {
+func (x *valueIndex) lookup(l argLeaf) *source {
+	if !l.eligible {
 		return nil
 	}
-	m := x.strs
-	if num {
-		m = x.nums
-	}
-	if s := m[key]; s != nil {
+	if s := x.slots(l)[l.key]; s != nil {
 		return s.src
 	}
 	return nil
@@ -217,6 +264,18 @@ func (x *valueIndex) mine(step int, text []byte) {
 	x.scan.s = nil
 }
 
+// key returns a path segment's key, decoded and interned.
+func (x *valueIndex) key(seg segment) string {
+	if !seg.esc {
+		if k, ok := x.keys[string(seg.raw)]; ok {
+			return k
+		}
+	}
+	k := seg.keyName()
+	x.keys[k] = k
+	return k
+}
+
 // leaf is the scanner's callback: it keeps a sighting of a wanted value.
 func (x *valueIndex) leaf(kind byte, raw []byte, esc bool, path []segment) bool {
 	var s *slot
@@ -233,18 +292,18 @@ func (x *valueIndex) leaf(kind byte, raw []byte, esc bool, path []segment) bool 
 	if s == nil {
 		return false
 	}
-	src := &source{step: x.mineStep, path: make([]pathSeg, len(path)), bindable: len(path) > 0}
+	src := &source{step: int32(x.mineStep), path: make([]pathSeg, len(path)), bindable: len(path) > 0}
 	for i, seg := range path {
 		if seg.index >= 0 {
 			src.path[i] = pathSeg{index: seg.index}
 			src.array = true
 			continue
 		}
-		k := seg.keyName()
+		k := x.key(seg)
 		src.path[i] = pathSeg{key: k, index: -1}
 		src.bindable = src.bindable && isPathKey(k)
 	}
-	rank := 0
+	rank := int32(0)
 	if !src.bindable {
 		rank += 2
 	}

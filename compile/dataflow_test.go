@@ -16,12 +16,12 @@ func mineOne(t *testing.T, doc string, want ...ast.Value) []string {
 	t.Helper()
 	x := newValueIndex()
 	for _, v := range want {
-		x.want(v)
+		x.want(leafOf(v), 2)
 	}
 	x.mine(0, []byte(doc))
 	out := make([]string, len(want))
 	for i, v := range want {
-		src := x.lookup(v)
+		src := x.lookup(leafOf(v))
 		switch {
 		case src == nil:
 		case src.bindable:
@@ -80,10 +80,10 @@ func TestValueIndex(t *testing.T) {
 
 func TestMostRecentResultWins(t *testing.T) {
 	x := newValueIndex()
-	x.want(str("same_1"))
+	x.want(leafOf(str("same_1")), 3)
 	x.mine(0, []byte(`{"first":"same_1"}`))
 	x.mine(1, []byte(`{"list":["same_1"]}`))
-	src := x.lookup(str("same_1"))
+	src := x.lookup(leafOf(str("same_1")))
 	if src.step != 1 || src.dotted() != "list.0" || !src.array {
 		t.Errorf("got step %d %s array=%v; the later result must win even with a worse path", src.step, src.dotted(), src.array)
 	}

@@ -2,60 +2,97 @@ package compile
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/trace"
 )
 
 // step is one call on its way to becoming a skill step.
 type step struct {
-	n          int // 1-based step number
-	call       *trace.Call
-	line       int           // trace line of the call
-	result     *trace.Result // nil when the trace has no result for the call
+	n    int // 1-based step number
+	tool string
+	i    int // the call's index in the trace
+	// argsHash identifies the recorded arguments, which are not kept: each
+	// walk parses them again.
+	argsHash uint64
+	line     int // trace line of the call
+	// resultLine is the trace line of the call's result, 0 when the trace
+	// has none.
 	resultLine int
 	notes      []string // narration that preceded the call
-	args       ast.Value
+	// holes are the argument leaves dataflow recovery replaced.
+	holes []argHole
+	// argsKind describes arguments that are not an object ("an array"),
+	// and is empty for an object.
+	argsKind string
 	// ok is set when the result came back without an error.
 	ok bool
 	// binds are the dataflow binds this step's result feeds; each also
 	// gets a `json.<path> is set` assert.
 	binds []*binding
-	class Classification
+	class *Classification
 }
 
-// pair walks the records in file order and makes one step per call, in
-// call order. A result joins the call with its index i; notes join the
-// next call (consecutive notes together). Notes after the last call are
-// returned on their own.
-func pair(tr *trace.Trace) (steps []*step, byI map[int]*step, trailing []string, err error) {
-	byI = map[int]*step{}
+// same reports whether a call met in a later walk is the one the first
+// walk made the step from.
+func (st *step) same(call *trace.Call, line int, seed maphash.Seed) bool {
+	return st.i == call.I && st.line == line && st.tool == call.Tool && st.argsHash == maphash.Bytes(seed, call.Args)
+}
+
+// argHole is an argument leaf that dataflow recovery replaced with the
+// hole {{name}}.
+type argHole struct {
+	ord  int // the leaf's position, as in argLeaf
+	name string
+}
+
+// pair is the first walk over the records: it makes one step per call,
+// in call order. A result joins the call with its index i; notes join the
+// next call (consecutive notes together). It also takes the meta record,
+// and returns the notes after the last call on their own.
+func (c *compiler) pair() (trailing []string, err error) {
+	c.byI = map[int]*step{}
 	var notes []string
-	for k, rec := range tr.Records {
-		line := tr.Lines[k]
+	err = c.walk(func(rec trace.Record, line int) error {
+		c.records++
 		switch rec := rec.(type) {
+		case *trace.Meta:
+			c.meta = rec
 		case *trace.Note:
 			if text := oneLine(rec.Text); text != "" {
 				notes = append(notes, text)
 			}
 		case *trace.Call:
 			if err := checkTool(rec.Tool); err != nil {
-				return nil, nil, nil, &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
+				return &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
 			}
-			st := &step{n: len(steps) + 1, call: rec, line: line, notes: notes}
+			args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{})
+			if d != nil {
+				return &trace.LineError{Line: line, Field: "args", Msg: d.Message}
+			}
+			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), line: line, notes: notes}
+			if _, ok := args.(*ast.Object); !ok {
+				st.argsKind = describeValue(args)
+			}
+			for _, l := range argLeaves(args) {
+				c.idx.want(l, st.n)
+			}
 			notes = nil
-			steps = append(steps, st)
-			byI[rec.I] = st
+			c.steps = append(c.steps, st)
+			c.byI[rec.I] = st
 		case *trace.Result:
-			if st := byI[rec.I]; st != nil {
-				st.result, st.resultLine = rec, line
+			if st := c.byI[rec.I]; st != nil {
+				st.resultLine = line
 			}
 		}
-	}
-	return steps, byI, notes, nil
+		return nil
+	})
+	return notes, err
 }
 
 // checkTool rejects a tool name an action line cannot carry: the tool is

@@ -102,7 +102,7 @@ func (q *questions) sorted() []Question {
 }
 
 // ref names a step in a question: `Step 3 (list_bookings)`.
-func ref(st *step) string { return fmt.Sprintf("Step %d (%s)", st.n, st.call.Tool) }
+func ref(st *step) string { return fmt.Sprintf("Step %d (%s)", st.n, st.tool) }
 
 // maxQuoted is how many characters of a literal a question quotes.
 const maxQuoted = 60

@@ -1,61 +1,99 @@
 package compile
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/trace"
 )
 
-// dataflow walks the records in file order: each result with a value a
-// later call sends is indexed, and each call's literals that an earlier
+// dataflow is the second walk over the records: each result with a value
+// a later call sends is indexed, and each call's literals that an earlier
 // result held become holes filled by a bind on the source step. The
 // literals that stay are entered in the literal table as they are met.
-func (c *compiler) dataflow() {
-	idx := newValueIndex()
-	for _, st := range c.steps {
-		mapLeaves(st.args, func(v ast.Value) ast.Value { idx.want(v); return v })
-	}
+// The walk stops where the first one did, and a call that is not the one
+// the first walk saw there means the trace changed in between.
+func (c *compiler) dataflow() error {
+	idx := c.idx
+	c.idx = nil
 	b := newBinder()
-	for _, rec := range c.tr.Records {
+	seen, calls := 0, 0
+	err := c.walk(func(rec trace.Record, line int) error {
+		if seen == c.records {
+			return errWalked
+		}
+		seen++
 		switch rec := rec.(type) {
 		case *trace.Result:
 			st := c.byI[rec.I]
+			if st == nil || st.resultLine != line {
+				return errChanged
+			}
 			if text, ok := c.result(st, rec); ok && !idx.empty() {
 				idx.mine(st.n-1, []byte(text))
 			}
 		case *trace.Call:
-			st := c.byI[rec.I]
-			st.args = mapLeaves(st.args, func(v ast.Value) ast.Value {
-				src := idx.lookup(v)
+			if calls == len(c.steps) {
+				return errChanged
+			}
+			st := c.steps[calls]
+			calls++
+			if !st.same(rec, line, c.seed) {
+				return errChanged
+			}
+			args, _ := grammar.ParseArgs(string(rec.Args), ast.Pos{}) // valid: the first walk parsed it
+			leaves := argLeaves(args)
+			for _, l := range leaves {
+				src := idx.lookup(l)
 				switch {
 				case src == nil:
-					c.lits.see(st.n, v, c.recorded, c.haveRecorded)
-					return v
+					c.lits.see(st.n, l, c.recorded, c.haveRecorded)
 				case !src.bindable:
-					c.unbindable(st, v, src)
-					return v
+					c.unbindable(st, l, src)
+				default:
+					st.holes = append(st.holes, argHole{ord: l.ord, name: b.use(c.steps, src, st.n).name})
 				}
-				return holeString(b.use(c.steps, src, st.n).name)
-			})
+			}
+			for _, l := range leaves {
+				idx.done(l, st.n)
+			}
 		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errWalked):
+	case err != nil:
+		return err
+	case seen != c.records:
+		return errChanged
 	}
 	for _, bd := range b.all {
-		if bd.src.array {
-			from := c.steps[bd.src.step]
+		if bd.array {
+			from := c.steps[bd.step]
 			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(bd.consumers))
 		}
+		bd.consumers = nil
 	}
 	c.binds = len(b.all)
+	return nil
 }
+
+var (
+	// errWalked ends the second walk where the first one ended.
+	errWalked = errors.New("walked every record the first walk saw")
+	// errChanged reports a trace whose records differ between the walks.
+	errChanged = errors.New("the trace changed while it was being compiled (is it still being recorded?); compile it again once it is complete")
+)
 
 // unbindable asks about a value step st sends that an earlier result held
 // where no json path can reach it.
-func (c *compiler) unbindable(st *step, v ast.Value, src *source) {
-	from := c.steps[src.step].n
+func (c *compiler) unbindable(st *step, l argLeaf, src *source) {
+	from := c.steps[int(src.step)].n
 	where := fmt.Sprintf("came from step %d's result at %s, but a skill path can name only keys made of letters, digits and _", from, src.display())
 	if len(src.path) == 0 {
 		where = fmt.Sprintf("is the whole result of step %d, and a json path needs at least one key", from)
 	}
-	c.q.add(st.n, KindUnbindablePath, "%s: %s %s, so it stays a literal and replay sends the recorded value — bind it with `body match` or make it an input.", ref(st), quote(v), where)
+	c.q.add(st.n, KindUnbindablePath, "%s: %s %s, so it stays a literal and replay sends the recorded value — bind it with `body match` or make it an input.", ref(st), quote(l.value()), where)
 }

@@ -46,11 +46,11 @@ func (c *compiler) stepQuestions() {
 		if len(st.notes) == 0 {
 			c.q.add(st.n, KindUnnarrated, "%s: no note narrates this call, so its title and intent are placeholders — say what the step is for.", ref(st))
 		}
-		if st.result == nil {
+		if st.resultLine == 0 {
 			c.q.add(st.n, KindMissingResult, "%s: the trace has no result for this call (the recording may have stopped mid-call), so the step has no asserts and replay will report it unchecked — what would success look like?", ref(st))
 		}
-		ann := c.annotations(st.call.Tool)
-		st.class = c.classify(st.call.Tool, ann)
+		ann := c.annotations(st.tool)
+		st.class = c.classify(st.tool, ann)
 		switch {
 		case st.class.Unclassified:
 			declared := "the server declared no annotation"
@@ -61,8 +61,8 @@ func (c *compiler) stepQuestions() {
 		case st.class.Conflict != "":
 			c.q.add(st.n, KindEffectConflict, "%s: %s — check which is right.", ref(st), st.class.Conflict)
 		}
-		if _, ok := st.args.(*ast.Object); !ok {
-			c.q.add(st.n, KindArgsNotObject, "%s: the recorded arguments (trace line %d) are %s, not an object; MCP tools take named arguments, so replay may be refused.", ref(st), st.line, describeValue(st.args))
+		if st.argsKind != "" {
+			c.q.add(st.n, KindArgsNotObject, "%s: the recorded arguments (trace line %d) are %s, not an object; MCP tools take named arguments, so replay may be refused.", ref(st), st.line, st.argsKind)
 		}
 	}
 }
@@ -77,7 +77,7 @@ func byteSize(n int) string {
 
 // annotations returns the hints the server declared for tool, or nil.
 func (c *compiler) annotations(tool string) *trace.Annotations {
-	if a, ok := c.tr.Meta.ToolAnnotations[tool]; ok {
+	if a, ok := c.meta.ToolAnnotations[tool]; ok {
 		return &a
 	}
 	return nil
@@ -85,10 +85,11 @@ func (c *compiler) annotations(tool string) *trace.Annotations {
 
 // classify classifies a tool once per compile; traces call the same
 // tools over and over.
-func (c *compiler) classify(tool string, ann *trace.Annotations) Classification {
-	cl, ok := c.classes[tool]
-	if !ok {
-		cl = classify(tool, ann)
+func (c *compiler) classify(tool string, ann *trace.Annotations) *Classification {
+	cl := c.classes[tool]
+	if cl == nil {
+		found := classify(tool, ann)
+		cl = &found
 		c.classes[tool] = cl
 	}
 	return cl

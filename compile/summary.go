@@ -58,7 +58,7 @@ func (c *compiler) summary() Summary {
 		default:
 			s.Effects.Destructive++
 		}
-		s.StepEffects = append(s.StepEffects, StepEffect{Step: st.n, Tool: st.call.Tool, Classification: st.class})
+		s.StepEffects = append(s.StepEffects, StepEffect{Step: st.n, Tool: st.tool, Classification: *st.class})
 	}
 	return s
 }

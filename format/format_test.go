@@ -2,8 +2,12 @@ package format_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"slices"
 	"testing"
 
+	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/skillgen"
@@ -102,4 +106,94 @@ func BenchmarkFormat1000(b *testing.B) {
 	for b.Loop() {
 		format.Source(skill)
 	}
+}
+
+// TestWriteStreamsWhatSourcePrints prints every valid corpus skill through
+// Write, one step at a time, to a writer that is not a bytes.Buffer and to
+// one that takes a byte a call: the bytes are Source's.
+func TestWriteStreamsWhatSourcePrints(t *testing.T) {
+	wrappers := []struct {
+		name string
+		wrap func(io.Writer) io.Writer
+	}{
+		{"plain writer", func(w io.Writer) io.Writer { return w }},
+		{"one byte a call", func(w io.Writer) io.Writer { return oneByteWriter{w} }},
+	}
+	for _, f := range testutil.Corpus(t, "valid") {
+		skill, diags := grammar.Parse(f.Name, f.Src)
+		if len(diags) > 0 {
+			t.Fatal(diags)
+		}
+		want := format.Source(skill)
+		for _, w := range wrappers {
+			var sink plainWriter
+			if err := format.Write(w.wrap(&sink), skill, slices.Values(skill.Steps)); err != nil {
+				t.Fatalf("%s (%s): %v", f.Name, w.name, err)
+			}
+			if !bytes.Equal(sink.b, want) {
+				t.Errorf("%s (%s): Write differs from Source:\n%s", f.Name, w.name, format.Diff(f.Name, want, sink.b))
+			}
+		}
+	}
+}
+
+// TestWriteReportsTheWritersError: a writer that fails part way stops the
+// printing, and Write returns its error.
+func TestWriteReportsTheWritersError(t *testing.T) {
+	skill, diags := grammar.Parse("big", skillgen.Skill(5000))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	boom := errors.New("disk full")
+	for _, limit := range []int{0, 1, 4096, 100_000} {
+		pulled := 0
+		steps := func(yield func(*ast.Step) bool) {
+			for _, st := range skill.Steps {
+				pulled++
+				if !yield(st) {
+					return
+				}
+			}
+		}
+		err := format.Write(&failingWriter{left: limit, err: boom}, skill, steps)
+		if !errors.Is(err, boom) {
+			t.Errorf("limit %d: Write returned %v, want the writer's error", limit, err)
+		}
+		if pulled == len(skill.Steps) {
+			t.Errorf("limit %d: Write printed all %d steps after the writer failed", limit, pulled)
+		}
+	}
+}
+
+// plainWriter is an io.Writer that is not a bytes.Buffer.
+type plainWriter struct{ b []byte }
+
+func (w *plainWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
+
+// oneByteWriter accepts at most one byte a call, reporting a short write.
+type oneByteWriter struct{ w io.Writer }
+
+func (o oneByteWriter) Write(p []byte) (int, error) {
+	for i := range p {
+		if _, err := o.w.Write(p[i : i+1]); err != nil {
+			return i, err
+		}
+	}
+	return len(p), nil
+}
+
+// failingWriter accepts left bytes, then fails every call with err.
+type failingWriter struct {
+	left int
+	err  error
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.left {
+		w.left -= len(p)
+		return len(p), nil
+	}
+	n := w.left
+	w.left = 0
+	return n, w.err
 }

@@ -31,49 +31,75 @@ func Load(path string) (*Trace, error) {
 // as a *LineError.
 func Read(r io.Reader) (*Trace, error) {
 	tr := &Trace{}
+	err := Scan(r, func(rec Record, line int) error {
+		if m, ok := rec.(*Meta); ok {
+			tr.Meta = m
+		}
+		tr.Records = append(tr.Records, rec)
+		tr.Lines = append(tr.Lines, line)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// ErrEmpty is returned for a trace without a single record.
+var ErrEmpty = errors.New("empty trace: no meta record")
+
+// Scan reads the trace in r one record at a time, makes Read's checks, and
+// hands each record with its line number to fn, meta first. Nothing is
+// kept but the call indexes the checks need, so a trace can be walked in
+// memory that does not grow with its bodies. The first problem, or the
+// first error fn returns, stops the scan and is returned.
+func Scan(r io.Reader, fn func(rec Record, line int) error) error {
 	rd := NewReader(r)
 	calls := map[int]bool{}
 	results := map[int]bool{}
+	haveMeta, n := false, 0
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		line := rd.Line()
 		switch rec := rec.(type) {
 		case *Meta:
-			if tr.Meta != nil {
-				return nil, &LineError{Line: line, Field: "t", Msg: "a second meta record; a trace has exactly one, first"}
+			if haveMeta {
+				return &LineError{Line: line, Field: "t", Msg: "a second meta record; a trace has exactly one, first"}
 			}
-			if len(tr.Records) > 0 {
-				return nil, &LineError{Line: line, Field: "t", Msg: "the meta record must be the first record"}
+			if n > 0 {
+				return &LineError{Line: line, Field: "t", Msg: "the meta record must be the first record"}
 			}
-			tr.Meta = rec
+			haveMeta = true
 		case *Call:
 			if calls[rec.I] {
-				return nil, &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("duplicate call index %d", rec.I)}
+				return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("duplicate call index %d", rec.I)}
 			}
 			calls[rec.I] = true
 		case *Result:
 			if !calls[rec.I] {
-				return nil, &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("result for call index %d, which has no earlier call", rec.I)}
+				return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("result for call index %d, which has no earlier call", rec.I)}
 			}
 			if results[rec.I] {
-				return nil, &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("a second result for call index %d", rec.I)}
+				return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("a second result for call index %d", rec.I)}
 			}
 			results[rec.I] = true
 		}
-		if tr.Meta == nil {
-			return nil, &LineError{Line: line, Field: "t", Msg: "the first record must be meta"}
+		if !haveMeta {
+			return &LineError{Line: line, Field: "t", Msg: "the first record must be meta"}
 		}
-		tr.Records = append(tr.Records, rec)
-		tr.Lines = append(tr.Lines, line)
+		n++
+		if err := fn(rec, line); err != nil {
+			return err
+		}
 	}
-	if tr.Meta == nil {
-		return nil, errors.New("empty trace: no meta record")
+	if !haveMeta {
+		return ErrEmpty
 	}
-	return tr, nil
+	return nil
 }

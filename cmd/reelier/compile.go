@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -75,32 +73,31 @@ func newCompileCmd() *cobra.Command {
 }
 
 func compileRun(cmd *cobra.Command, opts compileOptions) error {
-	tr, err := trace.Load(opts.trace)
+	// NewFile reads the trace twice and never holds its result bodies;
+	// Write prints the skill one step at a time.
+	x, err := compile.NewFile(opts.trace, compile.Options{Source: filepath.Base(opts.trace)})
 	if err != nil {
 		return usageErrorf("%s: %v", opts.trace, err)
 	}
+	summary := x.Summary()
 	out := opts.output
 	if out == "" {
-		out = defaultSkillPath(tr.Meta.Name, opts.trace)
+		out = defaultSkillPath(x.Meta().Name, opts.trace)
 	}
 	if err := checkOverwrite(out, opts.force); err != nil {
 		return err
 	}
-	res, err := compile.Compile(tr, compile.Options{Source: filepath.Base(opts.trace)})
-	if err != nil {
-		return usageErrorf("%s: %v", opts.trace, err)
-	}
-	if err := atomicfile.Write(out, format.Source(res.Skill), 0o644); err != nil {
+	if err := atomicfile.WriteFunc(out, 0o644, x.Write); err != nil {
 		return usageErrorf("%v", err)
 	}
-	res.Summary.Output = out
+	summary.Output = out
 	if opts.json {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(res.Summary)
+		return enc.Encode(summary)
 	}
-	return res.Summary.WriteText(cmd.OutOrStdout())
+	return summary.WriteText(cmd.OutOrStdout())
 }
 
 // defaultSkillPath is <name>.skill.md in the current directory, where the

@@ -4,7 +4,9 @@
 package atomicfile
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +32,17 @@ var osRename = os.Rename
 // (seen on Windows when the target is open elsewhere), the target is removed
 // and the rename retried exactly once. The temporary file is removed on every
 // path that does not rename it into place.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
+func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write for content produced as it is written: fill writes
+// the new file's bytes to w (buffered). If fill fails, nothing is renamed,
+// the target is untouched and fill's error is returned.
+func WriteFunc(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
 	if info, statErr := os.Stat(path); statErr == nil {
 		perm = info.Mode().Perm()
 	}
@@ -45,7 +57,11 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	buf := bufio.NewWriter(tmp)
+	if err = fill(buf); err != nil {
+		return err
+	}
+	if err = buf.Flush(); err != nil {
 		return err
 	}
 	if err = tmp.Chmod(perm); err != nil {
