@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
@@ -28,18 +30,37 @@ func traceFiles(t testing.TB) []string {
 	return paths
 }
 
-// compileFile loads and compiles one trace the way the CLI does.
+// compileFile compiles one trace both ways the package offers and
+// requires the same result: the loaded trace to a syntax tree printed by
+// format.Source, and the file read in walks and printed step by step, as
+// the CLI does.
 func compileFile(t testing.TB, path string) (*compile.Output, []byte) {
 	t.Helper()
+	opts := compile.Options{Source: filepath.Base(path), Now: fixedNow}
 	tr, err := trace.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := compile.Compile(tr, compile.Options{Source: filepath.Base(path), Now: fixedNow})
+	out, err := compile.Compile(tr, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, format.Source(out.Skill)
+	src := format.Source(out.Skill)
+	x, err := compile.NewFile(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed bytes.Buffer
+	if err := x.Write(&streamed); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(streamed.Bytes(), src) {
+		t.Errorf("NewFile+Write differs from Compile+format.Source:\n%s", format.Diff(path, src, streamed.Bytes()))
+	}
+	if diff := cmp.Diff(out.Summary, x.Summary()); diff != "" {
+		t.Errorf("NewFile's summary differs from Compile's (-Compile +NewFile):\n%s", diff)
+	}
+	return out, src
 }
 
 // TestCompile compiles every trace in testdata/traces and compares the

@@ -3,6 +3,8 @@ package compile_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,14 @@ func TestBadInput(t *testing.T) {
 			out, err := readAndCompile(tt.src, compile.Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v (output %v), want %q", err, out != nil, tt.want)
+			}
+			// A trace file, read in walks, fails the same way.
+			path := filepath.Join(t.TempDir(), "bad.jsonl")
+			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, ferr := compile.NewFile(path, compile.Options{}); ferr == nil || ferr.Error() != err.Error() {
+				t.Errorf("NewFile: err = %v, want %v", ferr, err)
 			}
 		})
 	}

@@ -1,7 +1,9 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -142,5 +144,49 @@ func TestTempPattern(t *testing.T) {
 	ok, err := filepath.Match(TempPattern("/d/a.skill.md"), ".a.skill.md.tmp-123")
 	if err != nil || !ok {
 		t.Errorf("pattern %q does not match a temporary name", TempPattern("/d/a.skill.md"))
+	}
+}
+
+// TestWriteFuncFailureKeepsOriginal: content produced while writing may
+// fail part way, after bytes have gone out (past the buffer too); the
+// target keeps its old bytes and no temporary file stays.
+func TestWriteFuncFailureKeepsOriginal(t *testing.T) {
+	boom := errors.New("producer failed")
+	for _, written := range []int{0, 10, 1 << 20} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "a.md")
+		if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := WriteFunc(path, 0o644, func(w io.Writer) error {
+			if _, err := w.Write(bytes.Repeat([]byte("x"), written)); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("%d bytes: WriteFunc = %v, want the producer's error", written, err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != "old" {
+			t.Errorf("%d bytes: target holds %d bytes, want the old file", written, len(got))
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%d bytes: %d entries left, want only the target", written, len(entries))
+		}
+	}
+	// Success writes everything the producer wrote, through the buffer,
+	// and keeps the target's mode.
+	path := filepath.Join(t.TempDir(), "a.md")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Repeat([]byte("0123456789"), 100_000)
+	if err := WriteFunc(path, 0o644, func(w io.Writer) error { _, err := w.Write(want); return err }); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	info, _ := os.Stat(path)
+	if !bytes.Equal(got, want) || info.Mode().Perm() != 0o600 {
+		t.Errorf("target holds %d bytes with mode %v, want %d bytes with 0600", len(got), info.Mode().Perm(), len(want))
 	}
 }
