@@ -15,23 +15,6 @@ type binding struct {
 	path  string // dotted
 	step  int    // the source step, as an index into the compiler's steps
 	array bool   // the path crosses an array
-	// consumers are the numbers of the steps that use the bind, in order,
-	// without repeats; dataflow drops them once it has asked its questions.
-	consumers []int
-}
-
-// astPath returns the bind's path as a syntax node, as the parser would
-// read its text.
-func (bd *binding) astPath() ast.Path {
-	els := make([]ast.PathElement, 0, strings.Count(bd.path, ".")+1)
-	for seg := range strings.SplitSeq(bd.path, ".") {
-		el := ast.PathElement{Name: seg, Index: -1}
-		if n, err := strconv.Atoi(seg); err == nil && isDigits(seg) {
-			el.Index = n
-		}
-		els = append(els, el)
-	}
-	return ast.Path{Elements: els}
 }
 
 // isDigits reports whether s is a non-empty run of ASCII digits.
@@ -47,12 +30,16 @@ func isDigits(s string) bool {
 // binder hands out one binding per source path and keeps names unique.
 type binder struct {
 	taken map[string]bool
-	next  map[string]int // per stem, how many numbered names were tried
-	all   []*binding     // in the order they were made
+	// consumers are, for each bind that reads an array position, the
+	// numbers of the steps that use it, in order, without repeats: its
+	// question names them.
+	consumers map[*binding][]int
+	next      map[string]int // per stem, how many numbered names were tried
+	all       []*binding     // in the order they were made
 }
 
 func newBinder() *binder {
-	return &binder{taken: map[string]bool{}, next: map[string]int{}}
+	return &binder{taken: map[string]bool{}, next: map[string]int{}, consumers: map[*binding][]int{}}
 }
 
 // use returns the binding for src, making it on first use, and records
@@ -66,8 +53,10 @@ func (b *binder) use(steps []*step, src *source, n int) *binding {
 		st := steps[int(src.step)]
 		st.binds = append(st.binds, bd)
 	}
-	if len(bd.consumers) == 0 || bd.consumers[len(bd.consumers)-1] != n {
-		bd.consumers = append(bd.consumers, n)
+	if bd.array {
+		if ns := b.consumers[bd]; len(ns) == 0 || ns[len(ns)-1] != n {
+			b.consumers[bd] = append(ns, n)
+		}
 	}
 	return bd
 }
@@ -148,10 +137,10 @@ type holeLeaf struct {
 	holes [1]*ast.Hole
 }
 
-// holeString is a string leaf that is exactly the hole {{name}}.
-func holeString(name string) *ast.String {
+// set makes x the string leaf that is exactly the hole {{name}}.
+func (x *holeLeaf) set(name string) *ast.String {
 	v := "{{" + name + "}}"
-	x := &holeLeaf{str: ast.String{Value: v}, hole: ast.Hole{Kind: ast.HoleVar, Name: name, Written: name, Start: 0, End: len(v)}}
+	*x = holeLeaf{str: ast.String{Value: v}, hole: ast.Hole{Kind: ast.HoleVar, Name: name, Written: name, Start: 0, End: len(v)}}
 	x.holes[0] = &x.hole
 	x.str.Holes = x.holes[:]
 	return &x.str

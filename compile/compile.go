@@ -42,18 +42,28 @@ type Output struct {
 	Summary Summary
 }
 
-// walker hands every record of a trace, with its line number, to fn in
-// file order, stopping at fn's first error; the compiler walks twice.
-type walker func(fn func(rec trace.Record, line int) error) error
+// records is a trace as the compiler reads it: walked whole, twice, and
+// then one call at a time.
+type records struct {
+	// walk hands every record, with its place, to fn in file order,
+	// stopping at fn's first error.
+	walk func(fn func(rec trace.Record, at trace.Place) error) error
+	// open returns a reader of single records by the place walk gave
+	// them, and a function that releases it.
+	open func() (read func(at trace.Place) (trace.Record, error), done func(), err error)
+}
 
 // compiler carries one compilation's state.
 type compiler struct {
-	walk    walker
+	src     records
 	meta    *trace.Meta
 	records int // how many records the first walk saw
 	// idx holds the values calls send, from the first walk to the end of
 	// the second.
-	idx          *valueIndex
+	idx *valueIndex
+	// leaves is the list of one call's argument leaves, reused call after
+	// call.
+	leaves       []argLeaf
 	seed         maphash.Seed
 	opts         Options
 	steps        []*step
@@ -94,35 +104,67 @@ type Compilation struct{ c *compiler }
 
 // New analyses a trace for compiling. Its errors are Compile's.
 func New(tr *trace.Trace, opts Options) (*Compilation, error) {
-	return analyse(func(fn func(trace.Record, int) error) error {
-		for k, rec := range tr.Records {
-			if err := fn(rec, tr.Lines[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, opts)
+	return analyse(memoryRecords(tr), opts)
 }
 
-// NewFile analyses the trace file at path for compiling, reading it twice
-// instead of loading it: the compiler keeps what each step needs, never
-// the result bodies, so memory grows with the skill rather than with the
-// recording. The file's errors are trace.Read's (the first problem, as a
-// *trace.LineError); a file that changes between the two reads is an
-// error too.
+// memoryRecords reads a trace in memory; a place's Offset is the record's
+// index.
+func memoryRecords(tr *trace.Trace) records {
+	return records{
+		walk: func(fn func(trace.Record, trace.Place) error) error {
+			for k, rec := range tr.Records {
+				if err := fn(rec, trace.Place{Line: tr.Lines[k], Offset: int64(k)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		open: func() (func(trace.Place) (trace.Record, error), func(), error) {
+			read := func(at trace.Place) (trace.Record, error) {
+				if at.Offset < 0 || at.Offset >= int64(len(tr.Records)) {
+					return nil, errChanged
+				}
+				return tr.Records[at.Offset], nil
+			}
+			return read, func() {}, nil
+		},
+	}
+}
+
+// NewFile analyses the trace file at path for compiling, reading it
+// instead of loading it: two walks over the file, and later each call's
+// line again where the first walk found it. The compiler keeps what each
+// step needs, never the result bodies or arguments, so memory grows with
+// the skill rather than with the recording. The file's errors are
+// trace.Read's (the first problem, as a *trace.LineError); a file whose
+// calls change between the reads is an error too.
 func NewFile(path string, opts Options) (*Compilation, error) {
-	return analyse(func(fn func(trace.Record, int) error) error {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return trace.Scan(f, fn)
-	}, opts)
+	return analyse(fileRecords(path), opts)
+}
+
+// fileRecords reads a trace file.
+func fileRecords(path string) records {
+	return records{
+		walk: func(fn func(trace.Record, trace.Place) error) error {
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return trace.Scan(f, fn)
+		},
+		open: func() (func(trace.Place) (trace.Record, error), func(), error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return func(at trace.Place) (trace.Record, error) { return trace.ReadRecordAt(f, at) }, func() { f.Close() }, nil
+		},
+	}
 }
 
 // analyse runs the compiler's walks over a trace's records.
-func analyse(walk walker, opts Options) (*Compilation, error) {
+func analyse(src records, opts Options) (*Compilation, error) {
 	if opts.MaxMinedBody <= 0 {
 		opts.MaxMinedBody = DefaultMaxMinedBody
 	}
@@ -132,7 +174,7 @@ func analyse(walk walker, opts Options) (*Compilation, error) {
 	if opts.Source == "" {
 		opts.Source = "trace"
 	}
-	c := &compiler{walk: walk, opts: opts, seed: maphash.MakeSeed(), idx: newValueIndex(), classes: map[string]*Classification{},
+	c := &compiler{src: src, opts: opts, seed: maphash.MakeSeed(), idx: newValueIndex(), classes: map[string]*Classification{},
 		lits: literalTable{strs: map[string]literalRef{}, nums: map[string]literalRef{}}}
 	trailing, err := c.pair()
 	if err != nil {
@@ -169,7 +211,7 @@ func (x *Compilation) Summary() Summary { return x.c.summary() }
 func (x *Compilation) Skill() (*ast.Skill, error) {
 	var err error
 	s := x.c.skeleton()
-	s.Steps = slices.Collect(x.c.stepNodes(&err))
+	s.Steps = slices.Collect(x.c.stepNodes(&err, false))
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +224,7 @@ func (x *Compilation) Skill() (*ast.Skill, error) {
 // than to the skill's tree. It returns w's first error.
 func (x *Compilation) Write(w io.Writer) error {
 	var err error
-	if werr := format.Write(w, x.c.skeleton(), x.c.stepNodes(&err)); werr != nil {
+	if werr := format.Write(w, x.c.skeleton(), x.c.stepNodes(&err, true)); werr != nil {
 		return werr
 	}
 	return err

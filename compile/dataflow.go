@@ -152,9 +152,9 @@ type argLeaf struct {
 
 // argLeaves lists the leaves of a call's arguments that recovery or a
 // question could be about: strings and numbers of at least minLiteralLen
-// characters, and strings holding a template hole.
-func argLeaves(args ast.Value) []argLeaf {
-	var out []argLeaf
+// characters, and strings holding a template hole. They are appended to
+// out, which the caller may reuse.
+func argLeaves(args ast.Value, out []argLeaf) []argLeaf {
 	ord := 0
 	mapLeaves(args, func(v ast.Value) ast.Value {
 		if l := leafOf(v); l.eligible || l.template {

@@ -20,7 +20,7 @@ type step struct {
 	// argsHash identifies the recorded arguments, which are not kept: each
 	// walk parses them again.
 	argsHash uint64
-	line     int // trace line of the call
+	at       trace.Place // where the call is in the trace
 	// resultLine is the trace line of the call's result, 0 when the trace
 	// has none.
 	resultLine int
@@ -41,7 +41,7 @@ type step struct {
 // same reports whether a call met in a later walk is the one the first
 // walk made the step from.
 func (st *step) same(call *trace.Call, line int, seed maphash.Seed) bool {
-	return st.i == call.I && st.line == line && st.tool == call.Tool && st.argsHash == maphash.Bytes(seed, call.Args)
+	return st.i == call.I && st.at.Line == line && st.tool == call.Tool && st.argsHash == maphash.Bytes(seed, call.Args)
 }
 
 // argHole is an argument leaf that dataflow recovery replaced with the
@@ -58,7 +58,8 @@ type argHole struct {
 func (c *compiler) pair() (trailing []string, err error) {
 	c.byI = map[int]*step{}
 	var notes []string
-	err = c.walk(func(rec trace.Record, line int) error {
+	err = c.src.walk(func(rec trace.Record, at trace.Place) error {
+		line := at.Line
 		c.records++
 		switch rec := rec.(type) {
 		case *trace.Meta:
@@ -75,11 +76,12 @@ func (c *compiler) pair() (trailing []string, err error) {
 			if d != nil {
 				return &trace.LineError{Line: line, Field: "args", Msg: d.Message}
 			}
-			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), line: line, notes: notes}
+			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), at: at, notes: notes}
 			if _, ok := args.(*ast.Object); !ok {
 				st.argsKind = describeValue(args)
 			}
-			for _, l := range argLeaves(args) {
+			c.leaves = argLeaves(args, c.leaves[:0])
+			for _, l := range c.leaves {
 				c.idx.want(l, st.n)
 			}
 			notes = nil

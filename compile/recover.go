@@ -20,7 +20,8 @@ func (c *compiler) dataflow() error {
 	c.idx = nil
 	b := newBinder()
 	seen, calls := 0, 0
-	err := c.walk(func(rec trace.Record, line int) error {
+	err := c.src.walk(func(rec trace.Record, at trace.Place) error {
+		line := at.Line
 		if seen == c.records {
 			return errWalked
 		}
@@ -44,8 +45,8 @@ func (c *compiler) dataflow() error {
 				return errChanged
 			}
 			args, _ := grammar.ParseArgs(string(rec.Args), ast.Pos{}) // valid: the first walk parsed it
-			leaves := argLeaves(args)
-			for _, l := range leaves {
+			c.leaves = argLeaves(args, c.leaves[:0])
+			for _, l := range c.leaves {
 				src := idx.lookup(l)
 				switch {
 				case src == nil:
@@ -56,7 +57,7 @@ func (c *compiler) dataflow() error {
 					st.holes = append(st.holes, argHole{ord: l.ord, name: b.use(c.steps, src, st.n).name})
 				}
 			}
-			for _, l := range leaves {
+			for _, l := range c.leaves {
 				idx.done(l, st.n)
 			}
 		}
@@ -72,9 +73,8 @@ func (c *compiler) dataflow() error {
 	for _, bd := range b.all {
 		if bd.array {
 			from := c.steps[bd.step]
-			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(bd.consumers))
+			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(b.consumers[bd]))
 		}
-		bd.consumers = nil
 	}
 	c.binds = len(b.all)
 	return nil

@@ -62,7 +62,7 @@ func (c *compiler) stepQuestions() {
 			c.q.add(st.n, KindEffectConflict, "%s: %s — check which is right.", ref(st), st.class.Conflict)
 		}
 		if st.argsKind != "" {
-			c.q.add(st.n, KindArgsNotObject, "%s: the recorded arguments (trace line %d) are %s, not an object; MCP tools take named arguments, so replay may be refused.", ref(st), st.line, st.argsKind)
+			c.q.add(st.n, KindArgsNotObject, "%s: the recorded arguments (trace line %d) are %s, not an object; MCP tools take named arguments, so replay may be refused.", ref(st), st.at.Line, st.argsKind)
 		}
 	}
 }

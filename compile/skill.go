@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,36 +34,43 @@ func (c *compiler) skeleton() *ast.Skill {
 }
 
 // stepNodes yields the skill's steps in order, each built when it is asked
-// for. The compiler does not keep the calls' arguments, so this is a third
-// walk over the records; a walk that fails, or finds the trace changed,
-// stops the steps and leaves its error in *failed.
-func (c *compiler) stepNodes(failed *error) iter.Seq[*ast.Step] {
+// for. The compiler does not keep the calls' arguments, so each call is
+// read again where the first walk found it; a read that fails, or finds
+// another call there, stops the steps and leaves its error in *failed.
+//
+// With reuse set, every step is built in the same storage, valid until the
+// next step is asked for; otherwise each step has its own.
+func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 	return func(yield func(*ast.Step) bool) {
-		k := 0
-		err := c.walk(func(rec trace.Record, line int) error {
-			call, ok := rec.(*trace.Call)
-			if !ok {
-				return nil
-			}
-			if k == len(c.steps) {
-				return errWalked
-			}
-			st := c.steps[k]
-			k++
-			if !st.same(call, line, c.seed) {
-				return errChanged
-			}
-			if !yield(c.step(st, call.Args)) {
-				return errWalked
-			}
-			return nil
-		})
-		switch {
-		case errors.Is(err, errWalked):
-		case err != nil:
+		b := new(stepBuilder)
+		read, done, err := c.src.open()
+		if err != nil {
 			*failed = err
-		case k != len(c.steps):
-			*failed = errChanged
+			return
+		}
+		defer done()
+		for _, st := range c.steps {
+			rec, err := read(st.at)
+			var bad *trace.LineError
+			switch {
+			case errors.As(err, &bad):
+				*failed = errChanged
+				return
+			case err != nil:
+				*failed = err
+				return
+			}
+			call, ok := rec.(*trace.Call)
+			if !ok || !st.same(call, st.at.Line, c.seed) {
+				*failed = errChanged
+				return
+			}
+			if !reuse {
+				b = new(stepBuilder)
+			}
+			if !yield(c.step(st, call.Args, b)) {
+				return
+			}
 		}
 	}
 }
@@ -112,43 +121,82 @@ func (c *compiler) trailing() string {
 	return b.String()
 }
 
-// step builds one skill step.
-func (c *compiler) step(st *step, args json.RawMessage) *ast.Step {
+// step builds one skill step in the storage of b, which it resets: the
+// nodes of the step b built before are reused.
+func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Step {
 	title, intent := c.narration(st)
-	n := &stepNodes{
+	b.nodes = stepNodes{
 		step:   ast.Step{Number: st.n, Title: title},
 		intent: ast.IntentField{Text: intent},
-		action: ast.ActionField{Tool: st.tool, Args: c.args(st, args)},
+		action: ast.ActionField{Tool: st.tool, Args: c.args(st, args, b)},
 		effect: ast.EffectField{Value: st.class.Effect},
 	}
-	out := &n.step
-	out.Intent, out.Action, out.Effect = &n.intent, &n.action, &n.effect
+	out := &b.nodes.step
+	out.Intent, out.Action, out.Effect = &b.nodes.intent, &b.nodes.action, &b.nodes.effect
+	// The storage is sized first: the fields point into it.
+	n := len(st.binds)
+	b.isSet, b.binds = slices.Grow(b.isSet[:0], n)[:n], slices.Grow(b.binds[:0], n)[:n]
+	b.asserts, b.bindFields = b.asserts[:0], b.bindFields[:0]
+	b.elements = b.elements[:0]
 	if st.ok {
-		out.Asserts = make([]*ast.AssertField, 0, 1+len(st.binds))
-		status := &statusAssert{expr: ast.StatusAssert{Op: ast.OpEq, Code: 200}}
-		status.field.Expr = &status.expr
-		out.Asserts = append(out.Asserts, &status.field)
-		for _, bd := range st.binds {
-			a := &isSetAssert{expr: ast.JSONIsAssert{Path: bd.astPath(), Type: ast.TypeSet}}
-			a.field.Expr = &a.expr
-			out.Asserts = append(out.Asserts, &a.field)
+		b.status = statusAssert{expr: ast.StatusAssert{Op: ast.OpEq, Code: 200}}
+		b.status.field.Expr = &b.status.expr
+		b.asserts = append(b.asserts, &b.status.field)
+	}
+	for k, bd := range st.binds {
+		// The is-set assert and the bind read the same path; they share
+		// its elements.
+		path := b.path(bd.path)
+		if st.ok {
+			b.isSet[k] = isSetAssert{expr: ast.JSONIsAssert{Path: path, Type: ast.TypeSet}}
+			b.isSet[k].field.Expr = &b.isSet[k].expr
+			b.asserts = append(b.asserts, &b.isSet[k].field)
 		}
+		b.binds[k] = jsonBind{expr: ast.JSONBind{Name: bd.name, Path: path}}
+		b.binds[k].field.Expr = &b.binds[k].expr
+		b.bindFields = append(b.bindFields, &b.binds[k].field)
 	}
-	if len(st.binds) > 0 {
-		out.Binds = make([]*ast.BindField, 0, len(st.binds))
+	if len(b.asserts) > 0 {
+		out.Asserts = b.asserts
 	}
-	for _, bd := range st.binds {
-		b := &jsonBind{expr: ast.JSONBind{Name: bd.name, Path: bd.astPath()}}
-		b.field.Expr = &b.expr
-		out.Binds = append(out.Binds, &b.field)
+	if len(b.bindFields) > 0 {
+		out.Binds = b.bindFields
 	}
 	return out
 }
 
+// stepBuilder is the storage of one step's nodes. The tree Skill returns
+// has one per step; printing reuses one for every step, since each step is
+// printed before the next is built.
+type stepBuilder struct {
+	nodes      stepNodes
+	status     statusAssert
+	isSet      []isSetAssert
+	binds      []jsonBind
+	asserts    []*ast.AssertField
+	bindFields []*ast.BindField
+	elements   []ast.PathElement
+	holes      []holeLeaf
+}
+
+// path returns a bind's dotted path as a syntax node, as the parser would
+// read its text, its elements kept in b.
+func (b *stepBuilder) path(dotted string) ast.Path {
+	start := len(b.elements)
+	for seg := range strings.SplitSeq(dotted, ".") {
+		el := ast.PathElement{Name: seg, Index: -1}
+		if isDigits(seg) {
+			if n, err := strconv.Atoi(seg); err == nil {
+				el.Index = n
+			}
+		}
+		b.elements = append(b.elements, el)
+	}
+	return ast.Path{Elements: b.elements[start:len(b.elements):len(b.elements)]}
+}
+
 // Nodes that live and die together are made in one allocation: a step
-// with its fixed fields, a field with its expression. A compiled skill has
-// several per step, and fewer, larger objects are cheaper to allocate and
-// to collect.
+// with its fixed fields, a field with its expression.
 type (
 	stepNodes struct {
 		step   ast.Step
@@ -172,17 +220,18 @@ type (
 
 // args parses a step's recorded arguments again, which the first walk
 // found valid, and puts in the holes dataflow recovery chose.
-func (c *compiler) args(st *step, raw json.RawMessage) ast.Value {
+func (c *compiler) args(st *step, raw json.RawMessage, b *stepBuilder) ast.Value {
 	args, _ := grammar.ParseArgs(string(raw), ast.Pos{})
 	if len(st.holes) == 0 {
 		return args
 	}
+	b.holes = slices.Grow(b.holes[:0], len(st.holes))[:len(st.holes)]
 	ord, next := -1, 0
 	return mapLeaves(args, func(v ast.Value) ast.Value {
 		ord++
 		if next < len(st.holes) && st.holes[next].ord == ord {
 			next++
-			return holeString(st.holes[next-1].name)
+			return b.holes[next-1].set(st.holes[next-1].name)
 		}
 		return v
 	})

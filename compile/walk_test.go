@@ -20,9 +20,10 @@ const walkTrace = `{"t":"meta","seq":0,"name":"w","startedAt":"2026-07-18T14:02:
 {"t":"result","seq":4,"i":1,"ok":true,"ms":1,"body":{"content":[{"type":"text","text":"{}"}]}}
 `
 
-// changingWalker walks versions[0] the first time, versions[1] the
-// second, and so on, keeping the last.
-func changingWalker(t *testing.T, versions ...string) walker {
+// changingRecords walks versions[0] the first time, versions[1] the
+// second, and reads single calls from the version after that (each list
+// keeps its last version).
+func changingRecords(t *testing.T, versions ...string) records {
 	t.Helper()
 	var traces []*trace.Trace
 	for _, v := range versions {
@@ -33,15 +34,16 @@ func changingWalker(t *testing.T, versions ...string) walker {
 		traces = append(traces, tr)
 	}
 	n := 0
-	return func(fn func(trace.Record, int) error) error {
-		tr := traces[min(n, len(traces)-1)]
-		n++
-		for k, rec := range tr.Records {
-			if err := fn(rec, tr.Lines[k]); err != nil {
-				return err
-			}
-		}
-		return nil
+	current := func() *trace.Trace { return traces[min(n, len(traces)-1)] }
+	return records{
+		walk: func(fn func(trace.Record, trace.Place) error) error {
+			err := memoryRecords(current()).walk(fn)
+			n++
+			return err
+		},
+		open: func() (func(trace.Place) (trace.Record, error), func(), error) {
+			return memoryRecords(current()).open()
+		},
 	}
 }
 
@@ -58,19 +60,19 @@ func TestTraceChangedBetweenWalks(t *testing.T) {
 		name     string
 		versions []string
 		// inAnalysis is set when the second walk, inside analyse, sees the
-		// change; otherwise Write's third walk does.
+		// change; otherwise Write's reading of the calls does.
 		inAnalysis bool
 		wantErr    bool
 	}{
 		{"args edited before the second walk", []string{walkTrace, edited}, true, true},
 		{"tool renamed before the second walk", []string{walkTrace, renamed}, true, true},
 		{"cut before the second walk", []string{walkTrace, shorter}, true, true},
-		{"args edited before the third walk", []string{walkTrace, walkTrace, edited}, false, true},
-		{"cut before the third walk", []string{walkTrace, walkTrace, shorter}, false, true},
+		{"args edited before the calls are read again", []string{walkTrace, walkTrace, edited}, false, true},
+		{"cut before the calls are read again", []string{walkTrace, walkTrace, shorter}, false, true},
 		{"grown after the first walk", []string{walkTrace, grown, grown}, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			x, err := analyse(changingWalker(t, tt.versions...), Options{})
+			x, err := analyse(changingRecords(t, tt.versions...), Options{})
 			if tt.inAnalysis {
 				if !errors.Is(err, errChanged) {
 					t.Fatalf("analyse: err = %v, want errChanged", err)

@@ -27,6 +27,13 @@ func (e *LineError) Error() string {
 type Reader struct {
 	r    *bufio.Reader
 	line int
+	// off is how many bytes were read; start and size give the span of
+	// the last record's line, its line break included.
+	off, start int64
+	size       int
+	// long holds a line longer than the read buffer, reused line after
+	// line.
+	long []byte
 }
 
 // NewReader returns a reader of the trace in r.
@@ -37,11 +44,42 @@ func NewReader(r io.Reader) *Reader {
 // Line returns the number of the line the last record came from.
 func (r *Reader) Line() int { return r.line }
 
+// Place returns where the last record came from: its line number and the
+// byte span of the line.
+func (r *Reader) Place() Place { return Place{Line: r.line, Offset: r.start, Size: r.size} }
+
+// Place is where a record is in its trace file: the line's number and its
+// bytes, line break included. ReadRecordAt reads the record again.
+type Place struct {
+	Line   int
+	Offset int64
+	Size   int
+}
+
+// ReadRecordAt reads the one record at p from a trace file (as a Reader
+// placed it), checked as a Reader checks it.
+func ReadRecordAt(r io.ReaderAt, p Place) (Record, error) {
+	raw := make([]byte, p.Size)
+	if n, err := r.ReadAt(raw, p.Offset); n < len(raw) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, &LineError{Line: p.Line, Msg: "not a record"}
+	}
+	return ParseLine(raw, p.Line)
+}
+
 // Next returns the next record, io.EOF at the end, or a *LineError. After a
 // *LineError the reader can go on with the next line.
 func (r *Reader) Next() (Record, error) {
 	for {
-		raw, err := r.r.ReadBytes('\n')
+		raw, err := r.readLine()
+		r.start, r.size = r.off, len(raw)
+		r.off += int64(len(raw))
 		if len(raw) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil, io.EOF
@@ -58,6 +96,21 @@ func (r *Reader) Next() (Record, error) {
 		}
 		return ParseLine(raw, r.line)
 	}
+}
+
+// readLine returns the next line, its line break included, in memory the
+// reader owns until the next call (ParseLine copies what it keeps).
+func (r *Reader) readLine() ([]byte, error) {
+	raw, err := r.r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return raw, err
+	}
+	r.long = append(r.long[:0], raw...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		raw, err = r.r.ReadSlice('\n')
+		r.long = append(r.long, raw...)
+	}
+	return r.long, err
 }
 
 // wireRecord is every field any record kind may carry, decoded in one

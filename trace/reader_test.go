@@ -2,6 +2,8 @@ package trace_test
 
 import (
 	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -91,5 +93,43 @@ func TestLongLines(t *testing.T) {
 	tr, err := trace.Read(strings.NewReader(src))
 	if err != nil || len(tr.Records[2].(*trace.Result).Body) != len(body)+2 {
 		t.Fatalf("3 MB line: %v", err)
+	}
+}
+
+// TestPlaces: every record Scan hands over can be read again, alone, from
+// the place it gave (CRLF, blank lines and a last line without a line
+// break included); a place past the end of a shortened file is an error.
+func TestPlaces(t *testing.T) {
+	src := strings.NewReader(good)
+	var recs []trace.Record
+	var places []trace.Place
+	err := trace.Scan(src, func(rec trace.Record, at trace.Place) error {
+		recs, places = append(recs, rec), append(places, at)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []int{1, 3, 4, 5}
+	for k, at := range places {
+		if at.Line != wantLines[k] {
+			t.Errorf("record %d: line %d, want %d", k, at.Line, wantLines[k])
+		}
+		again, err := trace.ReadRecordAt(strings.NewReader(good), at)
+		if err != nil {
+			t.Fatalf("record %d at %+v: %v", k, at, err)
+		}
+		if !reflect.DeepEqual(again, recs[k]) {
+			t.Errorf("record %d read again differs:\n%#v\n%#v", k, again, recs[k])
+		}
+	}
+	last := places[len(places)-1]
+	short := good[:len(good)-5]
+	if _, err := trace.ReadRecordAt(strings.NewReader(short), last); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("reading past the end: %v, want io.ErrUnexpectedEOF", err)
+	}
+	var le *trace.LineError
+	if _, err := trace.ReadRecordAt(strings.NewReader(good), trace.Place{Line: 2, Offset: places[0].Offset + int64(places[0].Size), Size: 1}); !errors.As(err, &le) || le.Line != 2 {
+		t.Errorf("reading a blank line: %v, want a *LineError for line 2", err)
 	}
 }

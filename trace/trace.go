@@ -31,12 +31,12 @@ func Load(path string) (*Trace, error) {
 // as a *LineError.
 func Read(r io.Reader) (*Trace, error) {
 	tr := &Trace{}
-	err := Scan(r, func(rec Record, line int) error {
+	err := Scan(r, func(rec Record, at Place) error {
 		if m, ok := rec.(*Meta); ok {
 			tr.Meta = m
 		}
 		tr.Records = append(tr.Records, rec)
-		tr.Lines = append(tr.Lines, line)
+		tr.Lines = append(tr.Lines, at.Line)
 		return nil
 	})
 	if err != nil {
@@ -49,11 +49,11 @@ func Read(r io.Reader) (*Trace, error) {
 var ErrEmpty = errors.New("empty trace: no meta record")
 
 // Scan reads the trace in r one record at a time, makes Read's checks, and
-// hands each record with its line number to fn, meta first. Nothing is
+// hands each record with its place in the file to fn, meta first. Nothing is
 // kept but the call indexes the checks need, so a trace can be walked in
 // memory that does not grow with its bodies. The first problem, or the
 // first error fn returns, stops the scan and is returned.
-func Scan(r io.Reader, fn func(rec Record, line int) error) error {
+func Scan(r io.Reader, fn func(rec Record, at Place) error) error {
 	rd := NewReader(r)
 	calls := map[int]bool{}
 	results := map[int]bool{}
@@ -94,7 +94,7 @@ func Scan(r io.Reader, fn func(rec Record, line int) error) error {
 			return &LineError{Line: line, Field: "t", Msg: "the first record must be meta"}
 		}
 		n++
-		if err := fn(rec, line); err != nil {
+		if err := fn(rec, rd.Place()); err != nil {
 			return err
 		}
 	}
