@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,8 @@ import (
 // FuzzCompile feeds arbitrary trace bytes through the reader and the
 // compiler. Nothing may panic, and whatever compiles must print as a skill
 // that parses without a diagnostic, is already canonical, and has one step
-// per call.
+// per call. The same bytes as a file, compiled by NewFile and Write, must
+// fail the same way or print the same skill.
 func FuzzCompile(f *testing.F) {
 	for _, path := range traceFiles(f) {
 		src, err := os.ReadFile(path)
@@ -29,15 +31,28 @@ func FuzzCompile(f *testing.F) {
 	}
 	f.Add([]byte(metaLine + `{"t":"call","seq":1,"i":0,"ts":"s","tool":"x","args":{"a-b":"{{today}}","c":["2026-02-30",1752847320]}}` + "\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := trace.Read(bytes.NewReader(src))
-		if err != nil {
-			return
+		opts := compile.Options{Source: "fuzz.jsonl", Now: func() time.Time { return time.Unix(0, 0) }}
+		path := filepath.Join(t.TempDir(), "fuzz.jsonl")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		out, err := compile.Compile(tr, compile.Options{Source: "fuzz.jsonl", Now: func() time.Time { return time.Unix(0, 0) }})
+		x, ferr := compile.NewFile(path, opts)
+		tr, err := trace.Read(bytes.NewReader(src))
+		var out *compile.Output
+		if err == nil {
+			out, err = compile.Compile(tr, opts)
+		}
+		if (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error() {
+			t.Fatalf("in memory: %v; from the file: %v", err, ferr)
+		}
 		if err != nil {
 			return
 		}
 		printed := format.Source(out.Skill)
+		var streamed bytes.Buffer
+		if err := x.Write(&streamed); err != nil || !bytes.Equal(streamed.Bytes(), printed) {
+			t.Fatalf("NewFile+Write (err %v) differs from Compile:\n%s", err, format.Diff("fuzz", printed, streamed.Bytes()))
+		}
 		skill, diags := grammar.Parse("fuzz.skill.md", printed)
 		if len(diags) > 0 {
 			t.Fatalf("compiled skill does not parse: %v\n%s", diags, printed)

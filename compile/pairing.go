@@ -55,9 +55,14 @@ type argHole struct {
 // in call order. A result joins the call with its index i; notes join the
 // next call (consecutive notes together). It also takes the meta record,
 // and returns the notes after the last call on their own.
+//
+// A call no step can be made from is an error, but the walk goes on: a
+// problem the trace reader finds anywhere in the file is reported first,
+// as it is when the whole trace is read before compiling.
 func (c *compiler) pair() (trailing []string, err error) {
 	c.byI = map[int]*step{}
 	var notes []string
+	var bad error
 	err = c.src.walk(func(rec trace.Record, at trace.Place) error {
 		line := at.Line
 		c.records++
@@ -69,12 +74,17 @@ func (c *compiler) pair() (trailing []string, err error) {
 				notes = append(notes, text)
 			}
 		case *trace.Call:
+			if bad != nil {
+				return nil
+			}
 			if err := checkTool(rec.Tool); err != nil {
-				return &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
+				bad = &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
+				return nil
 			}
 			args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{})
 			if d != nil {
-				return &trace.LineError{Line: line, Field: "args", Msg: d.Message}
+				bad = &trace.LineError{Line: line, Field: "args", Msg: d.Message}
+				return nil
 			}
 			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), at: at, notes: notes}
 			if _, ok := args.(*ast.Object); !ok {
@@ -94,6 +104,9 @@ func (c *compiler) pair() (trailing []string, err error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = bad
+	}
 	return notes, err
 }
 

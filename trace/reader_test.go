@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"reflect"
@@ -132,4 +133,38 @@ func TestPlaces(t *testing.T) {
 	if _, err := trace.ReadRecordAt(strings.NewReader(good), trace.Place{Line: 2, Offset: places[0].Offset + int64(places[0].Size), Size: 1}); !errors.As(err, &le) || le.Line != 2 {
 		t.Errorf("reading a blank line: %v, want a *LineError for line 2", err)
 	}
+}
+
+// FuzzScan reads arbitrary bytes as a trace. Nothing may panic; Read and
+// Scan agree; and every record Scan hands over reads back, alone and
+// equal, from its place.
+func FuzzScan(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(good + "\n" + strings.Repeat("x", 70<<10) + "\n"))
+	f.Add([]byte(`{"t":"meta","seq":0,"name":"n","startedAt":"s","wrapped":[]}` + "\r\n\r\n  " + `{"t":"note","seq":1,"ts":"s","text":"` + strings.Repeat("é", 40<<10) + `"}`))
+	f.Add([]byte(`{"t":"meta"}`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var recs []trace.Record
+		var places []trace.Place
+		scanErr := trace.Scan(bytes.NewReader(src), func(rec trace.Record, at trace.Place) error {
+			recs, places = append(recs, rec), append(places, at)
+			return nil
+		})
+		tr, readErr := trace.Read(bytes.NewReader(src))
+		if (scanErr == nil) != (readErr == nil) || scanErr != nil && scanErr.Error() != readErr.Error() {
+			t.Fatalf("Scan: %v; Read: %v", scanErr, readErr)
+		}
+		if readErr == nil && !reflect.DeepEqual(tr.Records, recs) {
+			t.Fatalf("Read and Scan give different records")
+		}
+		for k, at := range places {
+			if at.Offset < 0 || at.Offset+int64(at.Size) > int64(len(src)) {
+				t.Fatalf("record %d: place %+v outside the %d bytes", k, at, len(src))
+			}
+			again, err := trace.ReadRecordAt(bytes.NewReader(src), at)
+			if err != nil || !reflect.DeepEqual(again, recs[k]) {
+				t.Fatalf("record %d at %+v reads back as %#v (%v), want %#v", k, at, again, err, recs[k])
+			}
+		}
+	})
 }

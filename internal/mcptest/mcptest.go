@@ -223,9 +223,19 @@ func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.W
 // ServeIfAsked serves a test server on stdio and exits when ServeEnv is
 // set; otherwise it returns at once. Test binaries call it first thing in
 // TestMain so that they can be wrapped as downstream servers.
+//
+// A process given -test.* flags is running tests even with ServeEnv set:
+// a TestMain sets it for the servers its tests start, and `go test -fuzz`
+// starts its fuzzing workers from the same binary, with the same
+// environment and a -test.fuzzworker flag.
 func ServeIfAsked() {
 	if os.Getenv(ServeEnv) == "" {
 		return
+	}
+	for _, arg := range os.Args[1:] {
+		if strings.HasPrefix(arg, "-test.") {
+			return
+		}
 	}
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
