@@ -220,8 +220,10 @@ func (x *Compilation) Skill() (*ast.Skill, error) {
 
 // Write prints the compiled skill to w in canonical form, the bytes
 // format.Source prints for Skill's tree. Each step's nodes are built, printed
-// and dropped in turn, so memory stays proportional to the trace rather
-// than to the skill's tree. It returns w's first error.
+// and dropped in turn (in the same storage), so the skill's whole tree is
+// never in memory. It returns w's first error, or Skill's: the calls are
+// read again, and stop the printing part way if the trace file cannot be
+// read or has changed.
 func (x *Compilation) Write(w io.Writer) error {
 	var err error
 	if werr := format.Write(w, x.c.skeleton(), x.c.stepNodes(&err, true)); werr != nil {

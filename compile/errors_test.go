@@ -3,12 +3,14 @@ package compile_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
@@ -97,6 +99,21 @@ func TestOversizedBody(t *testing.T) {
 	}
 	if out.Summary.Binds != 0 {
 		t.Error("an oversized body was searched")
+	}
+	// The same trace as a file, the way `reelier compile` reads it.
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, err := compile.NewFile(path, compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Write(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(out.Summary, x.Summary()); diff != "" {
+		t.Errorf("from the file, the summary differs (-memory +file):\n%s", diff)
 	}
 }
 

@@ -47,8 +47,9 @@ type literalTable struct {
 // result held. They are asked in the order the literals were first seen.
 func (c *compiler) literalQuestions() {
 	t := &c.lits
-	slices.SortFunc(t.uses, func(a, b literalUse) int { return cmp.Compare(a.seq, b.seq) })
-	for _, u := range t.uses {
+	// A sorted copy: the table's refs point into uses by position.
+	uses := slices.SortedFunc(slices.Values(t.uses), func(a, b literalUse) int { return cmp.Compare(a.seq, b.seq) })
+	for _, u := range uses {
 		quoted := quote(u.literal.value())
 		first := c.steps[u.steps[0]-1]
 		if u.template {
