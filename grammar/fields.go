@@ -63,7 +63,7 @@ func (p *docParser) fields(step *ast.Step, from, to int) {
 	for _, f := range []struct {
 		name    string
 		missing bool
-	}{{"intent", step.Intent == nil}, {"action", step.Action == nil}, {"effect", step.Effect == nil}} {
+	}{{"intent", step.Intent == nil || step.Intent.Text == ""}, {"action", step.Action == nil}, {"effect", step.Effect == nil}} {
 		if f.missing {
 			p.report(step.Number, CodeMissingField, step.HeaderRange, fmt.Sprintf(msgMissingField, f.name))
 		}
@@ -90,7 +90,9 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, val a
 	org := origin(val)
 	switch key {
 	case "intent":
-		if !dup(step.Intent != nil) && value != "" {
+		// An empty intent is kept, so the printer keeps its line and a
+		// second intent bullet is a duplicate; it counts as missing.
+		if !dup(step.Intent != nil) {
 			step.Intent = &ast.IntentField{Bullet: b, Text: value}
 		}
 	case "action":
