@@ -139,8 +139,8 @@ func newValueIndex() *valueIndex {
 }
 
 // argLeaf is one string or number a call sends, as dataflow recovery and
-// the literal questions need it. Steps keep these instead of their parsed
-// arguments, which are parsed again when the step is built.
+// the literal questions need it. Nothing keeps them: each walk lists a
+// call's leaves afresh from its arguments.
 type argLeaf struct {
 	ord      int    // which scalar leaf of the arguments it is, in document order
 	num      bool   // a number, not a string

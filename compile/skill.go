@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 	"strconv"
@@ -53,7 +54,8 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 			rec, err := read(st.at)
 			var bad *trace.LineError
 			switch {
-			case errors.As(err, &bad):
+			case errors.As(err, &bad), errors.Is(err, io.ErrUnexpectedEOF):
+				// Not a record, or the file ends before it: it changed.
 				*failed = errChanged
 				return
 			case err != nil:

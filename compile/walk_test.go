@@ -111,6 +111,19 @@ func TestNewFileChangedOnDisk(t *testing.T) {
 	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, errChanged) {
 		t.Fatalf("Write after an edit: err = %v, want errChanged", err)
 	}
+	cut := strings.Index(walkTrace, `{"t":"call","seq":3`) + 20 // inside the second call
+	if err := os.WriteFile(path, []byte(walkTrace[:cut]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, errChanged) {
+		t.Fatalf("Write after the file was cut short: err = %v, want errChanged", err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat("\n", len(walkTrace))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, errChanged) {
+		t.Fatalf("Write after the file was blanked: err = %v, want errChanged", err)
+	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
