@@ -122,7 +122,7 @@ func memoryRecords(tr *trace.Trace) records {
 		open: func() (func(trace.Place) (trace.Record, error), func(), error) {
 			read := func(at trace.Place) (trace.Record, error) {
 				if at.Offset < 0 || at.Offset >= int64(len(tr.Records)) {
-					return nil, errChanged
+					return nil, ErrTraceChanged
 				}
 				return tr.Records[at.Offset], nil
 			}

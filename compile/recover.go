@@ -30,19 +30,19 @@ func (c *compiler) dataflow() error {
 		case *trace.Result:
 			st := c.byI[rec.I]
 			if st == nil || st.resultLine != line {
-				return errChanged
+				return ErrTraceChanged
 			}
 			if text, ok := c.result(st, rec); ok && !idx.empty() {
 				idx.mine(st.n-1, []byte(text))
 			}
 		case *trace.Call:
 			if calls == len(c.steps) {
-				return errChanged
+				return ErrTraceChanged
 			}
 			st := c.steps[calls]
 			calls++
 			if !st.same(rec, line, c.seed) {
-				return errChanged
+				return ErrTraceChanged
 			}
 			args, _ := grammar.ParseArgs(string(rec.Args), ast.Pos{}) // valid: the first walk parsed it
 			c.leaves = argLeaves(args, c.leaves[:0])
@@ -68,7 +68,7 @@ func (c *compiler) dataflow() error {
 	case err != nil:
 		return err
 	case seen != c.records:
-		return errChanged
+		return ErrTraceChanged
 	}
 	for _, bd := range b.all {
 		if bd.array {
@@ -83,8 +83,9 @@ func (c *compiler) dataflow() error {
 var (
 	// errWalked ends the second walk where the first one ended.
 	errWalked = errors.New("walked every record the first walk saw")
-	// errChanged reports a trace whose records differ between the walks.
-	errChanged = errors.New("the trace changed while it was being compiled (is it still being recorded?); compile it again once it is complete")
+	// ErrTraceChanged is returned when a trace file's calls differ from
+	// one read to the next.
+	ErrTraceChanged = errors.New("the trace changed while it was being compiled (is it still being recorded?); compile it again once it is complete")
 )
 
 // unbindable asks about a value step st sends that an earlier result held

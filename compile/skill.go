@@ -56,7 +56,7 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 			switch {
 			case errors.As(err, &bad), errors.Is(err, io.ErrUnexpectedEOF):
 				// Not a record, or the file ends before it: it changed.
-				*failed = errChanged
+				*failed = ErrTraceChanged
 				return
 			case err != nil:
 				*failed = err
@@ -64,7 +64,7 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 			}
 			call, ok := rec.(*trace.Call)
 			if !ok || !st.same(call, st.at.Line, c.seed) {
-				*failed = errChanged
+				*failed = ErrTraceChanged
 				return
 			}
 			if !reuse {

@@ -74,8 +74,8 @@ func TestTraceChangedBetweenWalks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			x, err := analyse(changingRecords(t, tt.versions...), Options{})
 			if tt.inAnalysis {
-				if !errors.Is(err, errChanged) {
-					t.Fatalf("analyse: err = %v, want errChanged", err)
+				if !errors.Is(err, ErrTraceChanged) {
+					t.Fatalf("analyse: err = %v, want ErrTraceChanged", err)
 				}
 				return
 			}
@@ -84,8 +84,8 @@ func TestTraceChangedBetweenWalks(t *testing.T) {
 			}
 			var out bytes.Buffer
 			err = x.Write(&out)
-			if tt.wantErr != errors.Is(err, errChanged) {
-				t.Fatalf("Write: err = %v, want errChanged: %v", err, tt.wantErr)
+			if tt.wantErr != errors.Is(err, ErrTraceChanged) {
+				t.Fatalf("Write: err = %v, want ErrTraceChanged: %v", err, tt.wantErr)
 			}
 			if !tt.wantErr && (strings.Contains(out.String(), "get_d") || !strings.Contains(out.String(), `get_b {"id": "{{id}}"}`)) {
 				t.Errorf("the skill is not the first walk's two steps:\n%s", out.String())
@@ -108,21 +108,21 @@ func TestNewFileChangedOnDisk(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(walkTrace, "obj_0001\"}}", "obj_0002\"}}", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, errChanged) {
-		t.Fatalf("Write after an edit: err = %v, want errChanged", err)
+	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, ErrTraceChanged) {
+		t.Fatalf("Write after an edit: err = %v, want ErrTraceChanged", err)
 	}
 	cut := strings.Index(walkTrace, `{"t":"call","seq":3`) + 20 // inside the second call
 	if err := os.WriteFile(path, []byte(walkTrace[:cut]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, errChanged) {
-		t.Fatalf("Write after the file was cut short: err = %v, want errChanged", err)
+	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, ErrTraceChanged) {
+		t.Fatalf("Write after the file was cut short: err = %v, want ErrTraceChanged", err)
 	}
 	if err := os.WriteFile(path, []byte(strings.Repeat("\n", len(walkTrace))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, errChanged) {
-		t.Fatalf("Write after the file was blanked: err = %v, want errChanged", err)
+	if err := x.Write(&bytes.Buffer{}); !errors.Is(err, ErrTraceChanged) {
+		t.Fatalf("Write after the file was blanked: err = %v, want ErrTraceChanged", err)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)

@@ -88,6 +88,9 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 		return err
 	}
 	if err := atomicfile.WriteFunc(out, 0o644, x.Write); err != nil {
+		if errors.Is(err, compile.ErrTraceChanged) {
+			return usageErrorf("%s: %v", opts.trace, err)
+		}
 		return usageErrorf("%v", err)
 	}
 	summary.Output = out
