@@ -164,7 +164,7 @@ func TestGeneratedTrace(t *testing.T) {
 		t.Fatalf("%d steps, %d binds; want 50 and %d", s.Steps, s.Binds, 3*48)
 	}
 	printed := string(format.Source(out.Skill))
-	if !strings.Contains(printed, `get_object {"id": "{{id_48}}", "owner": "{{owner_id_48}}", "sku": "{{lines_sku_47}}"`) {
+	if !strings.Contains(printed, `get_object {"id": "{{id_step49}}", "owner": "{{owner_step48}}", "sku": "{{sku_step49}}"`) {
 		t.Errorf("unexpected step 50:\n%s", printed[strings.LastIndex(printed, "### Step 50"):])
 	}
 }
@@ -196,7 +196,12 @@ func TestLinearGrowth(t *testing.T) {
 // 10,000-call trace files: NewFile's two walks, then the skill printed
 // step by step to a file. The peak is sampled (runtime/metrics, every
 // 20µs) above the heap in use before, garbage not yet collected included,
-// and must stay within 5× the trace's size.
+// and must stay within 6× the trace's size for a typical trace (measured
+// 4.8–5.1×; it was under 5× before the compiler kept checks). A dense
+// trace (results of about 450 bytes, every one feeding later calls) may
+// take 11× (measured 8.6–9.9×): besides the binds, every step keeps the checks derived from
+// its result and the index keeps the parts of names (`a.txt` in
+// `a.txt.summary`) the calls send.
 func TestPeakMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles 20,000 calls")
@@ -204,7 +209,8 @@ func TestPeakMemory(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		lines int
-	}{{"typical", typicalLines}, {"dense", denseLines}} {
+		limit float64
+	}{{"typical", typicalLines, 6}, {"dense", denseLines, 11}} {
 		path, size := writeTrace(t, 10000, tt.lines)
 		out, err := os.Create(filepath.Join(t.TempDir(), "generated.skill.md"))
 		if err != nil {
@@ -217,8 +223,8 @@ func TestPeakMemory(t *testing.T) {
 		out.Close()
 		ratio := float64(peak) / float64(size)
 		t.Logf("%s: trace %d B; peak heap above baseline %d B (%.2f× the trace)", tt.name, size, peak, ratio)
-		if ratio > 5 {
-			t.Errorf("%s: peak heap is %.2f× the trace size, over 5×", tt.name, ratio)
+		if ratio > tt.limit {
+			t.Errorf("%s: peak heap is %.2f× the trace size, over %g×", tt.name, ratio, tt.limit)
 		}
 	}
 }

@@ -8,13 +8,32 @@ import (
 	"github.com/reelier/reelier/grammar"
 )
 
-// binding is one `name = json.<path>` on a source step and the steps that
-// use it.
+// binding is one bind on a source step — `name = json.<path>`, or
+// `name = body match /pattern/` for a token of a text result — and the
+// steps that use it.
 type binding struct {
 	name  string
-	path  string // dotted
+	path  string // dotted; "" for a body match
 	step  int    // the source step, as an index into the compiler's steps
 	array bool   // the path crosses an array
+	// kind and raw are the recorded value's JSON kind ('s' or 'n') and
+	// text, for the step's assert on it.
+	kind byte
+	raw  string
+	// pattern is a body match bind's pattern; positional when it counts
+	// lines.
+	pattern    string
+	positional bool
+}
+
+// volatile reports whether the bound value changes from run to run, by
+// its key or its shape.
+func (bd *binding) volatile() bool {
+	last := bd.path
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		last = last[i+1:]
+	}
+	return isVolatileKey(last) || isVolatileText(bd.raw)
 }
 
 // isDigits reports whether s is a non-empty run of ASCII digits.
@@ -43,17 +62,33 @@ func newBinder() *binder {
 }
 
 // use returns the binding for src, making it on first use, and records
-// that step n consumes it.
-func (b *binder) use(steps []*step, src *source, n int) *binding {
+// that step n consumes it; member is the argument key it is sent under,
+// which may name it.
+func (b *binder) use(steps []*step, src *source, n int, member string) *binding {
 	bd := src.bound
 	if bd == nil {
-		bd = &binding{name: b.fresh(bindNames(src.path)), path: src.dotted(), step: int(src.step), array: src.array}
+		bd = &binding{step: int(src.step), array: src.array, kind: src.kind, raw: src.raw}
+		var cands []string
+		if m := singular(snake(member)); m != "" && !genericKeys[m] && !genericLeafKeys[m] && !grammar.IsReservedName(m) && !strings.HasPrefix(m, "today") {
+			cands = append(cands, m)
+		}
+		if src.text {
+			bd.pattern, bd.positional = src.pattern, src.positional
+			if src.label != "" {
+				cands = append(cands, src.label+"_name", src.label)
+			}
+			cands = append(cands, "value")
+		} else {
+			bd.path = src.dotted()
+			cands = append(cands, bindNames(src.path)...)
+		}
+		bd.name = b.fresh(cands, steps[int(src.step)].n)
 		src.bound = bd
 		b.all = append(b.all, bd)
 		st := steps[int(src.step)]
 		st.binds = append(st.binds, bd)
 	}
-	if bd.array {
+	if bd.array || bd.positional {
 		if ns := b.consumers[bd]; len(ns) == 0 || ns[len(ns)-1] != n {
 			b.consumers[bd] = append(ns, n)
 		}
@@ -61,15 +96,21 @@ func (b *binder) use(steps []*step, src *source, n int) *binding {
 	return bd
 }
 
-// fresh returns the first candidate that is neither taken nor reserved,
-// or the last (most qualified) candidate numbered (_2, _3…) when all are.
-func (b *binder) fresh(cands []string) string {
+// fresh returns the first candidate that is neither taken nor reserved;
+// when all are, the first candidate qualified by the step it comes from
+// (`name_step4`), and only then numbered (_2, _3…).
+func (b *binder) fresh(cands []string, step int) string {
 	free := func(n string) bool { return !b.taken[n] && !grammar.IsReservedName(n) }
 	pick := ""
 	for _, c := range cands {
 		if free(c) {
 			pick = c
 			break
+		}
+	}
+	if pick == "" && step > 0 {
+		if c := cands[0] + "_step" + strconv.Itoa(step); free(c) {
+			pick = c
 		}
 	}
 	stem := cands[len(cands)-1]
@@ -118,6 +159,18 @@ func bindNames(path []pathSeg) []string {
 		name = "v_" + name
 	}
 	cands = append(cands, name)
+	// `entities.0.name` reads better as entity_name than as name: the
+	// key holding the array says what the element is.
+	if i >= 1 && path[i-1].index >= 0 && genericLeafKeys[path[i].key] {
+		for j := i - 1; j >= 0; j-- {
+			if path[j].index < 0 {
+				if p := snake(singular(path[j].key)); p != "" && !startsWithDigit(p) {
+					cands = append([]string{p + "_" + path[i].key}, cands...)
+				}
+				break
+			}
+		}
+	}
 	for i, c := range cands {
 		// A name that starts like the computed date would read as one
 		// ({{today_2}}), so it gets a prefix as well.
@@ -127,6 +180,10 @@ func bindNames(path []pathSeg) []string {
 	}
 	return cands
 }
+
+// genericLeafKeys are keys that say what a value is only together with
+// what it belongs to.
+var genericLeafKeys = setOf(`name id title path key value type uri url text label slug`)
 
 func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 

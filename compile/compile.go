@@ -74,6 +74,10 @@ type compiler struct {
 	lits         literalTable
 	classes      map[string]*Classification // by tool, shared by its steps
 	q            questions
+	binder       *binder
+	// inputs are the variables a run supplies, by the key they replace.
+	inputs     map[string]*input
+	inputOrder []*input
 }
 
 // Compile turns a trace into a skill, deterministically and without any
@@ -174,7 +178,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	if opts.Source == "" {
 		opts.Source = "trace"
 	}
-	c := &compiler{src: src, opts: opts, seed: maphash.MakeSeed(), idx: newValueIndex(), classes: map[string]*Classification{},
+	c := &compiler{src: src, opts: opts, seed: maphash.MakeSeed(), idx: newValueIndex(), classes: map[string]*Classification{}, inputs: map[string]*input{},
 		lits: literalTable{strs: map[string]literalRef{}, nums: map[string]literalRef{}}}
 	trailing, err := c.pair()
 	if err != nil {
@@ -188,6 +192,8 @@ func analyse(src records, opts Options) (*Compilation, error) {
 		return nil, err
 	}
 	c.stepQuestions()
+	c.inputQuestions()
+	c.rerunQuestions()
 	c.literalQuestions()
 	if len(trailing) > 0 {
 		last := c.steps[len(c.steps)-1]

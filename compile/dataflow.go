@@ -21,7 +21,8 @@ type pathSeg struct {
 	index int
 }
 
-// source is a place in an earlier step's result where a value was seen.
+// source is a place in an earlier step's result where a value was seen:
+// a JSON path, or a token of a text result.
 //
 // A trace has one for every sighting of a value some call sends, so it is
 // kept small: the path's text is made only for the places that are bound.
@@ -36,6 +37,17 @@ type source struct {
 	// bindable is set when every key fits the path grammar
 	// ([A-Za-z0-9_]+) and the path is not empty.
 	bindable bool
+	// kind is the recorded value's JSON kind: 's' (string) or 'n'.
+	kind byte
+	// raw is the recorded value as JSON text, for a value assert.
+	raw string
+	// text is set for a token of a text result: pattern picks it with a
+	// `body match` bind ("" when no pattern could), positional when the
+	// pattern counts lines, label is the word before it on its line.
+	text       bool
+	pattern    string
+	positional bool
+	label      string
 }
 
 // dotted renders a bindable path as the skill writes it: `items.0.id`.
@@ -98,6 +110,7 @@ type slot struct {
 	src    *source
 	rank   int32 // how good src is within its result; lower is better
 	result int32 // which result src came from (1-based ordinal)
+	count  int32 // how many times that result holds the value
 	last   int32 // the number of the last step that sends the value
 }
 
@@ -125,6 +138,11 @@ type valueIndex struct {
 	// tool repeat the same few keys thousands of times.
 	keys map[string]string
 	scan scanner
+	// echo holds, while a result is mined, the values its own call sent
+	// (whole and as tokens): a result repeating them is an echo, not a
+	// source.
+	echo  map[string]bool
+	spans []span
 }
 
 func newValueIndex() *valueIndex {
@@ -148,23 +166,38 @@ type argLeaf struct {
 	eligible bool   // long enough to be recovered or asked about as repeated
 	raw      string // the string's value, or the number as written
 	key      string // what it matches: the string, or the number's canonical text
+	member   string // the object key it is the value of, "" in an array or at the top
 }
 
-// argLeaves lists the leaves of a call's arguments that recovery or a
-// question could be about: strings and numbers of at least minLiteralLen
-// characters, and strings holding a template hole. They are appended to
-// out, which the caller may reuse.
+// argLeaves lists the string and number leaves of a call's arguments.
+// They are appended to out, which the caller may reuse.
 func argLeaves(args ast.Value, out []argLeaf) []argLeaf {
 	ord := 0
-	mapLeaves(args, func(v ast.Value) ast.Value {
-		if l := leafOf(v); l.eligible || l.template {
-			l.ord = ord
+	walkLeaves(args, "", func(v ast.Value, member string) {
+		if l := leafOf(v); l.key != "" || l.template {
+			l.ord, l.member = ord, member
 			out = append(out, l)
 		}
 		ord++
-		return v
 	})
 	return out
+}
+
+// walkLeaves calls fn with every scalar leaf of v, depth first, and the
+// object key it is the value of.
+func walkLeaves(v ast.Value, member string, fn func(ast.Value, string)) {
+	switch v := v.(type) {
+	case *ast.Object:
+		for _, m := range v.Members {
+			walkLeaves(m.Value, m.Key, fn)
+		}
+	case *ast.Array:
+		for _, e := range v.Elements {
+			walkLeaves(e, member, fn)
+		}
+	default:
+		fn(v, member)
+	}
 }
 
 // leafOf describes a string or number leaf; any other value gives the zero
@@ -198,42 +231,92 @@ func (x *valueIndex) slots(l argLeaf) map[string]*slot {
 	return x.strs
 }
 
-// want registers a value that step n sends.
+// want registers a value that step n sends: the whole value, and each
+// token of a string long enough to look for inside a longer one.
 func (x *valueIndex) want(l argLeaf, n int) {
-	if !l.eligible {
+	x.each(l, func(m map[string]*slot, key string) {
+		s := m[key]
+		if s == nil {
+			// A copy of the text, so the index does not keep the whole
+			// argument string it was cut from.
+			s = &slot{}
+			m[strings.Clone(key)] = s
+		}
+		s.last = int32(n)
+	})
+}
+
+// each calls fn with the index map and key of every value the leaf is
+// looked up by: the leaf itself and, for a string, its tokens of at least
+// minTokenLen characters. A redacted value is never looked up.
+func (x *valueIndex) each(l argLeaf, fn func(m map[string]*slot, key string)) {
+	if l.key == "" || (!l.num && isRedacted(l.raw)) {
 		return
 	}
-	m := x.slots(l)
-	s := m[l.key]
-	if s == nil {
-		// A copy of the text, so the index does not keep the whole
-		// argument string it was cut from.
-		s = &slot{}
-		m[strings.Clone(l.key)] = s
+	fn(x.slots(l), l.key)
+	if l.num {
+		return
 	}
-	s.last = int32(n)
+	x.spans = tokenSpans(l.raw, x.spans[:0])
+	if len(x.spans) == 1 && x.spans[0] == (span{0, len(l.raw)}) {
+		return
+	}
+	for _, sp := range x.spans {
+		tok := l.raw[sp.start:sp.end]
+		if utf8.RuneCountInString(tok) < minTokenLen {
+			continue
+		}
+		fn(x.strs, tok)
+		// A name with a prefix or suffix added (`report.txt.summary`,
+		// `backup-report.txt`) holds the name as a part.
+		for _, part := range subTokens(tok) {
+			fn(x.strs, part)
+		}
+	}
+}
+
+// subTokens lists the parts of a token that start or end at one of its
+// inner `.`, `-`, `_` or `@`, of at least minTokenLen characters, longest
+// first. Most tokens have few such places; the list is capped.
+func subTokens(tok string) []string {
+	var cuts []int
+	for i := 1; i < len(tok)-1; i++ {
+		switch tok[i] {
+		case '.', '-', '_', '@':
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) == 0 || len(cuts) > 6 {
+		return nil
+	}
+	var out []string
+	for _, c := range cuts {
+		if pre := tok[:c]; utf8.RuneCountInString(pre) >= minTokenLen {
+			out = append(out, pre)
+		}
+		if suf := tok[c+1:]; utf8.RuneCountInString(suf) >= minTokenLen {
+			out = append(out, suf)
+		}
+	}
+	return out
 }
 
 // done forgets a value once step n, the last step that sends it, has
 // looked it up: no later call can use where it was seen, so the index
 // holds only the values the calls still to come send.
 func (x *valueIndex) done(l argLeaf, n int) {
-	if !l.eligible {
-		return
-	}
-	m := x.slots(l)
-	if s := m[l.key]; s != nil && s.last == int32(n) {
-		delete(m, l.key)
-	}
+	x.each(l, func(m map[string]*slot, key string) {
+		if s := m[key]; s != nil && s.last == int32(n) {
+			delete(m, key)
+		}
+	})
 }
 
-// lookup returns where the most recent earlier result held the value, or nil.
-func (x *valueIndex) lookup(l argLeaf) *source {
-	if !l.eligible {
-		return nil
-	}
-	if s := x.slots(l)[l.key]; s != nil {
-		return s.src
+// lookup returns the slot of the most recent earlier result that held the
+// value, or nil.
+func (x *valueIndex) lookup(m map[string]*slot, key string) *slot {
+	if s := m[key]; s != nil && s.src != nil {
+		return s
 	}
 	return nil
 }
@@ -241,27 +324,85 @@ func (x *valueIndex) lookup(l argLeaf) *source {
 // empty reports whether no call sends anything worth looking for.
 func (x *valueIndex) empty() bool { return len(x.strs) == 0 && len(x.nums) == 0 }
 
-// mine indexes the leaves of one result's text, which belongs to step.
-// Text that is not JSON is skipped: the runtime's json paths could not read
-// it either.
-func (x *valueIndex) mine(step int, text []byte) {
-	if !json.Valid(text) {
-		return
-	}
+// mine indexes the values of one result that later calls send: the
+// leaves of its JSON document (structuredContent, or a text that is JSON),
+// or else the tokens of its text. echo holds what the result's own call
+// sent, which the result does not count as holding.
+func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]bool) {
 	x.results++
 	x.pending = x.pending[:0]
-	x.scan.s, x.scan.i, x.scan.path, x.scan.marks = text, 0, x.scan.path[:0], 0
 	x.mineStep = step
-	x.scan.value()
+	x.echo = echo
+	if doc != nil {
+		x.scan.s, x.scan.i, x.scan.path, x.scan.marks = doc, 0, x.scan.path[:0], 0
+		x.scan.value()
+		x.scan.s = nil
+	} else {
+		x.mineText(text)
+	}
+	x.echo = nil
 	for _, p := range x.pending {
 		if p.dead {
 			continue
 		}
-		if p.slot.result != x.results || p.rank < p.slot.rank {
-			p.slot.src, p.slot.rank, p.slot.result = p.src, p.rank, x.results
+		if p.slot.result != x.results {
+			p.slot.src, p.slot.rank, p.slot.result, p.slot.count = p.src, p.rank, x.results, 1
+			continue
+		}
+		p.slot.count++
+		if p.rank < p.slot.rank {
+			p.slot.src, p.slot.rank = p.src, p.rank
 		}
 	}
-	x.scan.s = nil
+}
+
+// mineText indexes the tokens of a text result that later calls send; the
+// first sighting of each gets the pattern that picks it.
+func (x *valueIndex) mineText(text string) {
+	x.spans = tokenSpans(text, x.spans[:0])
+	var first map[*slot]bool
+	for _, sp := range x.spans {
+		tok := text[sp.start:sp.end]
+		s := x.strs[tok]
+		if s == nil && looksNumeric(tok) {
+			s = x.nums[numberKey([]byte(tok))]
+		}
+		if s == nil || x.echo[tok] {
+			continue
+		}
+		if first == nil {
+			first = map[*slot]bool{}
+		}
+		src := &source{step: int32(x.mineStep), text: true, kind: 's', raw: strings.Clone(tok)}
+		if s != x.strs[tok] {
+			src.kind = 'n'
+		}
+		if !first[s] {
+			first[s] = true
+			lineStart := strings.LastIndexByte(text[:sp.start], '\n') + 1
+			src.label = labelBefore(text[lineStart:sp.start])
+			src.pattern, src.positional = textPattern(text, sp)
+		} else {
+			// A later sighting in the same text only counts.
+			src = nil
+		}
+		x.pending = append(x.pending, pending{slot: s, src: src, rank: 0})
+	}
+	// Sightings after the first keep the first one's source.
+	var last = map[*slot]*source{}
+	for i := range x.pending {
+		p := &x.pending[i]
+		if p.src != nil {
+			last[p.slot] = p.src
+		} else {
+			p.src, p.rank = last[p.slot], 1
+		}
+	}
+}
+
+// looksNumeric reports a token that is a JSON number.
+func looksNumeric(tok string) bool {
+	return tok != "" && (tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9') && json.Valid([]byte(tok))
 }
 
 // key returns a path segment's key, decoded and interned.
@@ -292,7 +433,23 @@ func (x *valueIndex) leaf(kind byte, raw []byte, esc bool, path []segment) bool 
 	if s == nil {
 		return false
 	}
-	src := &source{step: int32(x.mineStep), path: make([]pathSeg, len(path)), bindable: len(path) > 0}
+	if x.echo != nil {
+		v := string(raw)
+		if kind == 'n' {
+			v = numberKey(raw)
+		} else if esc {
+			v = unquote(raw)
+		}
+		if x.echo[v] {
+			return false
+		}
+	}
+	src := &source{step: int32(x.mineStep), path: make([]pathSeg, len(path)), bindable: len(path) > 0, kind: kind}
+	if kind == 's' {
+		src.raw = "\"" + string(raw) + "\""
+	} else {
+		src.raw = string(raw)
+	}
 	for i, seg := range path {
 		if seg.index >= 0 {
 			src.path[i] = pathSeg{index: seg.index}

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -18,10 +19,10 @@ func mineOne(t *testing.T, doc string, want ...ast.Value) []string {
 	for _, v := range want {
 		x.want(leafOf(v), 2)
 	}
-	x.mine(0, []byte(doc))
+	mineDoc(x, 0, doc)
 	out := make([]string, len(want))
 	for i, v := range want {
-		src := x.lookup(leafOf(v))
+		src := lookupSrc(x, leafOf(v))
 		switch {
 		case src == nil:
 		case src.bindable:
@@ -31,6 +32,24 @@ func mineOne(t *testing.T, doc string, want ...ast.Value) []string {
 		}
 	}
 	return out
+}
+
+// mineDoc mines text as step's result: as a JSON document when it is one,
+// as text otherwise.
+func mineDoc(x *valueIndex, step int, text string) {
+	var doc []byte
+	if json.Valid([]byte(text)) {
+		doc = []byte(text)
+	}
+	x.mine(step, doc, text, nil)
+}
+
+// lookupSrc returns where the index last saw a leaf's value, or nil.
+func lookupSrc(x *valueIndex, l argLeaf) *source {
+	if s := x.lookup(x.slots(l), l.key); s != nil {
+		return s.src
+	}
+	return nil
 }
 
 func str(s string) *ast.String { return &ast.String{Value: s} }
@@ -56,11 +75,11 @@ func TestValueIndex(t *testing.T) {
 		{"escaped key", `{"na\u006de":"zoe_1"}`, []ast.Value{str("zoe_1")}, []string{"name"}},
 		{"digit key on object", `{"2024":{"total":"t_99"}}`, []ast.Value{str("t_99")}, []string{"2024.total"}},
 		{"integer", `{"n":100234}`, []ast.Value{num("100234")}, []string{"n"}},
-		{"number spellings", `{"a":1000,"b":0.125,"c":1.5e2}`, []ast.Value{num("1e3"), num("0.1250"), num("150")}, []string{"a", "b", ""}},
+		{"number spellings", `{"a":1000,"b":0.125,"c":1.5e2}`, []ast.Value{num("1e3"), num("0.1250"), num("150")}, []string{"a", "b", "c"}},
 		{"float spelled as float", `{"c":1.5e3}`, []ast.Value{num("1500.0"), num("150.0")}, []string{"c", ""}},
 		{"string is not a number", `{"a":"1234"}`, []ast.Value{num("1234")}, []string{""}},
 		{"number is not a string", `{"a":1234}`, []ast.Value{str("1234")}, []string{""}},
-		{"too short", `{"a":"abc","b":123}`, []ast.Value{str("abc"), num("123")}, []string{"", ""}},
+		{"short values are indexed too", `{"a":"abc","b":123}`, []ast.Value{str("abc"), num("123")}, []string{"a", "b"}},
 		{"four characters", `{"a":"åäöü"}`, []ast.Value{str("åäöü")}, []string{"a"}},
 		{"later duplicate hides earlier", `{"ref":"old_1","ref":"new_2"}`, []ast.Value{str("old_1"), str("new_2")}, []string{"", "ref"}},
 		{"duplicate hides a subtree", `{"r":{"x":"deep_1"},"r":{"y":"deep_2"}}`, []ast.Value{str("deep_1"), str("deep_2")}, []string{"", "r.y"}},
@@ -81,9 +100,9 @@ func TestValueIndex(t *testing.T) {
 func TestMostRecentResultWins(t *testing.T) {
 	x := newValueIndex()
 	x.want(leafOf(str("same_1")), 3)
-	x.mine(0, []byte(`{"first":"same_1"}`))
-	x.mine(1, []byte(`{"list":["same_1"]}`))
-	src := x.lookup(leafOf(str("same_1")))
+	mineDoc(x, 0, `{"first":"same_1"}`)
+	mineDoc(x, 1, `{"list":["same_1"]}`)
+	src := lookupSrc(x, leafOf(str("same_1")))
 	if src.step != 1 || src.dotted() != "list.0" || !src.array {
 		t.Errorf("got step %d %s array=%v; the later result must win even with a worse path", src.step, src.dotted(), src.array)
 	}
@@ -98,7 +117,7 @@ func TestBindNames(t *testing.T) {
 	}{
 		{[]pathSeg{key("id")}, []string{"id"}},
 		{[]pathSeg{key("owner"), key("id")}, []string{"id", "owner_id"}},
-		{[]pathSeg{key("items"), idx(0), key("id")}, []string{"id", "items_id"}},
+		{[]pathSeg{key("items"), idx(0), key("id")}, []string{"item_id", "id", "items_id"}},
 		{[]pathSeg{key("ids"), idx(0)}, []string{"ids_0"}},
 		{[]pathSeg{idx(0)}, []string{"item_0"}},
 		{[]pathSeg{idx(2), idx(1)}, []string{"item_2_1"}},
@@ -114,8 +133,9 @@ func TestBindNames(t *testing.T) {
 		}
 	}
 	b := newBinder()
-	got := []string{b.fresh([]string{"id"}), b.fresh([]string{"id", "owner_id"}), b.fresh([]string{"id"}), b.fresh([]string{"id", "owner_id"}), b.fresh([]string{"today"}), b.fresh([]string{"today"})}
-	if want := []string{"id", "owner_id", "id_2", "owner_id_2", "today_2", "today_3"}; !reflect.DeepEqual(got, want) {
+	got := []string{b.fresh([]string{"id"}, 0), b.fresh([]string{"id", "owner_id"}, 0), b.fresh([]string{"id"}, 0), b.fresh([]string{"id", "owner_id"}, 0), b.fresh([]string{"today"}, 0), b.fresh([]string{"today"}, 0),
+		b.fresh([]string{"id"}, 4), b.fresh([]string{"id", "owner_id"}, 4)}
+	if want := []string{"id", "owner_id", "id_2", "owner_id_2", "today_2", "today_3", "id_step4", "owner_id_3"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("fresh names %q, want %q", got, want)
 	}
 }

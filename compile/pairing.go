@@ -27,6 +27,18 @@ type step struct {
 	notes      []string // narration that preceded the call
 	// holes are the argument leaves dataflow recovery replaced.
 	holes []argHole
+	// checks are the field asserts derived from a JSON result, lines the
+	// `body contains` asserts derived from a text one; doc is set when
+	// the result was JSON.
+	checks []check
+	lines  []string
+	doc    bool
+	// sent are the recorded values the step's holes replaced: a result
+	// line or field that repeats one changes when the value does, so it
+	// gets no value assert.
+	sent []string
+	// unchecked is set when the result had content and nothing to check.
+	unchecked bool
 	// argsKind describes arguments that are not an object ("an array"),
 	// and is empty for an object.
 	argsKind string
@@ -44,11 +56,12 @@ func (st *step) same(call *trace.Call, line int, seed maphash.Seed) bool {
 	return st.i == call.I && st.at.Line == line && st.tool == call.Tool && st.argsHash == maphash.Bytes(seed, call.Args)
 }
 
-// argHole is an argument leaf that dataflow recovery replaced with the
-// hole {{name}}.
+// argHole is an argument leaf that dataflow recovery replaced: with the
+// hole {{whole}}, or with a composed string holding holes.
 type argHole struct {
-	ord  int // the leaf's position, as in argLeaf
-	name string
+	ord      int // the leaf's position, as in argLeaf
+	whole    string
+	composed *ast.String
 }
 
 // pair is the first walk over the records: it makes one step per call,

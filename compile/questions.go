@@ -34,6 +34,20 @@ const (
 	KindArgsNotObject Kind = "args_not_object"
 	// KindArrayIndexBind: a bind reads a position in an array.
 	KindArrayIndexBind Kind = "array_index_bind"
+	// KindLinePositionBind: a body match bind counts lines of a text.
+	KindLinePositionBind Kind = "line_position_bind"
+	// KindStructuredMismatch: a result's text and structuredContent differ.
+	KindStructuredMismatch Kind = "structured_mismatch"
+	// KindNoStableCheck: a result has content but nothing stable to assert.
+	KindNoStableCheck Kind = "no_stable_check"
+	// KindRedactedInput: a redacted argument became an input.
+	KindRedactedInput Kind = "redacted_input"
+	// KindShortValue: a short value an earlier result also held.
+	KindShortValue Kind = "short_value"
+	// KindDerivedText: text a call sends repeats words of a result.
+	KindDerivedText Kind = "derived_text"
+	// KindNotRerunnable: a step creates what a second replay finds there.
+	KindNotRerunnable Kind = "not_rerunnable"
 	// KindUnbindablePath: a value came from a key no path can name.
 	KindUnbindablePath Kind = "unbindable_path"
 	// KindTemplateLiteral: a recorded string contains a template hole.
@@ -58,7 +72,9 @@ const (
 var kindOrder = []Kind{
 	KindUnnarrated, KindMissingResult, KindFailedResult, KindTruncatedBody,
 	KindUnminedBody, KindUnclassifiedEffect, KindEffectConflict,
-	KindArgsNotObject, KindArrayIndexBind, KindUnbindablePath,
+	KindArgsNotObject, KindStructuredMismatch, KindNoStableCheck,
+	KindArrayIndexBind, KindLinePositionBind, KindRedactedInput,
+	KindUnbindablePath, KindShortValue, KindDerivedText, KindNotRerunnable,
 	KindTemplateLiteral, KindDateLiteral, KindImpossibleDate, KindUUIDLiteral,
 	KindUnixTimestamp, KindRepeatedLiteral, KindTrailingNote, KindNoRecordingDate,
 }

@@ -3,15 +3,22 @@ package compile
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
-// dataflow is the second walk over the records: each result with a value
-// a later call sends is indexed, and each call's literals that an earlier
-// result held become holes filled by a bind on the source step. The
+// dataflow is the second walk over the records. Each result is read as the
+// observation replay will see (runtime.ToolResult), its checks are derived,
+// and the values later calls send are indexed — except those its own call
+// sent, which it merely echoes. Each call's values that an earlier result
+// held become holes filled by a bind on the source step: a whole value, or
+// a token inside a longer string. A redacted value becomes an input. The
 // literals that stay are entered in the literal table as they are met.
 // The walk stops where the first one did, and a call that is not the one
 // the first walk saw there means the trace changed in between.
@@ -19,6 +26,9 @@ func (c *compiler) dataflow() error {
 	idx := c.idx
 	c.idx = nil
 	b := newBinder()
+	c.binder = b
+	// echoes holds each call's values until its result is mined.
+	echoes := map[int]map[string]bool{}
 	seen, calls := 0, 0
 	err := c.src.walk(func(rec trace.Record, at trace.Place) error {
 		line := at.Line
@@ -32,8 +42,10 @@ func (c *compiler) dataflow() error {
 			if st == nil || st.resultLine != line {
 				return ErrTraceChanged
 			}
-			if text, ok := c.result(st, rec); ok && !idx.empty() {
-				idx.mine(st.n-1, []byte(text))
+			echo := echoes[rec.I]
+			delete(echoes, rec.I)
+			if res, ok := c.result(st, rec); ok {
+				c.observe(st, res, idx, echo)
 			}
 		case *trace.Call:
 			if calls == len(c.steps) {
@@ -46,17 +58,12 @@ func (c *compiler) dataflow() error {
 			}
 			args, _ := grammar.ParseArgs(string(rec.Args), ast.Pos{}) // valid: the first walk parsed it
 			c.leaves = argLeaves(args, c.leaves[:0])
+			echo := map[string]bool{}
 			for _, l := range c.leaves {
-				src := idx.lookup(l)
-				switch {
-				case src == nil:
-					c.lits.see(st.n, l, c.recorded, c.haveRecorded)
-				case !src.bindable:
-					c.unbindable(st, l, src)
-				default:
-					st.holes = append(st.holes, argHole{ord: l.ord, name: b.use(c.steps, src, st.n).name})
-				}
+				c.recover(st, l, idx, b)
+				idx.each(l, func(_ map[string]*slot, key string) { echo[key] = true })
 			}
+			echoes[rec.I] = echo
 			for _, l := range c.leaves {
 				idx.done(l, st.n)
 			}
@@ -71,13 +78,314 @@ func (c *compiler) dataflow() error {
 		return ErrTraceChanged
 	}
 	for _, bd := range b.all {
-		if bd.array {
-			from := c.steps[bd.step]
-			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(b.consumers[bd]))
+		from := c.steps[bd.step]
+		switch {
+		case bd.array && bd.volatile():
+			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array, and the value looks generated (it is checked by type only); if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(b.consumers[bd]))
+		case bd.array:
+			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; a value assert checks that position still holds the recorded %s, so a list that now has something else there fails instead of feeding it to %s — is the order guaranteed, or should the step look the element up by a key?", ref(from), bd.name, bd.path, clipQuote(bd.raw), stepsPhrase(b.consumers[bd]))
+		case bd.positional:
+			c.q.add(from.n, KindLinePositionBind, "%s: the bind %s takes the value from a fixed line of the text result (/%s/); if lines come back in another order or number, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.pattern, stepsPhrase(b.consumers[bd]))
+		}
+	}
+	// A result with content but nothing stable to check is asked about
+	// once the walk is over, when it is known whether a later step takes
+	// a value from it (its binds are checked).
+	for _, st := range c.steps {
+		if st.unchecked && len(st.binds) == 0 {
+			c.q.add(st.n, KindNoStableCheck, "%s: the result has no field or line the compiler could check without it changing from run to run (dates, ids, long numbers, or the values the step sends), so the step asserts only its status — add an assert if some part of it is stable.", ref(st))
 		}
 	}
 	c.binds = len(b.all)
 	return nil
+}
+
+// clipQuote shows a recorded JSON value in a question.
+func clipQuote(raw string) string {
+	if utf8.RuneCountInString(raw) > maxQuoted {
+		return string([]rune(raw)[:maxQuoted]) + "…"
+	}
+	return raw
+}
+
+// observe reads one successful result: it derives the step's checks and
+// indexes the values later calls send.
+func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, echo map[string]bool) {
+	text := res.Text()
+	doc := []byte(res.Structured)
+	if doc == nil && jsonLike(text) {
+		doc = []byte(text)
+	}
+	var root any
+	if doc != nil {
+		v, err := jsondata.Parse(string(doc))
+		switch {
+		case err != nil && res.Structured != nil:
+			c.q.add(st.n, KindUnminedBody, "%s: the result's structuredContent is not JSON the runtime can read (%v), so it was not searched and json asserts on it will fail.", ref(st), err)
+			doc = nil
+		case err != nil:
+			doc = nil
+		default:
+			root = v
+		}
+	}
+	if res.Structured != nil && doc != nil && jsonLike(text) {
+		if tv, err := jsondata.Parse(text); err == nil && jsondata.String(tv) != jsondata.String(root) {
+			c.q.add(st.n, KindStructuredMismatch, "%s: the result's text and its structuredContent disagree; json paths read structuredContent and body asserts read the text — check which one later steps depend on.", ref(st))
+		}
+	}
+	if root != nil {
+		st.checks = docChecks(root, st.sent)
+		st.doc = true
+	}
+	if root == nil && strings.TrimSpace(text) != "" {
+		st.lines = textChecks(text, st.sent)
+	}
+	if root != nil || strings.TrimSpace(text) != "" {
+		st.unchecked = len(st.lines) == 0 && len(st.checks) == 0
+	}
+	if !idx.empty() {
+		if root == nil {
+			doc = nil
+		}
+		idx.mine(st.n-1, doc, text, echo)
+	}
+}
+
+// jsonLike reports a text that may be a JSON document (an object or an
+// array), the only texts json paths read.
+func jsonLike(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && (s[0] == '{' || s[0] == '[')
+}
+
+// recover decides one leaf step st sends: an input (redacted), a hole
+// filled by a bind (the value, or tokens of it, came from an earlier
+// result), a question (a short value seen by chance, prose repeated from a
+// result), or a literal.
+func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
+	if l.key == "" && !l.template {
+		return
+	}
+	if !l.num && isRedacted(l.raw) {
+		c.redactedInput(st, l, b)
+		return
+	}
+	if l.key != "" {
+		if s := idx.lookup(idx.slots(l), l.key); s != nil {
+			if c.wholeFrom(st, l, s, b) {
+				return
+			}
+		}
+	}
+	if !l.num && l.key != "" && c.tokensFrom(st, l, idx, b) {
+		return
+	}
+	c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+}
+
+// wholeFrom handles a leaf whose whole value an earlier result held; it
+// reports whether the leaf was dealt with.
+func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
+	src := s.src
+	from := c.steps[int(src.step)]
+	if !l.eligible && !c.corroborated(st, l, s) {
+		c.q.add(st.n, KindShortValue, "%s: %s sends %s, which step %d's result also held (%s); a value this short matches by chance, so it stays a literal — if it came from there, bind it.", ref(st), memberPhrase(l), quote(l.value()), from.n, src.where())
+		c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+		return true
+	}
+	switch {
+	case src.text && src.pattern == "":
+		c.q.add(st.n, KindUnbindablePath, "%s: %s sends %s, which step %d's text result held where no `body match` pattern the compiler tried picks it, so it stays a literal — bind it by hand or make it an input.", ref(st), memberPhrase(l), quote(l.value()), from.n)
+	case !src.text && !src.bindable:
+		c.unbindable(st, l, src)
+	default:
+		bd := b.use(c.steps, src, st.n, l.member)
+		st.holes = append(st.holes, argHole{ord: l.ord, whole: bd.name})
+		st.sent = append(st.sent, strings.Clone(l.key))
+		return true
+	}
+	c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+	return true
+}
+
+// corroborated reports whether a short value's sighting is more than a
+// coincidence: the result named it with the same key the call sends it
+// under, or it is the only occurrence in the result just before the call.
+func (c *compiler) corroborated(st *step, l argLeaf, s *slot) bool {
+	src := s.src
+	if l.member != "" {
+		name := snake(l.member)
+		switch {
+		case src.text && src.label != "" && src.label == name:
+			return true
+		case !src.text && len(src.path) > 0 && src.path[len(src.path)-1].index < 0 && snake(src.path[len(src.path)-1].key) == name:
+			return true
+		}
+	}
+	return int(src.step) == st.n-2 && s.count == 1
+}
+
+// memberPhrase names where a leaf is in the arguments.
+func memberPhrase(l argLeaf) string {
+	if l.member == "" {
+		return "the call"
+	}
+	return "the argument " + quoteKey(l.member)
+}
+
+func quoteKey(k string) string {
+	if isPathKey(k) {
+		return k
+	}
+	return fmt.Sprintf("%q", k)
+}
+
+// where names a source for a person.
+func (s *source) where() string {
+	if s.text {
+		if s.label != "" {
+			return "in its text, after " + s.label
+		}
+		return "in its text"
+	}
+	if len(s.path) == 0 {
+		return "as the whole result"
+	}
+	return "at " + s.display()
+}
+
+// tokensFrom handles a string some of whose tokens an earlier result held:
+// name-like tokens become holes inside the string; prose words get a
+// question. It reports whether the leaf became a composed string.
+func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) bool {
+	spans := tokenSpans(l.raw, nil)
+	if len(spans) < 2 && (len(spans) == 0 || spans[0] == (span{0, len(l.raw)})) {
+		return false
+	}
+	var parts []holePart
+	var prose []string
+	proseFrom := map[int]bool{}
+	for _, sp := range spans {
+		tok := l.raw[sp.start:sp.end]
+		if utf8.RuneCountInString(tok) < minTokenLen {
+			continue
+		}
+		s := idx.lookup(idx.strs, tok)
+		if s == nil {
+			// A part of the token: the name with something added.
+			for _, part := range subTokens(tok) {
+				if s = idx.lookup(idx.strs, part); s != nil {
+					i := strings.Index(tok, part)
+					sp = span{sp.start + i, sp.start + i + len(part)}
+					tok = part
+					break
+				}
+			}
+		}
+		if s == nil {
+			continue
+		}
+		src := s.src
+		if !isNameToken(tok) {
+			prose = append(prose, tok)
+			proseFrom[c.steps[int(src.step)].n] = true
+			continue
+		}
+		if (src.text && src.pattern == "") || (!src.text && !src.bindable) {
+			c.q.add(st.n, KindUnbindablePath, "%s: %s contains %s, which step %d's result held %s where the compiler cannot bind it, so it stays literal text — bind it by hand or make it an input.", ref(st), memberPhrase(l), quote(&ast.String{Value: tok}), c.steps[int(src.step)].n, src.where())
+			continue
+		}
+		bd := b.use(c.steps, src, st.n, "")
+		parts = append(parts, holePart{span: sp, name: bd.name})
+		st.sent = append(st.sent, strings.Clone(tok))
+	}
+	if len(prose) > 0 {
+		c.q.add(st.n, KindDerivedText, "%s: the text %s sends repeats words of %s (%s); the agent wrote it from what it read, so a replay sends the recorded text — the checks on the step it read are what catch a change there.", ref(st), memberPhrase(l), stepWord(sortedKeys(proseFrom)), quoteWords(prose))
+	}
+	if len(parts) == 0 {
+		if len(prose) > 0 {
+			c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+			return true
+		}
+		return false
+	}
+	st.holes = append(st.holes, argHole{ord: l.ord, composed: composeString(l.raw, parts)})
+	return true
+}
+
+// holePart is a token of a string replaced by a hole.
+type holePart struct {
+	span
+	name string
+}
+
+// composeString rebuilds s with each part replaced by its hole.
+func composeString(s string, parts []holePart) *ast.String {
+	var b strings.Builder
+	var holes []*ast.Hole
+	at := 0
+	for _, p := range parts {
+		b.WriteString(s[at:p.start])
+		start := b.Len()
+		b.WriteString("{{" + p.name + "}}")
+		holes = append(holes, &ast.Hole{Kind: ast.HoleVar, Name: p.name, Written: p.name, Start: start, End: b.Len()})
+		at = p.end
+	}
+	b.WriteString(s[at:])
+	return &ast.String{Value: b.String(), Holes: holes}
+}
+
+// redactedInput turns a leaf holding the redaction placeholder into an
+// input: the placeholder was never a value, so no result can have held it
+// and the recorded text cannot be sent. Leaves under the same key share
+// one input.
+func (c *compiler) redactedInput(st *step, l argLeaf, b *binder) {
+	base := snake(l.member)
+	if base == "" || genericKeys[base] {
+		base = "secret"
+	}
+	in := c.inputs[base]
+	if in == nil {
+		in = &input{name: b.fresh([]string{base}, 0)}
+		c.inputs[base] = in
+		c.inputOrder = append(c.inputOrder, in)
+	}
+	if len(in.steps) == 0 || in.steps[len(in.steps)-1] != st.n {
+		in.steps = append(in.steps, st.n)
+	}
+	var parts []holePart
+	for off := 0; ; {
+		i := strings.Index(l.raw[off:], trace.Redacted)
+		if i < 0 {
+			break
+		}
+		parts = append(parts, holePart{span: span{off + i, off + i + len(trace.Redacted)}, name: in.name})
+		off += i + len(trace.Redacted)
+	}
+	if len(parts) == 1 && parts[0].span == (span{0, len(l.raw)}) {
+		st.holes = append(st.holes, argHole{ord: l.ord, whole: in.name})
+		return
+	}
+	st.holes = append(st.holes, argHole{ord: l.ord, composed: composeString(l.raw, parts)})
+}
+
+// input is a variable a run must supply: a value the recording redacted.
+type input struct {
+	name  string
+	steps []int
+}
+
+// inputQuestions asks for each input's value.
+func (c *compiler) inputQuestions() {
+	for _, in := range c.inputOrder {
+		first := c.steps[in.steps[0]-1]
+		shared := ""
+		if len(in.steps) > 1 {
+			shared = fmt.Sprintf(" Steps %s send it under the same key and share the input; give them separate inputs if they are different secrets.", stepList(in.steps))
+		}
+		c.q.add(first.n, KindRedactedInput, "%s: the recording redacted a secret here, so the skill cannot send what was recorded; it sends the input {{%s}} — supply it with --var %s=… when you run it.%s", ref(first), in.name, in.name, shared)
+	}
 }
 
 var (
@@ -97,4 +405,44 @@ func (c *compiler) unbindable(st *step, l argLeaf, src *source) {
 		where = fmt.Sprintf("is the whole result of step %d, and a json path needs at least one key", from)
 	}
 	c.q.add(st.n, KindUnbindablePath, "%s: %s %s, so it stays a literal and replay sends the recorded value — bind it with `body match` or make it an input.", ref(st), quote(l.value()), where)
+}
+
+// stepWord renders "step 2" or "steps 2 and 3".
+func stepWord(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("step %d's result", ns[0])
+	}
+	return "the results of steps " + stepList(ns)
+}
+
+func sortedKeys(m map[int]bool) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// quoteWords lists up to five words, quoted.
+func quoteWords(ws []string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range ws {
+		if !seen[w] && len(out) < 5 {
+			seen[w] = true
+			out = append(out, fmt.Sprintf("%q", w))
+		}
+	}
+	s := strings.Join(out, ", ")
+	if len(seen) < len(ws) || len(out) < len(ws) {
+		if n := len(ws) - len(out); n > 0 {
+			s += fmt.Sprintf(" and %d more", n)
+		}
+	}
+	return s
 }

@@ -5,38 +5,39 @@ import (
 	"fmt"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/trace"
 )
 
 // result judges one recorded result: whether the call succeeded, and the
-// text to search for dataflow when it may be searched.
-func (c *compiler) result(st *step, rec *trace.Result) (string, bool) {
+// tool result to read when it may be read.
+func (c *compiler) result(st *step, rec *trace.Result) (*runtime.ToolResult, bool) {
 	st.ok = rec.OK
 	if !rec.OK {
 		c.q.add(st.n, KindFailedResult, "%s: the call failed while recording (ok: false), so the step has no asserts and its result was not searched for values — is the failure expected, and what would success look like?", ref(st))
-		return "", false
+		return nil, false
 	}
 	if bytes.Contains(rec.Body, []byte(`"__truncated"`)) {
 		if tr, ok := rec.Truncated(); ok {
 			c.q.add(st.n, KindTruncatedBody, "%s: the recorded result was cut to a preview (originally %d characters), so it was not searched for values later steps use — check whether a later literal should come from it.", ref(st), tr.OriginalLength)
-			return "", false
+			return nil, false
 		}
 	}
 	if len(rec.Body) > c.opts.MaxMinedBody {
 		c.q.add(st.n, KindUnminedBody, "%s: the recorded result is %d bytes, more than the %s the compiler searches, so it was not searched for values later steps use.", ref(st), len(rec.Body), byteSize(c.opts.MaxMinedBody))
-		return "", false
+		return nil, false
 	}
-	text, isErr, shaped := rec.Text()
-	if !shaped {
+	res, err := runtime.ParseToolResult(rec.Body)
+	if err != nil {
 		c.q.add(st.n, KindUnminedBody, "%s: the recorded result is not an MCP tool result (no content list), so it was not searched for values later steps use — what does this tool return at replay?", ref(st))
-		return "", false
+		return nil, false
 	}
-	if isErr {
+	if res.IsError {
 		st.ok = false
 		c.q.add(st.n, KindFailedResult, "%s: the call returned an error result (isError: true) while recording, so the step has no asserts and its result was not searched for values — is the failure expected, and what would success look like?", ref(st))
-		return "", false
+		return nil, false
 	}
-	return text, true
+	return res, true
 }
 
 // stepQuestions asks what each step's own record leaves open: narration,

@@ -86,7 +86,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reelier compile: %v\n%s", err, out)
 	}
-	if !strings.HasPrefix(string(out), "Compiled "+skillPath+" — 3 steps, 5 asserts, 2 binds\n") {
+	if !strings.HasPrefix(string(out), "Compiled "+skillPath+" — 3 steps, 9 asserts, 1 bind\n") {
 		t.Errorf("compile summary:\n%s", out)
 	}
 	src, err := os.ReadFile(skillPath)
@@ -95,9 +95,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, want := range []string{
 		`- action: get_item {"id": "{{id}}"}`,
-		`- action: delete_item {"id": "{{id_2}}"}`, // the most recent result holding it
+		`- action: delete_item {"id": "{{id}}"}`, // step 2's result only echoed the id it was sent
 		"- bind: id = json.id",
-		"- bind: id_2 = json.id",
 		"- effect: idempotent-write", // create_item: the verb wins over destructiveHint: false
 		"- effect: destructive",      // delete_item
 	} {

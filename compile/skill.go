@@ -97,8 +97,8 @@ func (c *compiler) description(name string) string {
 
 func (c *compiler) preamble(name string) string {
 	started := oneLine(c.meta.StartedAt)
-	return fmt.Sprintf("\n# %s\n\nCompiled by `reelier compile` from %s (recorded %s). Every value a step takes from an earlier result is a bind; everything the compiler would not guess is listed under Open questions — read them before you trust a replay.\n\nInputs: none (the compiler never invents input variables).\n\n## Steps\n\n",
-		name, oneLine(c.opts.Source), started)
+	return fmt.Sprintf("\n# %s\n\nCompiled by `reelier compile` from %s (recorded %s). Every value a step takes from an earlier result is a bind; everything the compiler would not guess is listed under Open questions — read them before you trust a replay.\n\nInputs: none (the compiler never invents input variables).\n\n%s## Steps\n\n",
+		name, oneLine(c.opts.Source), started, c.servers())
 }
 
 func (c *compiler) trailing() string {
@@ -123,68 +123,116 @@ func (c *compiler) trailing() string {
 	return b.String()
 }
 
-// step builds one skill step in the storage of b, which it resets: the
-// nodes of the step b built before are reused.
+// step builds one skill step. b is storage reused from step to step for
+// the argument holes.
 func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Step {
 	title, intent := c.narration(st)
-	b.nodes = stepNodes{
-		step:   ast.Step{Number: st.n, Title: title},
-		intent: ast.IntentField{Text: intent},
-		action: ast.ActionField{Tool: st.tool, Args: c.args(st, args, b)},
-		effect: ast.EffectField{Value: st.class.Effect},
+	out := &ast.Step{Number: st.n, Title: title,
+		Intent: &ast.IntentField{Text: intent},
+		Action: &ast.ActionField{Tool: st.tool, Args: c.args(st, args, b)},
+		Effect: &ast.EffectField{Value: st.class.Effect},
 	}
-	out := &b.nodes.step
-	out.Intent, out.Action, out.Effect = &b.nodes.intent, &b.nodes.action, &b.nodes.effect
-	// The storage is sized first: the fields point into it.
-	n := len(st.binds)
-	b.isSet, b.binds = slices.Grow(b.isSet[:0], n)[:n], slices.Grow(b.binds[:0], n)[:n]
-	b.asserts, b.bindFields = b.asserts[:0], b.bindFields[:0]
-	b.elements = b.elements[:0]
-	if st.ok {
-		b.status = statusAssert{expr: ast.StatusAssert{Op: ast.OpEq, Code: 200}}
-		b.status.field.Expr = &b.status.expr
-		b.asserts = append(b.asserts, &b.status.field)
+	asserts := c.asserts(st)
+	for _, a := range asserts {
+		out.Asserts = append(out.Asserts, &ast.AssertField{Expr: a})
 	}
-	for k, bd := range st.binds {
-		// The is-set assert and the bind read the same path; they share
-		// its elements.
-		path := b.path(bd.path)
-		if st.ok {
-			b.isSet[k] = isSetAssert{expr: ast.JSONIsAssert{Path: path, Type: ast.TypeSet}}
-			b.isSet[k].field.Expr = &b.isSet[k].expr
-			b.asserts = append(b.asserts, &b.isSet[k].field)
+	for _, bd := range st.binds {
+		var expr ast.Bind
+		if bd.path == "" {
+			expr = &ast.BodyMatchBind{Name: bd.name, Pattern: bd.pattern}
+		} else {
+			expr = &ast.JSONBind{Name: bd.name, Path: pathNode(bd.path)}
 		}
-		b.binds[k] = jsonBind{expr: ast.JSONBind{Name: bd.name, Path: path}}
-		b.binds[k].field.Expr = &b.binds[k].expr
-		b.bindFields = append(b.bindFields, &b.binds[k].field)
-	}
-	if len(b.asserts) > 0 {
-		out.Asserts = b.asserts
-	}
-	if len(b.bindFields) > 0 {
-		out.Binds = b.bindFields
+		out.Binds = append(out.Binds, &ast.BindField{Expr: expr})
 	}
 	return out
 }
 
-// stepBuilder is the storage of one step's nodes. The tree Skill returns
-// has one per step; printing reuses one for every step, since each step is
-// printed before the next is built.
-type stepBuilder struct {
-	nodes      stepNodes
-	status     statusAssert
-	isSet      []isSetAssert
-	binds      []jsonBind
-	asserts    []*ast.AssertField
-	bindFields []*ast.BindField
-	elements   []ast.PathElement
-	holes      []holeLeaf
+// asserts lists a step's asserts: its status, a check on every value a
+// later step takes from it, then the checks derived from its result.
+func (c *compiler) asserts(st *step) []ast.Assert {
+	if !st.ok {
+		return nil
+	}
+	out := []ast.Assert{&ast.StatusAssert{Op: ast.OpEq, Code: 200}}
+	covered := map[string]bool{}
+	for _, bd := range st.binds {
+		if bd.path == "" {
+			continue
+		}
+		covered[bd.path] = true
+		// A pick from a list is checked by value, unless the value is
+		// one that changes from run to run (a generated id): then the
+		// type is all a replay can hold it to.
+		if bd.array && !bd.volatile() {
+			if v := scalarNode(bd.raw); v != nil {
+				out = append(out, &ast.JSONCompareAssert{Path: pathNode(bd.path), Op: ast.OpEq, Value: v})
+				continue
+			}
+		}
+		out = append(out, &ast.JSONIsAssert{Path: pathNode(bd.path), Type: kindType(bd.kind)})
+	}
+	for _, ck := range st.checks {
+		if covered[ck.path] {
+			continue
+		}
+		if ck.typ != "" {
+			out = append(out, &ast.JSONIsAssert{Path: pathNode(ck.path), Type: ck.typ})
+			continue
+		}
+		if v := scalarNode(ck.value); v != nil {
+			out = append(out, &ast.JSONCompareAssert{Path: pathNode(ck.path), Op: ast.OpEq, Value: v})
+		}
+	}
+	var taken []string
+	for _, bd := range st.binds {
+		if bd.path == "" {
+			taken = append(taken, bd.raw)
+		}
+	}
+	for _, line := range st.lines {
+		// A line holding a token a later step takes is checked only up
+		// to it: the bind follows the token if it changes.
+		if line = cutBefore(line, taken); line != "" {
+			out = append(out, &ast.BodyContainsAssert{Text: line})
+		}
+	}
+	return out
 }
 
-// path returns a bind's dotted path as a syntax node, as the parser would
-// read its text, its elements kept in b.
-func (b *stepBuilder) path(dotted string) ast.Path {
-	start := len(b.elements)
+// kindType is the assert type of a recorded value's JSON kind.
+func kindType(kind byte) ast.TypeName {
+	if kind == 'n' {
+		return ast.TypeNumber
+	}
+	return ast.TypeString
+}
+
+// scalarNode parses a recorded JSON scalar as a syntax node, or nil.
+func scalarNode(raw string) ast.Value {
+	if raw == "" {
+		return nil
+	}
+	v, d := grammar.ParseArgs(raw, ast.Pos{})
+	if d != nil {
+		return nil
+	}
+	switch v.(type) {
+	case *ast.String, *ast.Number, *ast.Bool, *ast.Null:
+		return v
+	}
+	return nil
+}
+
+// stepBuilder is storage reused from one step to the next.
+type stepBuilder struct {
+	holes []holeLeaf
+}
+
+// pathNode returns a dotted path as a syntax node, as the parser would
+// read its text.
+func pathNode(dotted string) ast.Path {
+	var els []ast.PathElement
 	for seg := range strings.SplitSeq(dotted, ".") {
 		el := ast.PathElement{Name: seg, Index: -1}
 		if isDigits(seg) {
@@ -192,33 +240,10 @@ func (b *stepBuilder) path(dotted string) ast.Path {
 				el.Index = n
 			}
 		}
-		b.elements = append(b.elements, el)
+		els = append(els, el)
 	}
-	return ast.Path{Elements: b.elements[start:len(b.elements):len(b.elements)]}
+	return ast.Path{Elements: els}
 }
-
-// Nodes that live and die together are made in one allocation: a step
-// with its fixed fields, a field with its expression.
-type (
-	stepNodes struct {
-		step   ast.Step
-		intent ast.IntentField
-		action ast.ActionField
-		effect ast.EffectField
-	}
-	statusAssert struct {
-		field ast.AssertField
-		expr  ast.StatusAssert
-	}
-	isSetAssert struct {
-		field ast.AssertField
-		expr  ast.JSONIsAssert
-	}
-	jsonBind struct {
-		field ast.BindField
-		expr  ast.JSONBind
-	}
-)
 
 // args parses a step's recorded arguments again, which the first walk
 // found valid, and puts in the holes dataflow recovery chose.
@@ -232,8 +257,13 @@ func (c *compiler) args(st *step, raw json.RawMessage, b *stepBuilder) ast.Value
 	return mapLeaves(args, func(v ast.Value) ast.Value {
 		ord++
 		if next < len(st.holes) && st.holes[next].ord == ord {
+			h := st.holes[next]
 			next++
-			return b.holes[next-1].set(st.holes[next-1].name)
+			if h.composed != nil {
+				cp := *h.composed
+				return &cp
+			}
+			return b.holes[next-1].set(h.whole)
 		}
 		return v
 	})

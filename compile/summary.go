@@ -47,9 +47,7 @@ func (c *compiler) summary() Summary {
 		s.Questions = []Question{}
 	}
 	for _, st := range c.steps {
-		if st.ok {
-			s.Asserts += 1 + len(st.binds)
-		}
+		s.Asserts += len(c.asserts(st))
 		switch st.class.Effect {
 		case ast.EffectRead:
 			s.Effects.Read++

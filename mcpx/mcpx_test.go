@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reelier/reelier/runtime/jsondata"
 	"os"
 	"reflect"
 	"strings"
@@ -70,16 +71,26 @@ func TestObserve(t *testing.T) {
 	}{
 		{"one JSON text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"result":9}`}}}, 200, `{"result":9}`},
 		{"error", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "nope"}}, IsError: true}, 500, "nope"},
-		{"texts joined, others left out", &mcp.CallToolResult{Content: []mcp.Content{
+		{"texts joined, others described", &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: "a"}, &mcp.ImageContent{Data: []byte{1}, MIMEType: "image/png"}, &mcp.TextContent{Text: "b"},
-		}}, 200, "a\nb"},
+		}}, 200, "a\n[image image/png, 4 bytes of base64]\nb"},
 		{"no content", &mcp.CallToolResult{}, 200, ""},
+		{"structured content is what json paths read", &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: "it is 36 degrees"}},
+			StructuredContent: map[string]any{"temperature": 36},
+		}, 200, "it is 36 degrees"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := mcpx.Observe(tt.res)
 			if o.Status != tt.status || o.Body != tt.body || o.Headers == nil || len(o.Headers) != 0 {
 				t.Errorf("got %d %q %v", o.Status, o.Body, o.Headers)
+			}
+			if tt.res.StructuredContent != nil {
+				v, err := o.JSON()
+				if err != nil || jsondata.String(v) != `{"temperature":36}` {
+					t.Errorf("json paths read %v (%v); want the structured content", v, err)
+				}
 			}
 		})
 	}

@@ -2,30 +2,37 @@ package mcpx
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/runtime"
 )
 
-// Observe maps an MCP tool result to the Observation replay checks: status
-// 200, or 500 when the result is an error; no headers; the body is every
-// text block's text, joined with "\n" (other block types are left out).
+// Observe maps an MCP tool result to the Observation replay checks,
+// through the same mapping the compiler applies to a recorded result
+// (runtime.ToolResult): the result is read in its wire form.
 func Observe(res *mcp.CallToolResult) *runtime.Observation {
-	status := 200
-	if res.IsError {
-		status = 500
+	if res.Content == nil {
+		cp := *res
+		cp.Content = []mcp.Content{}
+		res = &cp
 	}
-	var texts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			texts = append(texts, t.Text)
+	wire, err := json.Marshal(res)
+	if err == nil {
+		if obs, err := runtime.ObserveToolResult(wire); err == nil {
+			return obs
 		}
 	}
-	return &runtime.Observation{Status: status, Headers: map[string]string{}, Body: strings.Join(texts, "\n")}
+	// A result the SDK cannot print back is an error result with the
+	// reason as its text.
+	msg := "the tool result could not be read"
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return &runtime.Observation{Status: 500, Headers: map[string]string{}, Body: msg}
 }
 
 // Tool is an MCP-backed replay tool: a route of the routing table.

@@ -2,7 +2,9 @@ package runtime
 
 import "github.com/reelier/reelier/runtime/jsondata"
 
-// Observation is what a tool call returned.
+// Observation is what a tool call returned, as asserts and binds see it.
+// An MCP tool result becomes one through ToolResult.Observation; an HTTP
+// response through package httptool.
 type Observation struct {
 	// Status is the HTTP status, or the tool's equivalent.
 	Status int
@@ -10,18 +12,26 @@ type Observation struct {
 	Headers map[string]string
 	// Body is the response text.
 	Body string
+	// Structured, when not nil, is the JSON document `json.` paths read
+	// instead of the body (an MCP result's structuredContent).
+	Structured []byte
 
 	parsed  bool
 	json    any
 	jsonErr error
 }
 
-// JSON returns the body parsed as JSON. The body is parsed at most once;
-// every assert and bind of a step shares the result. An Observation is not
-// safe for concurrent use.
+// JSON returns the document `json.` paths read: Structured when set, the
+// body parsed as JSON otherwise. It is parsed at most once; every assert
+// and bind of a step shares the result. An Observation is not safe for
+// concurrent use.
 func (o *Observation) JSON() (any, error) {
 	if !o.parsed {
-		o.json, o.jsonErr = jsondata.Parse(o.Body)
+		if o.Structured != nil {
+			o.json, o.jsonErr = jsondata.Parse(string(o.Structured))
+		} else {
+			o.json, o.jsonErr = jsondata.Parse(o.Body)
+		}
 		o.parsed = true
 	}
 	return o.json, o.jsonErr
