@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
@@ -203,7 +204,11 @@ func bodyExcerpt(r *trace.Result) string {
 	if t, ok := r.Truncated(); ok {
 		return fmt.Sprintf("[truncated from %d chars] %s", t.OriginalLength, excerpt(t.Preview))
 	}
-	if text, _, ok := r.Text(); ok {
+	if res, err := runtime.ParseToolResult(r.Body); err == nil {
+		text := res.Text()
+		if strings.TrimSpace(text) == "" && res.Structured != nil {
+			text = string(res.Structured)
+		}
 		return excerpt(text)
 	}
 	return excerpt(string(r.Body))
