@@ -12,6 +12,10 @@ type Skill struct {
 	// Preamble is everything between the frontmatter and the first step
 	// header, kept byte for byte.
 	Preamble Verbatim
+	// Servers are the MCP servers listed in the preamble's `## Servers`
+	// section, in file order; nil when it has none. They are read from
+	// the preamble's text, which is what gets printed.
+	Servers []*Server
 	// Steps are the numbered steps in file order.
 	Steps []*Step
 	// Trailing is everything after the last step's field block, kept byte

@@ -24,6 +24,9 @@ type binding struct {
 	// lines.
 	pattern    string
 	positional bool
+	// selector, for a bind that reads an element of a list by its field
+	// rather than its position, says which: `entityType is "customer"`.
+	selector string
 }
 
 // volatile reports whether the bound value changes from run to run, by

@@ -191,6 +191,10 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	if err := c.dataflow(); err != nil {
 		return nil, err
 	}
+	if err := c.readPicks(); err != nil {
+		return nil, err
+	}
+	c.bindQuestions()
 	c.stepQuestions()
 	c.inputQuestions()
 	c.rerunQuestions()

@@ -48,6 +48,9 @@ type source struct {
 	pattern    string
 	positional bool
 	label      string
+	// field is set when the token is the value of a `key: value`,
+	// `key=value` or `"key": "value"` on its line.
+	field bool
 }
 
 // dotted renders a bindable path as the skill writes it: `items.0.id`.
@@ -255,11 +258,17 @@ func (x *valueIndex) each(l argLeaf, fn func(m map[string]*slot, key string)) {
 	}
 	fn(x.slots(l), l.key)
 	if l.num {
+		// Also as text: a result may hold the number as a string
+		// ("1200"), which a bind could not send as a number.
+		fn(x.strs, l.raw)
 		return
 	}
 	x.spans = tokenSpans(l.raw, x.spans[:0])
 	if len(x.spans) == 1 && x.spans[0] == (span{0, len(l.raw)}) {
 		return
+	}
+	for _, ng := range phrases(l.raw, x.spans) {
+		fn(x.strs, l.raw[ng.start:ng.end])
 	}
 	for _, sp := range x.spans {
 		tok := l.raw[sp.start:sp.end]
@@ -273,6 +282,39 @@ func (x *valueIndex) each(l argLeaf, fn func(m map[string]*slot, key string)) {
 			fn(x.strs, part)
 		}
 	}
+}
+
+// maxPhraseWords is the most tokens a phrase joins; maxPhraseTokens the
+// most tokens a string may have for its phrases to be looked up.
+const (
+	maxPhraseWords  = 4
+	maxPhraseTokens = 40
+)
+
+// phrases lists the runs of 2 to maxPhraseWords tokens of s joined by
+// single blanks ("Priya Raman" in "Renewal call booked with Priya Raman"),
+// longest first: a name of several words a result held is found inside a
+// longer string. Strings of more than maxPhraseTokens tokens have none.
+func phrases(s string, spans []span) []span {
+	if len(spans) < 2 || len(spans) > maxPhraseTokens {
+		return nil
+	}
+	var out []span
+	for n := maxPhraseWords; n >= 2; n-- {
+		for i := 0; i+n <= len(spans); i++ {
+			ok := true
+			for j := i; j < i+n-1; j++ {
+				if s[spans[j].end:spans[j+1].start] != " " {
+					ok = false
+					break
+				}
+			}
+			if ok && (spans[i].start != 0 || spans[i+n-1].end != len(s)) {
+				out = append(out, span{spans[i].start, spans[i+n-1].end})
+			}
+		}
+	}
+	return out
 }
 
 // subTokens lists the parts of a token that start or end at one of its
@@ -337,9 +379,12 @@ func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]boo
 		x.scan.s, x.scan.i, x.scan.path, x.scan.marks = doc, 0, x.scan.path[:0], 0
 		x.scan.value()
 		x.scan.s = nil
-	} else {
-		x.mineText(text)
 	}
+	// The body's tokens too: a value inside a longer string (a name in a
+	// listing, in structured content's text or a JSON string) is picked
+	// from the body with a pattern. A value the document held whole is
+	// taken from the document.
+	x.mineText(text)
 	x.echo = nil
 	for _, p := range x.pending {
 		if p.dead {
@@ -360,44 +405,66 @@ func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]boo
 // first sighting of each gets the pattern that picks it.
 func (x *valueIndex) mineText(text string) {
 	x.spans = tokenSpans(text, x.spans[:0])
-	var first map[*slot]bool
+	var first, whole map[*slot]bool
+	mark := len(x.pending)
+	for _, p := range x.pending {
+		if whole == nil {
+			whole = map[*slot]bool{}
+		}
+		whole[p.slot] = true
+	}
 	for _, sp := range x.spans {
 		tok := text[sp.start:sp.end]
-		s := x.strs[tok]
-		if s == nil && looksNumeric(tok) {
-			s = x.nums[numberKey([]byte(tok))]
+		var s *slot
+		num := false
+		if looksNumeric(tok) {
+			s, num = x.nums[numberKey([]byte(tok))], true
 		}
-		if s == nil || x.echo[tok] {
+		if s == nil {
+			s, num = x.strs[tok], false
+		}
+		if s == nil || x.echo[tok] || whole[s] {
 			continue
 		}
 		if first == nil {
 			first = map[*slot]bool{}
 		}
 		src := &source{step: int32(x.mineStep), text: true, kind: 's', raw: strings.Clone(tok)}
-		if s != x.strs[tok] {
+		if num {
 			src.kind = 'n'
 		}
 		if !first[s] {
 			first[s] = true
 			lineStart := strings.LastIndexByte(text[:sp.start], '\n') + 1
 			src.label = labelBefore(text[lineStart:sp.start])
+			src.field = isFieldContext(text[lineStart:sp.start])
 			src.pattern, src.positional = textPattern(text, sp)
 		} else {
 			// A later sighting in the same text only counts.
 			src = nil
 		}
-		x.pending = append(x.pending, pending{slot: s, src: src, rank: 0})
+		x.pending = append(x.pending, pending{slot: s, src: src, rank: textRank})
 	}
 	// Sightings after the first keep the first one's source.
 	var last = map[*slot]*source{}
-	for i := range x.pending {
+	for i := mark; i < len(x.pending); i++ {
 		p := &x.pending[i]
 		if p.src != nil {
 			last[p.slot] = p.src
 		} else {
-			p.src, p.rank = last[p.slot], 1
+			p.src, p.rank = last[p.slot], textRank+1
 		}
 	}
+}
+
+// textRank ranks a text sighting below any place in the JSON document.
+const textRank = 8
+
+// isFieldContext reports whether the text before a token on its line ends
+// like a field name: `version: `, `channel=`, `"channel": "`.
+func isFieldContext(prefix string) bool {
+	p := strings.TrimRight(prefix, " \t\"'")
+	return p != "" && (p[len(p)-1] == ':' || p[len(p)-1] == '=')
 }
 
 // looksNumeric reports a token that is a JSON number.

@@ -77,8 +77,10 @@ func TestValueIndex(t *testing.T) {
 		{"integer", `{"n":100234}`, []ast.Value{num("100234")}, []string{"n"}},
 		{"number spellings", `{"a":1000,"b":0.125,"c":1.5e2}`, []ast.Value{num("1e3"), num("0.1250"), num("150")}, []string{"a", "b", "c"}},
 		{"float spelled as float", `{"c":1.5e3}`, []ast.Value{num("1500.0"), num("150.0")}, []string{"c", ""}},
-		{"string is not a number", `{"a":"1234"}`, []ast.Value{num("1234")}, []string{""}},
-		{"number is not a string", `{"a":1234}`, []ast.Value{str("1234")}, []string{""}},
+		// A value of the other type is seen only as a token of the body text
+		// ("!": no JSON path); recovery decides what that is worth.
+		{"string is not a number", `{"a":"1234"}`, []ast.Value{num("1234")}, []string{"!"}},
+		{"number is not a string", `{"a":1234}`, []ast.Value{str("1234")}, []string{"!"}},
 		{"short values are indexed too", `{"a":"abc","b":123}`, []ast.Value{str("abc"), num("123")}, []string{"a", "b"}},
 		{"four characters", `{"a":"åäöü"}`, []ast.Value{str("åäöü")}, []string{"a"}},
 		{"later duplicate hides earlier", `{"ref":"old_1","ref":"new_2"}`, []ast.Value{str("old_1"), str("new_2")}, []string{"", "ref"}},

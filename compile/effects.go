@@ -3,101 +3,21 @@ package compile
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/verbs"
 	"github.com/reelier/reelier/trace"
 )
 
-// Verb lists. A tool name is read as clauses: its namespace segments
-// (split at ".", "/", ":" and "__") and, inside a segment, the parts joined
-// by "and", "or" or "then". The first known verb of each clause gives that
-// clause's class, and the most severe clause wins (a clause led by an
-// opaque verb such as run leaves the whole tool unclassified): `get_refund` is a read
-// (refund is only its object), `search_and_replace` is a write, and
-// `http.post` is destructive. The lists cover the lint's effect_verb lists
-// at the same or a more severe class, so a compiled skill never trips it.
-var (
-	readVerbs = wordSet(`get list read fetch search find query lookup show view
-		describe count browse retrieve load inspect info ping health whoami stat
-		exists preview peek poll compare diff resolve validate verify explain
-		summarize summarise estimate calculate compute echo download scan status`)
-	writeVerbs = wordSet(`create add insert update upsert set put patch edit
-		modify write save store merge assign label tag rename move copy upload
-		import enable disable start stop restart close reopen lock unlock
-		approve reject comment reply invite subscribe unsubscribe register book
-		reserve schedule apply commit push release archive mark star unstar pin
-		unpin attach link unlink sync configure replace append`)
-	destructiveVerbs = wordSet(`delete del remove rm destroy drop purge erase
-		wipe truncate cancel revoke terminate kill charge pay refund send
-		transfer withdraw void post publish notify email deploy submit purchase
-		buy reset clear flush uninstall ban expire evict shutdown`)
-	// opaqueVerbs are verbs that say nothing about effects: a tool with a
-	// clause that starts with one is unclassified, whatever its object is
-	// (`run_query`, `run_and_list`).
-	opaqueVerbs  = wordSet(`run execute exec invoke call trigger perform do process handle`)
-	conjunctions = wordSet(`and or then`)
-)
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
-
-// toolClauses cuts a tool name into clauses of lower-case words:
-// `github.createIssue` gives [[github] [create issue]] and
-// `get_or_create-user` gives [[get] [create user]]. Digits separate words
-// and are dropped.
-func toolClauses(tool string) [][]string {
-	var clauses [][]string
-	for _, seg := range strings.FieldsFunc(strings.ReplaceAll(tool, "__", "."), func(r rune) bool {
-		return r == '.' || r == '/' || r == ':'
-	}) {
-		var clause []string
-		for _, w := range words(seg) {
-			if conjunctions[w] {
-				clauses = append(clauses, clause)
-				clause = nil
-				continue
-			}
-			clause = append(clause, w)
-		}
-		clauses = append(clauses, clause)
-	}
-	return clauses
-}
-
-// words cuts a name into lower-case words at every non-letter and at case
-// changes: `HTTPGetStatus` gives [http get status].
-func words(s string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	runes := []rune(s)
-	for i, r := range runes {
-		if !unicode.IsLetter(r) {
-			flush()
-			continue
-		}
-		if unicode.IsUpper(r) && len(cur) > 0 {
-			nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1])
-			if unicode.IsLower(runes[i-1]) || nextLower {
-				flush()
-			}
-		}
-		cur = append(cur, r)
-	}
-	flush()
-	return out
-}
+// A tool name is read through the shared verb table (internal/verbs,
+// SPEC.md §3 "Effect verbs"): the verb leading each clause counts, and so
+// does an unsafe-to-repeat or destructive word anywhere, the most severe
+// winning, so `fetch_delete_user` and `get_refund` are destructive,
+// `get_or_create_user` is a write and `get_release` a read. An opaque verb
+// such as run that leads a clause leaves the tool unclassified unless a
+// destructive word is also there. The effect_verb lint reads the same
+// table more leniently (verbs.Match.Floor), so a compiled skill never
+// trips it.
 
 // effectRank orders effects from harmless to irreversible.
 func effectRank(e ast.Effect) int {
@@ -112,111 +32,148 @@ func effectRank(e ast.Effect) int {
 	return 0
 }
 
-// verbClass returns the class of the tool's most severe clause and the
-// verb that decided it; "" when no clause has a known verb.
-func verbClass(tool string) (ast.Effect, string) {
-	var best ast.Effect
-	var verb string
-	for _, clause := range toolClauses(tool) {
-		for _, w := range clause {
-			if opaqueVerbs[w] {
-				return "", ""
-			}
-			e := wordClass(w)
-			if e == "" {
-				continue
-			}
-			if effectRank(e) > effectRank(best) {
-				best, verb = e, w
-			}
-			break
-		}
-	}
-	return best, verb
-}
-
-// wordClass returns the class a verb belongs to, or "".
-func wordClass(w string) ast.Effect {
-	switch {
-	case destructiveVerbs[w]:
-		return ast.EffectDestructive
-	case writeVerbs[w]:
-		return ast.EffectIdempotentWrite
-	case readVerbs[w]:
-		return ast.EffectRead
-	}
-	return ""
-}
-
 // Classification is the effect the compiler gave a step and why.
 type Classification struct {
 	Effect ast.Effect `json:"effect"`
 	// Reason says what decided it, such as `verb "get"` or
 	// `annotation destructiveHint: true`.
 	Reason string `json:"reason"`
-	// Unclassified is set when neither a verb nor a hint said anything and
-	// the step was made destructive to be safe.
+	// Unclassified is set when neither a verb nor a hint said anything (or
+	// an opaque verb such as run said nothing) and the step was made
+	// destructive to be safe.
 	Unclassified bool `json:"unclassified,omitempty"`
-	// Conflict describes a hint that disagreed with the verb, or "".
+	// Conflict describes a hint that disagreed with the verb (or, for
+	// idempotentHint: false, with destructiveHint: false) and says which
+	// reading won, or "". It becomes an effect_conflict question.
 	Conflict string `json:"conflict,omitempty"`
 }
 
 func isTrue(b *bool) bool  { return b != nil && *b }
 func isFalse(b *bool) bool { return b != nil && !*b }
 
-// classify applies the annotation trust ladder to a tool:
+// classify applies the annotation trust ladder to a tool. Hints can make
+// a step more careful, never milder than its verb:
 //
 //  1. destructiveHint: true always makes the step destructive;
-//  2. a verb match is never made milder by any hint;
-//  3. a read verb may be tightened: readOnlyHint: false makes it a write
-//     (idempotent when idempotentHint: true or destructiveHint: false,
-//     destructive otherwise), and idempotentHint: true makes it an
-//     idempotent write;
-//  4. with no verb, readOnlyHint: true gives read, idempotentHint: true or
-//     destructiveHint: false gives idempotent-write, and anything else is
-//     destructive and unclassified.
+//  2. a destructive verb anywhere in the name makes it destructive;
+//  3. an unsafe-to-repeat verb makes it destructive, or idempotent-write
+//     when the server declares idempotentHint: true;
+//  4. a write verb makes it idempotent-write, or destructive when the
+//     server declares idempotentHint: false (a repeat is not safe);
+//  5. a read verb may be tightened: readOnlyHint: false makes it a write
+//     (destructive with idempotentHint: false; idempotent-write with
+//     idempotentHint: true or destructiveHint: false; destructive
+//     otherwise), and idempotentHint: true makes it idempotent-write;
+//  6. with no verb, or an opaque verb leading a clause, the hints decide:
+//     readOnlyHint: true gives read; idempotentHint: true gives
+//     idempotent-write; idempotentHint: false on a declared write
+//     (readOnlyHint: false or destructiveHint: false) gives destructive;
+//     destructiveHint: false gives idempotent-write; anything else is
+//     destructive and unclassified. When an opaque verb and a known verb
+//     meet (`run_and_update`), the more severe of the two readings wins.
 func classify(tool string, ann *trace.Annotations) Classification {
-	verbEffect, verb := verbClass(tool)
+	m := verbs.Scan(tool)
 	var a trace.Annotations
 	if ann != nil {
 		a = *ann
 	}
 	if isTrue(a.DestructiveHint) {
 		c := Classification{Effect: ast.EffectDestructive, Reason: "annotation destructiveHint: true"}
-		if verbEffect != "" && verbEffect != ast.EffectDestructive {
-			c.Conflict = fmt.Sprintf("the verb %q suggests %s, but the server declares destructiveHint: true, so the step is destructive", verb, verbEffect)
+		if m.Opaque == "" && (m.Class == verbs.Read || m.Class == verbs.Write) {
+			c.Conflict = fmt.Sprintf("the verb %q suggests %s, but the server declares destructiveHint: true, so the step is destructive", m.Verb, classEffect(m.Class))
 		}
 		return c
 	}
-	verbReason := fmt.Sprintf("verb %q", verb)
-	switch verbEffect {
-	case ast.EffectDestructive, ast.EffectIdempotentWrite:
-		c := Classification{Effect: verbEffect, Reason: verbReason}
+	byVerb := classifyVerb(m, a)
+	if m.Opaque != "" && m.Class != verbs.Destructive {
+		if byHints := classifyHints(a, m.Opaque); byVerb.Effect == "" || effectRank(byHints.Effect) >= effectRank(byVerb.Effect) {
+			return byHints
+		}
+	}
+	if byVerb.Effect != "" {
+		return byVerb
+	}
+	return classifyHints(a, "")
+}
+
+// classEffect is the effect a verb class gives when no hint is declared.
+func classEffect(c verbs.Class) ast.Effect {
+	switch c {
+	case verbs.Read:
+		return ast.EffectRead
+	case verbs.Write:
+		return ast.EffectIdempotentWrite
+	case verbs.Unsafe, verbs.Destructive:
+		return ast.EffectDestructive
+	}
+	return ""
+}
+
+// classifyVerb applies rules 2 to 5: the class of the name's most severe
+// word, refined by the hints; an empty Classification when no word of the
+// name is a known verb.
+func classifyVerb(m verbs.Match, a trace.Annotations) Classification {
+	verb := m.Verb
+	reason := fmt.Sprintf("verb %q", verb)
+	notMilder := func(c Classification) Classification {
 		if isTrue(a.ReadOnlyHint) {
-			c.Conflict = fmt.Sprintf("the server declares readOnlyHint: true, but the verb %q makes the step %s, and a hint never makes a step milder", verb, verbEffect)
+			c.Conflict = fmt.Sprintf("the server declares readOnlyHint: true, but the verb %q makes the step %s, and a hint never makes a step milder", verb, c.Effect)
 		}
 		return c
-	case ast.EffectRead:
+	}
+	switch m.Class {
+	case verbs.Destructive:
+		return notMilder(Classification{Effect: ast.EffectDestructive, Reason: reason})
+	case verbs.Unsafe:
+		if isTrue(a.IdempotentHint) {
+			return notMilder(Classification{Effect: ast.EffectIdempotentWrite, Reason: reason + ", safe to repeat by annotation idempotentHint: true"})
+		}
+		return notMilder(Classification{Effect: ast.EffectDestructive, Reason: reason + ", not safe to repeat"})
+	case verbs.Write:
+		if isFalse(a.IdempotentHint) {
+			return Classification{Effect: ast.EffectDestructive, Reason: reason + " tightened by annotation idempotentHint: false",
+				Conflict: fmt.Sprintf("the verb %q suggests idempotent-write, but the server declares idempotentHint: false, so a repeat is not safe (it may, say, make a second copy) and the step is destructive", verb)}
+		}
+		return notMilder(Classification{Effect: ast.EffectIdempotentWrite, Reason: reason})
+	case verbs.Read:
 		switch {
+		case isFalse(a.ReadOnlyHint) && isFalse(a.IdempotentHint):
+			return Classification{Effect: ast.EffectDestructive, Reason: reason + " tightened by annotations readOnlyHint: false, idempotentHint: false",
+				Conflict: fmt.Sprintf("the verb %q suggests read, but the server declares readOnlyHint: false and idempotentHint: false, a write that is not safe to repeat, so the step is destructive", verb)}
 		case isFalse(a.ReadOnlyHint) && (isTrue(a.IdempotentHint) || isFalse(a.DestructiveHint)):
-			return Classification{Effect: ast.EffectIdempotentWrite, Reason: verbReason + " tightened by annotation readOnlyHint: false",
+			return Classification{Effect: ast.EffectIdempotentWrite, Reason: reason + " tightened by annotation readOnlyHint: false",
 				Conflict: fmt.Sprintf("the verb %q suggests read, but the server declares readOnlyHint: false and says the write is safe to repeat, so the step is idempotent-write", verb)}
 		case isFalse(a.ReadOnlyHint):
-			return Classification{Effect: ast.EffectDestructive, Reason: verbReason + " tightened by annotation readOnlyHint: false",
+			return Classification{Effect: ast.EffectDestructive, Reason: reason + " tightened by annotation readOnlyHint: false",
 				Conflict: fmt.Sprintf("the verb %q suggests read, but the server declares readOnlyHint: false and does not say the write is safe to repeat, so the step is destructive", verb)}
 		case isTrue(a.IdempotentHint) && !isTrue(a.ReadOnlyHint):
-			return Classification{Effect: ast.EffectIdempotentWrite, Reason: verbReason + " tightened by annotation idempotentHint: true",
+			return Classification{Effect: ast.EffectIdempotentWrite, Reason: reason + " tightened by annotation idempotentHint: true",
 				Conflict: fmt.Sprintf("the verb %q suggests read, but the server declares idempotentHint: true, which describes a write, so the step is idempotent-write", verb)}
 		}
-		return Classification{Effect: ast.EffectRead, Reason: verbReason}
+		return Classification{Effect: ast.EffectRead, Reason: reason}
 	}
+	return Classification{}
+}
+
+// classifyHints applies rule 6: the hints alone decide, for a name with no
+// known verb or one led by the opaque verb opaque.
+func classifyHints(a trace.Annotations, opaque string) Classification {
 	switch {
 	case isTrue(a.ReadOnlyHint):
 		return Classification{Effect: ast.EffectRead, Reason: "annotation readOnlyHint: true"}
 	case isTrue(a.IdempotentHint):
 		return Classification{Effect: ast.EffectIdempotentWrite, Reason: "annotation idempotentHint: true"}
+	case isFalse(a.IdempotentHint) && (isFalse(a.ReadOnlyHint) || isFalse(a.DestructiveHint)):
+		c := Classification{Effect: ast.EffectDestructive, Reason: "annotations " + hints(&a)}
+		if isFalse(a.DestructiveHint) {
+			c.Conflict = "the server declares destructiveHint: false, but also idempotentHint: false, so a repeat is not safe and the step is destructive"
+		}
+		return c
 	case isFalse(a.DestructiveHint):
 		return Classification{Effect: ast.EffectIdempotentWrite, Reason: "annotation destructiveHint: false"}
+	}
+	if opaque != "" {
+		return Classification{Effect: ast.EffectDestructive, Reason: fmt.Sprintf("verb %q says nothing about effects", opaque), Unclassified: true}
 	}
 	return Classification{Effect: ast.EffectDestructive, Reason: "no known verb", Unclassified: true}
 }

@@ -22,8 +22,9 @@ type step struct {
 	argsHash uint64
 	at       trace.Place // where the call is in the trace
 	// resultLine is the trace line of the call's result, 0 when the trace
-	// has none.
+	// has none; resultAt is where it is, to read it again.
 	resultLine int
+	resultAt   trace.Place
 	notes      []string // narration that preceded the call
 	// holes are the argument leaves dataflow recovery replaced.
 	holes []argHole
@@ -39,6 +40,12 @@ type step struct {
 	sent []string
 	// unchecked is set when the result had content and nothing to check.
 	unchecked bool
+	// proseFed is set when a later step sends words of this step's text
+	// result: all its stable lines are checked, not just the first.
+	proseFed bool
+	// pickChks are the checks on the elements later steps picked from
+	// this step's result.
+	pickChks []check
 	// argsKind describes arguments that are not an object ("an array"),
 	// and is empty for an object.
 	argsKind string
@@ -112,7 +119,7 @@ func (c *compiler) pair() (trailing []string, err error) {
 			c.byI[rec.I] = st
 		case *trace.Result:
 			if st := c.byI[rec.I]; st != nil {
-				st.resultLine = line
+				st.resultLine, st.resultAt = line, at
 			}
 		}
 		return nil

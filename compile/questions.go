@@ -34,6 +34,9 @@ const (
 	KindArgsNotObject Kind = "args_not_object"
 	// KindArrayIndexBind: a bind reads a position in an array.
 	KindArrayIndexBind Kind = "array_index_bind"
+	// KindSelectedBind: a bind picks the element whose field holds what
+	// the step sent.
+	KindSelectedBind Kind = "selected_bind"
 	// KindLinePositionBind: a body match bind counts lines of a text.
 	KindLinePositionBind Kind = "line_position_bind"
 	// KindStructuredMismatch: a result's text and structuredContent differ.
@@ -73,7 +76,7 @@ var kindOrder = []Kind{
 	KindUnnarrated, KindMissingResult, KindFailedResult, KindTruncatedBody,
 	KindUnminedBody, KindUnclassifiedEffect, KindEffectConflict,
 	KindArgsNotObject, KindStructuredMismatch, KindNoStableCheck,
-	KindArrayIndexBind, KindLinePositionBind, KindRedactedInput,
+	KindArrayIndexBind, KindSelectedBind, KindLinePositionBind, KindRedactedInput,
 	KindUnbindablePath, KindShortValue, KindDerivedText, KindNotRerunnable,
 	KindTemplateLiteral, KindDateLiteral, KindImpossibleDate, KindUUIDLiteral,
 	KindUnixTimestamp, KindRepeatedLiteral, KindTrailingNote, KindNoRecordingDate,

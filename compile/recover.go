@@ -3,6 +3,7 @@ package compile
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -77,17 +78,6 @@ func (c *compiler) dataflow() error {
 	case seen != c.records:
 		return ErrTraceChanged
 	}
-	for _, bd := range b.all {
-		from := c.steps[bd.step]
-		switch {
-		case bd.array && bd.volatile():
-			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array, and the value looks generated (it is checked by type only); if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(b.consumers[bd]))
-		case bd.array:
-			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; a value assert checks that position still holds the recorded %s, so a list that now has something else there fails instead of feeding it to %s — is the order guaranteed, or should the step look the element up by a key?", ref(from), bd.name, bd.path, clipQuote(bd.raw), stepsPhrase(b.consumers[bd]))
-		case bd.positional:
-			c.q.add(from.n, KindLinePositionBind, "%s: the bind %s takes the value from a fixed line of the text result (/%s/); if lines come back in another order or number, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.pattern, stepsPhrase(b.consumers[bd]))
-		}
-	}
 	// A result with content but nothing stable to check is asked about
 	// once the walk is over, when it is known whether a later step takes
 	// a value from it (its binds are checked).
@@ -98,6 +88,25 @@ func (c *compiler) dataflow() error {
 	}
 	c.binds = len(b.all)
 	return nil
+}
+
+// bindQuestions asks about the binds whose source may not hold the same
+// thing at replay: positions in arrays and lines, and elements picked by
+// a field.
+func (c *compiler) bindQuestions() {
+	for _, bd := range c.binder.all {
+		from := c.steps[bd.step]
+		switch {
+		case bd.selector != "":
+			c.q.add(from.n, KindSelectedBind, "%s: the bind %s takes the first element whose %s — the value the step itself sent — so another element listed before it is passed over; if the result can hold several such elements, %s would receive the first — is that the one?", ref(from), bd.name, bd.selector, stepsPhrase(c.binder.consumers[bd]))
+		case bd.array && bd.volatile():
+			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array, and the value looks generated (it is checked by type only); if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(c.binder.consumers[bd]))
+		case bd.array:
+			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array; a value assert checks that position still holds the recorded %s, so a list that now has something else there fails instead of feeding it to %s — is the order guaranteed, or should the step look the element up by a key?", ref(from), bd.name, bd.path, clipQuote(bd.raw), stepsPhrase(c.binder.consumers[bd]))
+		case bd.positional:
+			c.q.add(from.n, KindLinePositionBind, "%s: the bind %s takes the value from a fixed line of the text result (/%s/); if lines come back in another order or number, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.pattern, stepsPhrase(c.binder.consumers[bd]))
+		}
+	}
 }
 
 // clipQuote shows a recorded JSON value in a question.
@@ -113,8 +122,8 @@ func clipQuote(raw string) string {
 func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, echo map[string]bool) {
 	text := res.Text()
 	doc := []byte(res.Structured)
-	if doc == nil && jsonLike(text) {
-		doc = []byte(text)
+	if js := res.JSONText(); doc == nil && jsonLike(js) {
+		doc = []byte(js)
 	}
 	var root any
 	if doc != nil {
@@ -129,16 +138,24 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 			root = v
 		}
 	}
-	if res.Structured != nil && doc != nil && jsonLike(text) {
-		if tv, err := jsondata.Parse(text); err == nil && jsondata.String(tv) != jsondata.String(root) {
+	if res.Structured != nil && doc != nil && !textMatches(text, root) {
+		{
 			c.q.add(st.n, KindStructuredMismatch, "%s: the result's text and its structuredContent disagree; json paths read structuredContent and body asserts read the text — check which one later steps depend on.", ref(st))
 		}
 	}
-	if root != nil {
+	// Structured content that only wraps the text (`{"content": "<the
+	// text>"}`) is checked as the text it wraps.
+	wrapped := false
+	if obj, ok := root.(*jsondata.Object); ok && len(obj.Members) == 1 {
+		if s, ok := obj.Members[0].Value.(string); ok && s == text {
+			wrapped = true
+		}
+	}
+	if root != nil && !wrapped {
 		st.checks = docChecks(root, st.sent)
 		st.doc = true
 	}
-	if root == nil && strings.TrimSpace(text) != "" {
+	if (root == nil || wrapped) && strings.TrimSpace(text) != "" {
 		st.lines = textChecks(text, st.sent)
 	}
 	if root != nil || strings.TrimSpace(text) != "" {
@@ -150,6 +167,34 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 		}
 		idx.mine(st.n-1, doc, text, echo)
 	}
+}
+
+// textMatches reports whether a result's text says what its structured
+// content says: the same JSON, or the text of the structured content's
+// only member (`{"content": "<the text>"}`), or the JSON of that member.
+// A text that is not JSON alongside a structured object of several
+// members is a summary, and matches too: only two JSON documents can
+// disagree.
+func textMatches(text string, root any) bool {
+	if obj, ok := root.(*jsondata.Object); ok && len(obj.Members) == 1 {
+		if s, ok := obj.Members[0].Value.(string); ok && s == text {
+			return true
+		}
+	}
+	if !jsonLike(text) {
+		return true
+	}
+	tv, err := jsondata.Parse(text)
+	if err != nil {
+		return true
+	}
+	if jsondata.String(tv) == jsondata.String(root) {
+		return true
+	}
+	if obj, ok := root.(*jsondata.Object); ok && len(obj.Members) == 1 && jsondata.String(obj.Members[0].Value) == jsondata.String(tv) {
+		return true
+	}
+	return false
 }
 
 // jsonLike reports a text that may be a JSON document (an object or an
@@ -178,6 +223,15 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 			}
 		}
 	}
+	if l.num {
+		// The number as a JSON string of an earlier result: a bind would
+		// send a string where the call sent a number.
+		if s := idx.lookup(idx.strs, l.raw); s != nil && !s.src.text {
+			c.q.add(st.n, KindUnbindablePath, "%s: %s sends the number %s, which step %d's result held as the string \"%s\" (%s); a bind would send a string where the call sent a number, so it stays a literal — make it an input if it should follow that result.", ref(st), memberPhrase(l), l.raw, c.steps[int(s.src.step)].n, l.raw, s.src.where())
+			c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+			return
+		}
+	}
 	if !l.num && l.key != "" && c.tokensFrom(st, l, idx, b) {
 		return
 	}
@@ -195,6 +249,8 @@ func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
 		return true
 	}
 	switch {
+	case l.num && src.text:
+		c.q.add(st.n, KindUnbindablePath, "%s: %s sends the number %s, which step %d's result held only as text (%s); a `body match` bind gives a string, and the call sent a number, so it stays a literal — make it an input if it should follow that result.", ref(st), memberPhrase(l), l.raw, from.n, src.where())
 	case src.text && src.pattern == "":
 		c.q.add(st.n, KindUnbindablePath, "%s: %s sends %s, which step %d's text result held where no `body match` pattern the compiler tried picks it, so it stays a literal — bind it by hand or make it an input.", ref(st), memberPhrase(l), quote(l.value()), from.n)
 	case !src.text && !src.bindable:
@@ -266,12 +322,25 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 	var parts []holePart
 	var prose []string
 	proseFrom := map[int]bool{}
-	for _, sp := range spans {
+	// Phrases first, longest first, then single tokens; a part never
+	// overlaps one taken before it.
+	cands := append(phrases(l.raw, spans), spans...)
+	var taken []span
+	for _, sp := range cands {
+		if overlaps(taken, sp) {
+			continue
+		}
 		tok := l.raw[sp.start:sp.end]
-		if utf8.RuneCountInString(tok) < minTokenLen {
+		phrase := strings.ContainsRune(tok, ' ')
+		if !phrase && utf8.RuneCountInString(tok) < minTokenLen {
 			continue
 		}
 		s := idx.lookup(idx.strs, tok)
+		if phrase && (s == nil || s.src.text) {
+			// A phrase counts only as a whole value of a JSON document;
+			// in a text its words are looked at one by one.
+			continue
+		}
 		if s == nil {
 			// A part of the token: the name with something added.
 			for _, part := range subTokens(tok) {
@@ -287,11 +356,14 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 			continue
 		}
 		src := s.src
-		if !isNameToken(tok) {
+		if src.text && !isNameToken(tok) && !src.field {
 			prose = append(prose, tok)
-			proseFrom[c.steps[int(src.step)].n] = true
+			from := c.steps[int(src.step)]
+			proseFrom[from.n] = true
+			from.proseFed = true
 			continue
 		}
+		taken = append(taken, sp)
 		if (src.text && src.pattern == "") || (!src.text && !src.bindable) {
 			c.q.add(st.n, KindUnbindablePath, "%s: %s contains %s, which step %d's result held %s where the compiler cannot bind it, so it stays literal text — bind it by hand or make it an input.", ref(st), memberPhrase(l), quote(&ast.String{Value: tok}), c.steps[int(src.step)].n, src.where())
 			continue
@@ -310,8 +382,19 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 		}
 		return false
 	}
+	slices.SortFunc(parts, func(a, b holePart) int { return a.start - b.start })
 	st.holes = append(st.holes, argHole{ord: l.ord, composed: composeString(l.raw, parts)})
 	return true
+}
+
+// overlaps reports whether sp shares a byte with any span in taken.
+func overlaps(taken []span, sp span) bool {
+	for _, t := range taken {
+		if sp.start < t.end && t.start < sp.end {
+			return true
+		}
+	}
+	return false
 }
 
 // holePart is a token of a string replaced by a hole.

@@ -97,8 +97,8 @@ func TestRoundTrip(t *testing.T) {
 		`- action: get_item {"id": "{{id}}"}`,
 		`- action: delete_item {"id": "{{id}}"}`, // step 2's result only echoed the id it was sent
 		"- bind: id = json.id",
-		"- effect: idempotent-write", // create_item: the verb wins over destructiveHint: false
-		"- effect: destructive",      // delete_item
+		"- effect: destructive", // create_item: the SDK declares idempotentHint: false, so a repeat makes a second item
+		"- effect: destructive", // delete_item
 	} {
 		if !strings.Contains(string(src), want+"\n") {
 			t.Errorf("compiled skill lacks %q:\n%s", want, src)

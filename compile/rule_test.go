@@ -98,7 +98,7 @@ func TestNoSilentLiteral(t *testing.T) {
 							}
 						}
 					case *ast.Number:
-						checks = append(checks, "n:"+canonNumber(v.Raw))
+						checks = append(checks, "n:"+canonNumber(v.Raw), "s:"+v.Raw)
 					}
 					for _, c := range checks {
 						from, ok := held[k][c]

@@ -97,8 +97,26 @@ func (c *compiler) description(name string) string {
 
 func (c *compiler) preamble(name string) string {
 	started := oneLine(c.meta.StartedAt)
-	return fmt.Sprintf("\n# %s\n\nCompiled by `reelier compile` from %s (recorded %s). Every value a step takes from an earlier result is a bind; everything the compiler would not guess is listed under Open questions — read them before you trust a replay.\n\nInputs: none (the compiler never invents input variables).\n\n%s## Steps\n\n",
-		name, oneLine(c.opts.Source), started, c.servers())
+	return fmt.Sprintf("\n# %s\n\nCompiled by `reelier compile` from %s (recorded %s). Every value a step takes from an earlier result is a bind; everything the compiler would not guess is listed under Open questions — read them before you trust a replay.\n\n%s\n\n%s## Steps\n\n",
+		name, oneLine(c.opts.Source), started, c.inputsLine(), c.servers())
+}
+
+// inputsLine documents the skill's inputs: the values the recording
+// redacted, which a run supplies with --var.
+func (c *compiler) inputsLine() string {
+	if len(c.inputOrder) == 0 {
+		return "Inputs: none (the compiler never invents input variables)."
+	}
+	var b strings.Builder
+	b.WriteString("Inputs: ")
+	for i, in := range c.inputOrder {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "`{{%s}}`", in.name)
+	}
+	b.WriteString(" — values the recording redacted; pass each with --var NAME=VALUE.")
+	return b.String()
 }
 
 func (c *compiler) trailing() string {
@@ -170,6 +188,15 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 				continue
 			}
 		}
+		// A bound name or path is held to its shape, so a list where one
+		// name was (a search that now finds two files) fails here, before
+		// a later step acts on it.
+		if bd.kind == 's' {
+			if shape := valueShape(unquoteRaw(bd.raw)); shape != "" {
+				out = append(out, &ast.JSONMatchesAssert{Path: pathNode(bd.path), Pattern: shape})
+				continue
+			}
+		}
 		out = append(out, &ast.JSONIsAssert{Path: pathNode(bd.path), Type: kindType(bd.kind)})
 	}
 	for _, ck := range st.checks {
@@ -190,7 +217,12 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 			taken = append(taken, bd.raw)
 		}
 	}
-	for _, line := range st.lines {
+	out = append(out, checkAsserts(st.pickChks, out)...)
+	lines := st.lines
+	if !st.proseFed && len(lines) > maxTextLines {
+		lines = lines[:maxTextLines]
+	}
+	for _, line := range lines {
 		// A line holding a token a later step takes is checked only up
 		// to it: the bind follows the token if it changes.
 		if line = cutBefore(line, taken); line != "" {
@@ -198,6 +230,44 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 		}
 	}
 	return out
+}
+
+// checkAsserts turns checks into asserts, leaving out those on a path
+// an assert in have already checks.
+func checkAsserts(cks []check, have []ast.Assert) []ast.Assert {
+	done := map[string]bool{}
+	for _, a := range have {
+		switch a := a.(type) {
+		case *ast.JSONCompareAssert:
+			done[a.Path.String()] = true
+		case *ast.JSONIsAssert:
+			done[a.Path.String()] = true
+		case *ast.JSONMatchesAssert:
+			done[a.Path.String()] = true
+		}
+	}
+	var out []ast.Assert
+	for _, ck := range cks {
+		if done[ck.path] {
+			continue
+		}
+		done[ck.path] = true
+		if ck.typ != "" {
+			out = append(out, &ast.JSONIsAssert{Path: pathNode(ck.path), Type: ck.typ})
+		} else if v := scalarNode(ck.value); v != nil {
+			out = append(out, &ast.JSONCompareAssert{Path: pathNode(ck.path), Op: ast.OpEq, Value: v})
+		}
+	}
+	return out
+}
+
+// unquoteRaw decodes a recorded JSON string's text.
+func unquoteRaw(raw string) string {
+	var v string
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return ""
+	}
+	return v
 }
 
 // kindType is the assert type of a recorded value's JSON kind.

@@ -26,35 +26,45 @@ func textPattern(text string, sp span) (pattern string, positional bool) {
 	tok := text[sp.start:sp.end]
 	lineStart := strings.LastIndexByte(text[:sp.start], '\n') + 1
 	prefix := text[lineStart:sp.start]
-	group := "(" + tokenClass + ")"
+	// The group stops before a token's trailing dots, as tokens do. A name
+	// is first picked by its shape — its stable ends (`meeting-…​.txt`) —
+	// so another file listed before it is not taken instead.
+	groups := []string{"(" + tokenChar + "*" + tokenEnd + ")"}
+	if prefix, ext := shapeOf(tok); isNameToken(tok) && (prefix != "" || ext != "") {
+		shaped := "(" + escapeRegex(prefix) + tokenChar + "*?" + escapeRegex(ext) + ")(?=\\.*(?:" + sepChar + "|$))"
+		groups = append([]string{shaped}, groups...)
+	}
 	try := func(p string) bool {
-		re, err := jsregex.Compile(p)
+		re, err := jsregex.CompileUncached(p)
 		if err != nil {
 			return false
 		}
 		got, ok, err := jsregex.FirstGroup(re, text)
 		return err == nil && ok && got == tok
 	}
-	for _, n := range []int{8, 16, 32} {
-		if n >= len(prefix) {
-			break
+	for _, group := range groups {
+		for _, n := range []int{8, 16, 32} {
+			if n >= len(prefix) {
+				break
+			}
+			tail := prefix[len(prefix)-n:]
+			// Start the context at a token boundary, so it does not begin
+			// inside a word that may change.
+			if i := strings.IndexFunc(tail, isSeparator); i > 0 {
+				tail = tail[i:]
+			}
+			if strings.TrimSpace(tail) == "" {
+				continue
+			}
+			if p := escapeRegex(tail) + group; try(p) {
+				return p, false
+			}
 		}
-		tail := prefix[len(prefix)-n:]
-		// Start the context at a token boundary, so it does not begin
-		// inside a word that may change.
-		if i := strings.IndexFunc(tail, isSeparator); i > 0 {
-			tail = tail[i:]
-		}
-		if strings.TrimSpace(tail) == "" {
-			continue
-		}
-		if p := escapeRegex(tail) + group; try(p) {
+		if p := `(?:^|\n)` + escapeRegex(prefix) + group; try(p) {
 			return p, false
 		}
 	}
-	if p := `(?:^|\n)` + escapeRegex(prefix) + group; try(p) {
-		return p, false
-	}
+	group := groups[len(groups)-1]
 	line := strings.Count(text[:lineStart], "\n")
 	if p := `^(?:.*\n){` + strconv.Itoa(line) + `}` + escapeRegex(prefix) + group; line > 0 && try(p) {
 		return p, true

@@ -30,9 +30,65 @@ func isSeparator(r rune) bool {
 	return false
 }
 
-// tokenClass is the regular-expression class of token characters, the
-// complement of isSeparator for the ASCII separators (and blanks).
-const tokenClass = `[^\s/\\,;:=?&#"'` + "`" + `()\[\]{}<>|!*+$%^~]+`
+// tokenChar and sepChar are the regular-expression classes of a token's
+// characters and of the separators between tokens (isSeparator's ASCII
+// separators and blanks).
+const (
+	tokenChar = `[^\s/\\,;:=?&#"'` + "`" + `()\[\]{}<>|!*+$%^~]`
+	sepChar   = `[\s/\\,;:=?&#"'` + "`" + `()\[\]{}<>|!*+$%^~]`
+	// tokenEnd is a token character other than a dot: a token ends with
+	// one, since trailing dots end a sentence.
+	tokenEnd = `[^\s/\\,;:=?&#"'` + "`" + `()\[\]{}<>|!*+$%^~.]`
+)
+
+// shapeOf returns the stable ends of a name: the letters before its first
+// digit, up to and including the last `-`, `_` or `.` among them
+// (`meeting-` of `meeting-2026-03-02.txt`), and its extension (`.txt`).
+// A name with neither gives two empty strings.
+func shapeOf(name string) (prefix, ext string) {
+	if first := strings.IndexAny(name, "0123456789"); first > 0 {
+		if cut := strings.LastIndexAny(name[:first], "-_."); cut >= 0 {
+			prefix = name[:cut+1]
+		}
+	}
+	if dot := strings.LastIndexByte(name, '.'); dot > 0 && dot > len(prefix)-1 && len(name)-dot-1 >= 1 && len(name)-dot-1 <= 5 {
+		e := name[dot+1:]
+		letter := false
+		for i := 0; i < len(e); i++ {
+			c := e[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return prefix, ""
+			}
+			letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		}
+		if letter {
+			ext = "." + e
+		}
+	}
+	return prefix, ext
+}
+
+// valueShape is the `matches` pattern a bound single-line string is held
+// to: its folder (for a path) and the stable ends of its name, anything in
+// between (`^\/inbox\/report-.*\.csv$`). A value that is no name or path,
+// or has no stable ends, gives "".
+func valueShape(v string) string {
+	if v == "" || strings.ContainsAny(v, " \t\r\n") || isRedacted(v) {
+		return ""
+	}
+	dir, name := "", v
+	if i := strings.LastIndexByte(v, '/'); i >= 0 {
+		dir, name = v[:i+1], v[i+1:]
+	}
+	if !isNameToken(name) && dir == "" {
+		return ""
+	}
+	prefix, ext := shapeOf(name)
+	if dir == "" && prefix == "" && ext == "" {
+		return ""
+	}
+	return "^" + escapeRegex(dir+prefix) + ".*" + escapeRegex(ext) + "$"
+}
 
 // span is a token's byte range in its text.
 type span struct{ start, end int }

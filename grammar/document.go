@@ -41,6 +41,7 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 	}
 	body := p.frontmatter()
 	p.body(body)
+	p.servers()
 	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Range.Start.Offset < p.diags[j].Range.Start.Offset })
 	return skill, p.diags
 }

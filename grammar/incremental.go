@@ -124,7 +124,7 @@ func (r *resumer) run(newEnd int) (*ast.Skill, ast.Diagnostics, bool) {
 	if len(p.lines) > 0 {
 		skill.CRLF = p.lines[0].next > p.lines[0].end+1
 	}
-	skill.Frontmatter, skill.Preamble = prev.Frontmatter, prev.Preamble
+	skill.Frontmatter, skill.Preamble, skill.Servers = prev.Frontmatter, prev.Preamble, prev.Servers
 	skill.Steps = append(make([]*ast.Step, 0, len(prev.Steps)+1), prev.Steps[:r.k]...)
 	restart := prev.Steps[r.k].HeaderRange
 	h := restart.Start.Line - 1

@@ -25,6 +25,11 @@ const (
 	CodeBindRegex          = "invalid_bind_regex"
 	CodeAssertRegex        = "invalid_assert_regex"
 	CodeInvalidEffect      = "invalid_effect"
+
+	CodeMalformedServer         = "malformed_server"
+	CodeEmptyServerCommand      = "empty_server_command"
+	CodeDuplicateServer         = "duplicate_server"
+	CodeDuplicateServersSection = "duplicate_servers_section"
 )
 
 // Rule pairs a rejection code with the message it produces, with `…`
@@ -57,6 +62,10 @@ var Rules = []Rule{
 	{CodeBindRegex, fmt.Sprintf(msgBindRegex, "…")},
 	{CodeAssertRegex, fmt.Sprintf(msgAssertRegex, "…")},
 	{CodeInvalidEffect, fmt.Sprintf(msgInvalidEffect, "…")},
+	{CodeMalformedServer, fmt.Sprintf(msgMalformedServer, "…")},
+	{CodeEmptyServerCommand, fmt.Sprintf(msgEmptyServerCommand, "…")},
+	{CodeDuplicateServer, fmt.Sprintf(msgDuplicateServer, "…")},
+	{CodeDuplicateServersSection, msgDuplicateServersSection},
 }
 
 // The message texts. Those the format specification quotes are kept word
@@ -81,6 +90,11 @@ const (
 	msgBindRegex       = "Invalid regex in bind: %s"
 	msgAssertRegex     = "Invalid regex in assert: %s"
 	msgInvalidEffect   = "Invalid effect %s — must be one of read, idempotent-write, destructive"
+
+	msgMalformedServer         = "Malformed server line, expected '- `name`: `command` (tools: a, b)': %s"
+	msgEmptyServerCommand      = "Server '%s' has an empty command"
+	msgDuplicateServer         = "Duplicate server '%s' — each server in the Servers section needs its own name"
+	msgDuplicateServersSection = "Duplicate '## Servers' section — list every server in the first one"
 )
 
 // StepKeys is the closed set of bullet keys inside a step, in canonical order.

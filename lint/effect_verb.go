@@ -2,9 +2,9 @@ package lint
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/verbs"
 )
 
 var ruleEffectVerb = &Rule{
@@ -15,20 +15,29 @@ var ruleEffectVerb = &Rule{
 	Doc: `The effect decides what a replay may do unasked: ` + "`read`" + ` steps always run,
 ` + "`idempotent-write`" + ` steps need ` + "`--allow-writes`" + `, ` + "`destructive`" + ` steps need ` + "`--yes`" + `.
 A step whose tool deletes, cancels, charges or sends but which is marked
-` + "`read`" + ` would run on every replay without anyone being asked. The rule reads
-the verb at the start of the tool's last name segment (` + "`github.delete_issue`" + `,
-` + "`mcp__stripe__refund_charge`" + `, ` + "`deleteIssue`" + `) and reports an effect milder
-than the verb implies:
+` + "`read`" + ` would run on every replay without anyone being asked. The rule cuts
+the tool name into clauses, as the compiler does (namespace segments such as
+` + "`github.`" + ` and ` + "`mcp__stripe__`" + `, and parts joined by and, or, then), takes the
+verb that leads each clause (` + "`github.delete_issue`" + `, ` + "`mcp__stripe__refundCharge`" + `,
+` + "`get_or_delete_draft`" + `) and reports an effect milder than the most severe of
+them implies. The verbs are the table in SPEC.md §3 "Effect verbs":
 
 - destructive verbs (delete, remove, destroy, drop, purge, cancel, revoke,
-  charge, pay, refund, send, transfer, …) need ` + "`destructive`" + `;
-- write verbs (create, update, set, add, put, patch, close, assign, …)
-  need at least ` + "`idempotent-write`" + `;
-- for the builtin HTTP tools, ` + "`http.delete`" + ` is destructive and ` + "`http.put`/`http.patch`" + `
-  write; ` + "`http.post`" + ` is often a search, so it is left to the author.
+  charge, pay, refund, send, transfer, post, publish, deploy, …) need
+  ` + "`destructive`" + `;
+- write verbs (create, update, set, add, put, patch, close, assign, …) and
+  unsafe-to-repeat verbs (merge, approve, comment, reply, start, stop,
+  replace, …) need at least ` + "`idempotent-write`" + ` (the compiler makes the latter
+  destructive unless the server declares ` + "`idempotentHint: true`" + `);
+- the builtin HTTP tools follow the same table: ` + "`http.delete`" + ` and ` + "`http.post`" + `
+  are destructive (a POST is not safe to repeat unless the author says so,
+  and the runtime treats it that way too), ` + "`http.put`/`http.patch`" + ` write.
 
-A stronger effect than the verb suggests is never reported: caution is not
-a contradiction.`,
+A verb later in a clause (` + "`get_refund`" + `, ` + "`fetch_delete_user`" + `) is not held against
+a hand-written step, since it is as often a noun; the compiler counts it
+anyway, so a compiled skill is always at least as careful as this rule
+asks, and never trips it. A stronger effect than the verb suggests is never
+reported: caution is not a contradiction.`,
 	FixDoc: "The fix raises the effect to the class the verb implies.",
 	Example: `---
 name: cleanup
@@ -44,20 +53,6 @@ description: Delete the test issue
 	Run: runEffectVerb,
 }
 
-// Verbs by the least effect they imply.
-var (
-	destructiveVerbs = wordSet("delete del remove rm destroy drop purge erase wipe truncate cancel revoke terminate kill charge pay refund send transfer withdraw void post publish notify email")
-	writeVerbs       = wordSet("create add insert update upsert set put patch edit modify write save store merge assign label tag rename move copy upload import enable disable start stop restart close reopen lock unlock approve reject comment reply invite subscribe unsubscribe register book reserve schedule submit apply commit push deploy release archive")
-)
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
-
 // effectRank orders effects from harmless to irreversible.
 func effectRank(e ast.Effect) int {
 	for i, v := range ast.Effects {
@@ -68,57 +63,17 @@ func effectRank(e ast.Effect) int {
 	return -1
 }
 
-// impliedEffect returns the least effect a tool's verb implies, and the
-// verb; "" when the name says nothing.
+// impliedEffect returns the least effect a tool's name implies, and the
+// verb that implies it; "" when the name says nothing the rule holds a
+// step to. The table is the compiler's (internal/verbs).
 func impliedEffect(tool string) (ast.Effect, string) {
-	switch tool {
-	case "http.delete":
-		return ast.EffectDestructive, "delete"
-	case "http.put", "http.patch":
-		return ast.EffectIdempotentWrite, strings.TrimPrefix(tool, "http.")
-	}
-	if isHTTPTool(tool) {
-		return "", ""
-	}
-	words := splitToolName(lastSegment(tool))
-	if len(words) == 0 {
-		return "", ""
-	}
-	switch v := words[0]; {
-	case destructiveVerbs[v]:
-		return ast.EffectDestructive, v
-	case writeVerbs[v]:
-		return ast.EffectIdempotentWrite, v
+	switch class, verb := verbs.Scan(tool).Floor(); class {
+	case verbs.Destructive:
+		return ast.EffectDestructive, verb
+	case verbs.Write:
+		return ast.EffectIdempotentWrite, verb
 	}
 	return "", ""
-}
-
-// lastSegment returns the part of a tool name after its last "." or "__".
-func lastSegment(tool string) string {
-	if i := strings.LastIndex(tool, "__"); i >= 0 {
-		tool = tool[i+2:]
-	}
-	if i := strings.LastIndexByte(tool, '.'); i >= 0 {
-		tool = tool[i+1:]
-	}
-	return tool
-}
-
-// splitToolName cuts a name into lower-case words at '_', '-' and
-// lower-to-upper case changes: deleteIssue and delete-issue give [delete issue].
-func splitToolName(s string) []string {
-	var words []string
-	start := 0
-	for i := 1; i <= len(s); i++ {
-		if i < len(s) && s[i] != '_' && s[i] != '-' && !(s[i] >= 'A' && s[i] <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z') {
-			continue
-		}
-		if w := strings.Trim(s[start:i], "_-"); w != "" {
-			words = append(words, strings.ToLower(w))
-		}
-		start = i
-	}
-	return words
 }
 
 func runEffectVerb(p *Pass) {

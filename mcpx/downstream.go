@@ -56,6 +56,15 @@ func (d *Downstream) Instructions() string {
 	return ""
 }
 
+// ServerName returns the name the server gave itself at the MCP handshake
+// (its serverInfo.name), or "".
+func (d *Downstream) ServerName() string {
+	if res := d.session.InitializeResult(); res != nil && res.ServerInfo != nil {
+		return res.ServerInfo.Name
+	}
+	return ""
+}
+
 // ReadResource reads a resource from the server.
 func (d *Downstream) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	if err := d.gone(); err != nil {

@@ -43,14 +43,16 @@ type Tool struct {
 
 // Effect implements runtime.Tool from the hints the downstream declared,
 // read the way MCP defines their defaults: read-only is a read; a tool
-// that declares it is not destructive is an idempotent write; anything
-// else may destroy.
+// that declares it is not destructive, and does not declare a repeat
+// unsafe (idempotentHint: false), is an idempotent write; anything else
+// may destroy.
 func (t *Tool) Effect() ast.Effect {
 	a, _ := t.route.Annotations()
 	switch {
 	case a.ReadOnlyHint != nil && *a.ReadOnlyHint:
 		return ast.EffectRead
-	case a.DestructiveHint != nil && !*a.DestructiveHint:
+	case a.DestructiveHint != nil && !*a.DestructiveHint && !(a.IdempotentHint != nil && !*a.IdempotentHint):
+		// Not destructive, and not declared unsafe to repeat.
 		return ast.EffectIdempotentWrite
 	}
 	return ast.EffectDestructive

@@ -238,6 +238,9 @@ func (r *Router) Names() []string {
 	return names
 }
 
+// Downstreams returns the running downstreams, in --wrap order.
+func (r *Router) Downstreams() []*Downstream { return r.downstreams }
+
 // Routes returns every exposed tool, downstream by downstream in --wrap
 // order, each in its server's order.
 func (r *Router) Routes() []*Route { return r.routes }

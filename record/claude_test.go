@@ -96,7 +96,7 @@ func TestClaudeCode(t *testing.T) {
 	if c.Tool != "echo" || string(c.Args) != `{"text":"from claude"}` || c.ToolUseID != "toolu_02" {
 		t.Errorf("call %+v; want echo with Claude Code's toolUseId toolu_02", c)
 	}
-	if text, _, _ := tr.Records[3].(*trace.Result).Text(); text != "a: from claude" {
+	if text, _, _ := recordedText(tr.Records[3].(*trace.Result)); text != "a: from claude" {
 		t.Errorf("result %q", text)
 	}
 }

@@ -71,7 +71,8 @@ func (p *Proxy) startRecording(_ context.Context, req *mcp.CallToolRequest) (*mc
 	w, err := trace.Create(trace.WriterOptions{
 		Dir:         p.opts.TraceDir,
 		Name:        name,
-		Wrapped:     p.router.Names(),
+		Wrapped:     p.wrapped(),
+		Servers:     p.servers(),
 		Annotations: p.annotations(),
 		Redactor:    p.opts.Redactor,
 		Now:         p.opts.Now,

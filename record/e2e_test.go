@@ -203,7 +203,7 @@ func checkBinaryTrace(t *testing.T, path string) {
 			json.Unmarshal(r.Args, &a)
 			pairs[r.I] = a.Text
 		case *trace.Result:
-			if text, _, _ := r.Text(); text != "a: "+pairs[r.I] {
+			if text, _, _ := recordedText(r); text != "a: "+pairs[r.I] {
 				t.Errorf("result %d: %q for call %q", r.I, text, pairs[r.I])
 			}
 			delete(pairs, r.I)

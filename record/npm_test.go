@@ -158,7 +158,7 @@ func checkEverythingTrace(t *testing.T, path, wrap string) {
 				t.Errorf("call %s %s; want %s %s", r.Tool, r.Args, w.text, w.args)
 			}
 		case *trace.Result:
-			text, _, ok := r.Text()
+			text, _, ok := recordedText(r)
 			if !r.OK || !ok || w.text != "" && text != w.text {
 				t.Errorf("result %q ok=%v; want %q", text, r.OK, w.text)
 			}

@@ -40,6 +40,7 @@ type Proxy struct {
 	server   *mcp.Server
 	progress progressRelay
 	rawDefs  map[string]json.RawMessage // exact tool definitions by exposed name
+	hidden   map[string]bool            // exposed names of tools the agent is not offered
 
 	mu  sync.Mutex
 	rec *recording // nil when not recording
@@ -93,8 +94,10 @@ func (p *Proxy) build() {
 	p.server.AddReceivingMiddleware(p.passthrough)
 	p.addControlTools()
 	p.rawDefs = map[string]json.RawMessage{}
+	p.hidden = map[string]bool{}
 	for _, route := range p.router.Routes() {
 		if err := p.addTool(route); err != nil {
+			p.hidden[route.Exposed] = true
 			p.warnf("tool %q from downstream %d (%s) is not exposed: %v", route.Exposed, route.Downstream.Index, route.Downstream.Name, err)
 		}
 	}

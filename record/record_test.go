@@ -260,7 +260,7 @@ func checkConcurrentTrace(t *testing.T, path string, n int) {
 			json.Unmarshal(r.Args, &a)
 			args[r.I] = a.Text
 		case *trace.Result:
-			text, _, _ := r.Text()
+			text, _, _ := recordedText(r)
 			if text != "a: "+args[r.I] {
 				t.Errorf("result %d is %q; its call sent %q", r.I, text, args[r.I])
 			}

@@ -25,7 +25,9 @@ type PlannedStep struct {
 
 // DryRun fills every step's action from opts.Vars and one reading of
 // opts.Clock without calling any tool or writing anything. When opts.Tools
-// is set, an action naming a tool it lacks is reported as an error.
+// is set, an action naming a tool it lacks is reported as an error —
+// unless opts.SkillServers is set and one of the skill's recorded servers
+// lists the tool.
 func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 	f := filler{env: opts.rootScope(), today: dayOf(opts.now())}
 	plan := make([]PlannedStep, 0, len(skill.Steps))
@@ -34,9 +36,9 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 		switch {
 		case st.Action == nil:
 			p.Err = errors.New(msgNoAction)
-		case opts.Tools != nil && opts.Tools[st.Action.Tool] == nil:
+		case opts.Tools != nil && opts.Tools[st.Action.Tool] == nil && !(opts.SkillServers && skill.ServerOf(st.Action.Tool) != nil):
 			p.Action.Tool = st.Action.Tool
-			p.Err = errors.New(unknownTool(st.Action.Tool, opts.Tools))
+			p.Err = errors.New(unknownTool(st.Action.Tool, opts.Tools, skill.Servers))
 		default:
 			p.Action.Tool = st.Action.Tool
 			if p.Action.Args, p.Err = f.fill(nil, st.Action.Args); p.Err != nil {

@@ -33,6 +33,11 @@ type Options struct {
 	// ran (the escalation ladder, runtime/heal). Nil is Level 0: no step
 	// ever escalates. A heal does not modify the skill's tree.
 	Healer Healer
+	// SkillServers makes DryRun count a tool that the skill's Servers
+	// section lists (ast.Skill.Servers) as known though Tools lacks it:
+	// the dry run that starts no server stands in for the servers the
+	// skill would start. Run ignores it.
+	SkillServers bool
 }
 
 // Result is a finished run: its record and the details behind it.
@@ -75,7 +80,10 @@ func (a Action) String() string { return a.Tool + " " + string(a.Args) }
 // runner carries one run's state.
 type runner struct {
 	opts Options
-	fill filler
+	// servers are the skill's recorded servers, named when a tool is
+	// unknown.
+	servers []*ast.Server
+	fill    filler
 	// start is the run's one clock reading.
 	start time.Time
 }
@@ -101,7 +109,7 @@ func (o Options) rootScope() *scope {
 func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	began := time.Now()
 	start := opts.now()
-	r := &runner{opts: opts, fill: filler{env: opts.rootScope(), today: dayOf(start)}, start: start}
+	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(), today: dayOf(start)}, start: start}
 	res := &Result{
 		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps))},
 		Steps:  make([]*StepResult, len(skill.Steps)),
@@ -172,7 +180,7 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 	}
 	tool, ok := r.opts.Tools[st.Action.Tool]
 	if !ok {
-		return stepFailure(unknownTool(st.Action.Tool, r.opts.Tools)), false
+		return stepFailure(unknownTool(st.Action.Tool, r.opts.Tools, r.servers)), false
 	}
 	args, fillErr := r.fill.fill(nil, st.Action.Args)
 	if refusal := r.gate(st, tool, args, fillErr); refusal != "" {
@@ -231,13 +239,42 @@ func (r *runner) gate(st *ast.Step, tool Tool, args []byte, fillErr error) strin
 // produces one).
 const msgNoAction = "Step has no action to execute"
 
-// unknownTool names the missing tool and the ones there are.
-func unknownTool(name string, tools Registry) string {
+// unknownTool names the missing tool and the ones there are. When one of
+// the skill's recorded servers lists the tool, it names that server too,
+// and says how to start it — or, when the server's other tools are there,
+// that it was started but no longer offers the tool.
+func unknownTool(name string, tools Registry, servers []*ast.Server) string {
 	known := strings.Join(tools.Names(), ", ")
 	if known == "" {
 		known = "none"
 	}
-	return fmt.Sprintf("Unknown tool %q; known tools: %s", name, known)
+	var sv *ast.Server
+	for _, s := range servers {
+		if s.Offers(name) {
+			sv = s
+			break
+		}
+	}
+	if sv == nil {
+		return fmt.Sprintf("Unknown tool %q; known tools: %s", name, known)
+	}
+	for _, t := range sv.Tools {
+		if tools[t.Name] != nil {
+			return fmt.Sprintf("Unknown tool %q (recorded from server %s: %s); known tools: %s — server %s is running but no longer offers it",
+				name, sv.Name, sv.Command, known, sv.Name)
+		}
+	}
+	return fmt.Sprintf("Unknown tool %q (recorded from server %s: %s); known tools: %s — start it with --wrap %s",
+		name, sv.Name, sv.Command, known, shellArg(sv.Command))
+}
+
+// shellArg quotes a command as one shell word: in double quotes when
+// nothing in it is special there, else in single quotes.
+func shellArg(s string) string {
+	if !strings.ContainsAny(s, "\\\"$`!") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 func stepFailure(msg string) []Failure { return []Failure{{Message: msg}} }

@@ -106,8 +106,9 @@ func TestGating(t *testing.T) {
 		{effect: "destructive", runs: false},
 		{effect: "destructive", allowWrites: true, runs: false},
 		{effect: "destructive", yes: true, runs: true},
-		{effect: "", runs: false}, // http.post is a write
-		{effect: "", allowWrites: true, runs: true},
+		{effect: "", runs: false}, // http.post is destructive: a POST is not safe to repeat
+		{effect: "", allowWrites: true, runs: false},
+		{effect: "", yes: true, runs: true},
 	}
 	for _, tt := range tests {
 		eff := tt.effect

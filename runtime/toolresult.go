@@ -47,6 +47,12 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 		Data     json.RawMessage
 		URI      string `json:"uri"`
 		Name     string `json:"name"`
+		// An image block written the way Anthropic's API writes it
+		// (a session transcript's tool result).
+		Source *struct {
+			MediaType string          `json:"media_type"`
+			Data      json.RawMessage `json:"data"`
+		} `json:"source"`
 		Resource *struct {
 			URI      string `json:"uri"`
 			MimeType string `json:"mimeType"`
@@ -60,6 +66,14 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 	*b = ContentBlock{Type: raw.Type, Text: raw.Text, MimeType: raw.MimeType, URI: raw.URI, Name: raw.Name}
 	if len(raw.Data) >= 2 {
 		b.DataLen = len(raw.Data) - 2
+	}
+	if src := raw.Source; src != nil {
+		if b.MimeType == "" {
+			b.MimeType = src.MediaType
+		}
+		if len(src.Data) >= 2 {
+			b.DataLen = len(src.Data) - 2
+		}
 	}
 	if r := raw.Resource; r != nil {
 		b.URI, b.ResourceText = r.URI, r.Text
@@ -109,13 +123,51 @@ func ParseToolResult(body []byte) (*ToolResult, error) {
 //     block's text as it is, and any other block as a one-line
 //     description (`[image image/png, 1204 bytes]`), never its data;
 //   - json paths read structuredContent when the result has it, and the
-//     body parsed as JSON otherwise.
+//     text blocks' text parsed as JSON otherwise (JSONText).
 func (r *ToolResult) Observation() *Observation {
 	status := 200
 	if r.IsError {
 		status = 500
 	}
-	return &Observation{Status: status, Headers: map[string]string{}, Body: r.Text(), Structured: r.Structured}
+	obs := &Observation{Status: status, Headers: map[string]string{}, Body: r.Text(), Structured: r.Structured}
+	if obs.Structured == nil && r.describes() {
+		// json paths read the text blocks only, never the descriptions
+		// of the other blocks.
+		obs.Structured = []byte(r.JSONText())
+	}
+	return obs
+}
+
+// describes reports whether the body holds a description of a block
+// that is not text.
+func (r *ToolResult) describes() bool {
+	for _, c := range r.Content {
+		if c.Type != "text" {
+			return true
+		}
+	}
+	return false
+}
+
+// JSONText is the text `json.` paths read: the structured content when the
+// result has it, the text blocks joined with "\n" otherwise.
+func (r *ToolResult) JSONText() string {
+	if r.Structured != nil {
+		return string(r.Structured)
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range r.Content {
+		if c.Type != "text" {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.Text)
+		n++
+	}
+	return b.String()
 }
 
 // Text is the body the observation shows: text blocks as they are, other

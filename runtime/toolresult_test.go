@@ -25,6 +25,8 @@ func TestToolResultObservation(t *testing.T) {
 		{"embedded resource described", `{"content":[{"type":"resource","resource":{"uri":"file:///x","mimeType":"text/plain","text":"hello"}}]}`, 200, "[resource file:///x (text/plain), 5 characters of text]", ""},
 		{"resource link described", `{"content":[{"type":"resource_link","uri":"file:///y","name":"y"}]}`, 200, "[resource link file:///y y]", ""},
 		{"unknown block type", `{"content":[{"type":"hologram"}]}`, 200, "[hologram block]", ""},
+		{"json reads the text blocks, not the descriptions", `{"content":[{"type":"text","text":"{\"a\":1}"},{"type":"image","data":"AAAA","mimeType":"image/png"}]}`, 200, "{\"a\":1}\n[image image/png, 4 bytes of base64]", `{"a":1}`},
+		{"an image written the way Anthropic's API writes it", `{"content":[{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"AAAAAA=="}}]}`, 200, "[image image/gif, 8 bytes of base64]", ""},
 		{"blocks joined by line breaks", `{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`, 200, "a\nb", ""},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/jsondata"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -209,8 +211,12 @@ func TestTraceShape(t *testing.T) {
 	if call.ToolUseID != "t1" || call.Tool != "http.get" || strings.Contains(string(call.Args), "abcdefghij") {
 		t.Errorf("call %+v", call)
 	}
-	if text, isErr, ok := res.Text(); !ok || isErr || text != `{"me":"ann"}` || res.MS != 250 || !res.OK {
-		t.Errorf("result %+v: text %q", res, text)
+	obs, err := runtime.ObserveToolResult(res.Body)
+	if err != nil || obs.Status != 200 || obs.Body != "{\"me\":\"ann\"}\n[image unknown, 4 bytes of base64]" || res.MS != 250 || !res.OK {
+		t.Errorf("result %+v: observed %+v (%v)", res, obs, err)
+	}
+	if v, err := obs.JSON(); err != nil || jsondata.String(v) != `{"me":"ann"}` {
+		t.Errorf("json paths read %v (%v); want the text block only", v, err)
 	}
 	if _, err := readKept(t, nil).Trace(session.TraceOptions{}); !errors.Is(err, session.ErrNothingReplayable) {
 		t.Errorf("an empty session: %v", err)

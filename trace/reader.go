@@ -124,6 +124,7 @@ type wireRecord struct {
 	Wrapped         *[]string              `json:"wrapped"`
 	ToolAnnotations map[string]Annotations `json:"toolAnnotations"`
 	Observed        string                 `json:"observed"`
+	Servers         []Server               `json:"servers"`
 	TS              *string                `json:"ts"`
 	Text            *string                `json:"text"`
 	Tool            *string                `json:"tool"`
@@ -151,7 +152,7 @@ func ParseLine(raw []byte, line int) (Record, error) {
 	switch Kind(*w.T) {
 	case KindMeta:
 		m := &Meta{T: KindMeta, Seq: v.int("seq", w.Seq), Name: v.str("name", w.Name), StartedAt: v.str("startedAt", w.StartedAt),
-			ToolAnnotations: w.ToolAnnotations, Observed: w.Observed}
+			ToolAnnotations: w.ToolAnnotations, Observed: w.Observed, Servers: w.Servers}
 		if w.Wrapped == nil {
 			v.missing("wrapped")
 		} else {

@@ -45,6 +45,26 @@ type Meta struct {
 	// them on the wire), "stream" (a harness's own output) or "file" (a
 	// session file the agent could have written). Absent means "proxy".
 	Observed string `json:"observed,omitempty"`
+	// Servers describes each wrapped downstream, in --wrap order: what it
+	// is called, the command that starts it (redacted) and the tools it
+	// offered. Absent in traces written before it existed and in traces
+	// not made by the recording proxy.
+	Servers []Server `json:"servers,omitempty"`
+}
+
+// Server is one downstream MCP server a recording wrapped.
+type Server struct {
+	// Name is a short label for the server, unique within the trace: the
+	// name the server gave itself at the MCP handshake, made file-safe,
+	// or one derived from its command.
+	Name string `json:"name"`
+	// Command is the --wrap command that started it, as given, with
+	// secrets blanked: an environment assignment's value always, and any
+	// credential the redactor recognises.
+	Command string `json:"command"`
+	// Tools are the names its tools were exposed (and recorded) under, in
+	// the order the server listed them.
+	Tools []string `json:"tools"`
 }
 
 // Note is narration an agent attached to the trace.
@@ -125,42 +145,4 @@ func (r *Result) Truncated() (Truncation, bool) {
 		return Truncation{}, false
 	}
 	return Truncation{Preview: *m.Preview, OriginalLength: *m.OriginalLength}, true
-}
-
-// Text returns the text content of an MCP CallToolResult body: every
-// content block of type "text", joined with "\n". ok is false when the
-// body is not result-shaped.
-func (r *Result) Text() (text string, isError bool, ok bool) {
-	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if len(r.Body) == 0 || r.Body[0] != '{' || json.Unmarshal(r.Body, &res) != nil || res.Content == nil {
-		return "", false, false
-	}
-	var parts []string
-	for _, c := range res.Content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return joinLines(parts), res.IsError, true
-}
-
-func joinLines(parts []string) string {
-	n := 0
-	for _, p := range parts {
-		n += len(p) + 1
-	}
-	b := make([]byte, 0, n)
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, '\n')
-		}
-		b = append(b, p...)
-	}
-	return string(b)
 }

@@ -43,6 +43,10 @@ type WriterOptions struct {
 	Wrapped []string
 	// Annotations are the declared tool hints by exposed name.
 	Annotations map[string]Annotations
+	// Servers describe the downstreams, in --wrap order; their commands
+	// are redacted like Wrapped (the caller blanks what only it can
+	// recognise, such as environment assignments, first).
+	Servers []Server
 	// Redactor blanks secrets in arguments, bodies and Wrapped; nil
 	// redacts nothing.
 	Redactor *Redactor
@@ -120,6 +124,10 @@ func Create(opts WriterOptions) (*Writer, error) {
 	meta := &Meta{T: KindMeta, Name: opts.Name, StartedAt: w.stamp(), Wrapped: wrapped, Observed: ObservedProxy}
 	if len(opts.Annotations) > 0 {
 		meta.ToolAnnotations = opts.Annotations
+	}
+	for _, sv := range opts.Servers {
+		tools := append([]string{}, sv.Tools...)
+		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools})
 	}
 	w.mu.Lock()
 	err = w.write(meta)

@@ -60,15 +60,25 @@ one clock reading per run.
 Builtin tools: http.get {"url", "headers"?} and
 http.post {"url", "headers"?, "body"?}, 15 s timeout each.
 
-MCP tools: --wrap CMD (repeatable) starts MCP servers whose tools steps
-call by the names reelier mcp exposed when the skill was recorded (the
+MCP tools: a compiled skill lists the servers it was recorded with in a
+"## Servers" section. Without --wrap, reelier run starts them (in that
+order) once you have trusted the file: a skill's commands run as you, so
+the first run refuses and shows them; --servers-from-skill starts them and
+remembers, per file, until the commands change (in trusted-servers.json
+under your user config directory). --wrap CMD (repeatable) starts the
+servers you name instead, and the skill's list is ignored. Steps call
+tools by the names reelier mcp exposed when the skill was recorded (the
 later of two same-named tools is <index>_<name>); http.* stays available.
-A tool result becomes status 200 (500 when it is an error), no headers,
-and a body of its text blocks joined by newlines.
+--dry-run starts no recorded server: the tools the section lists count as
+known. An unknown tool that the section lists names its server and the
+--wrap that starts it. A tool result becomes status 200 (500 when it is
+an error), no headers, and a body of its text blocks joined by newlines.
 
 Exit status: 0 when no step failed, 1 when a step failed (or a run record
-or report could not be written), 2 for usage errors and skills that cannot
-be read or parsed (nothing is run then).
+or report could not be written, or a server could not be started), 2 for
+usage errors, skills that cannot be read or parsed, and recorded servers
+that are not trusted yet or cannot be started as recorded (nothing is run
+then).
 
 Examples:
   reelier run skills/weekly-bookings.skill.md
@@ -78,6 +88,7 @@ Examples:
   reelier run --max-level 1 skills/weekly-bookings.skill.md
   reelier run --max-level 2 --llm-base-url http://127.0.0.1:11434/v1 \
       --llm-model qwen3:8b --llm-l2-model qwen3:32b skills/weekly-bookings.skill.md
+  reelier run --servers-from-skill skills/crm-followup.skill.md
   reelier run --wrap "npx -y @acme/crm-mcp" skills/crm-followup.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
@@ -95,6 +106,8 @@ type runOptions struct {
 	maxLevel    int
 	llm         llm.Flags
 	wrap        []string
+	// serversFromSkill trusts the skills' recorded servers to be started.
+	serversFromSkill bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -118,7 +131,8 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
-	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable)")
+	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
+	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
 	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
 	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
@@ -139,6 +153,8 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		return usageErrorf("--junit cannot be used with --dry-run: a dry run executes nothing")
 	case opts.maxLevel < 0 || opts.maxLevel > 2:
 		return usageErrorf("--max-level must be 0, 1 or 2, got %d", opts.maxLevel)
+	case opts.serversFromSkill && len(opts.wrap) > 0:
+		return usageErrorf("--servers-from-skill cannot be used with --wrap: --wrap replaces the servers the skills record")
 	}
 	skills, err := loadSkills(cmd, opts.paths)
 	if err != nil {
@@ -148,15 +164,28 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	httptool.Register(base.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	if len(opts.wrap) > 0 {
-		// Started for dry runs too, so tool names are checked against what
-		// the servers really offer; a dry run still calls no tool.
+	switch {
+	case len(opts.wrap) > 0:
+		// --wrap replaces the servers the skills record. Started for dry
+		// runs too, so tool names are checked against what the servers
+		// really offer; a dry run still calls no tool.
 		router, err := mcpx.Start(ctx, opts.wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString()})
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
 		defer router.Close()
 		router.Register(base.Tools, cmd.ErrOrStderr())
+	case opts.dryRun:
+		// A dry run starts nothing: the tools the skills' Servers
+		// sections list count as known.
+		base.SkillServers = true
+	default:
+		// The skills have parsed; only now may a command they name run.
+		stopServers, err := startSkillServers(ctx, skills, opts.serversFromSkill, base.Tools, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer stopServers()
 	}
 	if opts.dryRun {
 		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/reelier/reelier/runtime"
 )
@@ -39,7 +40,7 @@ func dryRunSkills(w io.Writer, skills []*loadedSkill, opts runtime.Options, asJS
 		if asJSON {
 			writeDryJSON(w, l.skill.Name(), plan)
 		} else {
-			writeDryText(w, l, plan)
+			writeDryText(w, l, plan, opts.SkillServers)
 		}
 	}
 	if broken {
@@ -48,8 +49,15 @@ func dryRunSkills(w io.Writer, skills []*loadedSkill, opts runtime.Options, asJS
 	return nil
 }
 
-func writeDryText(w io.Writer, l *loadedSkill, plan []runtime.PlannedStep) {
+func writeDryText(w io.Writer, l *loadedSkill, plan []runtime.PlannedStep, skillServers bool) {
 	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", l.skill.Name(), l.path)
+	if skillServers && len(l.skill.Servers) > 0 {
+		var list []string
+		for _, sv := range l.skill.Servers {
+			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
+		}
+		fmt.Fprintf(w, "  servers recorded in the skill, not started by a dry run: %s\n", strings.Join(list, ", "))
+	}
 	for _, p := range plan {
 		gate := ""
 		if p.NeedsFlag != "" {

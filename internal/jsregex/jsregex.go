@@ -33,6 +33,16 @@ func Compile(pattern string) (*regexp2.Regexp, error) {
 	return re, nil
 }
 
+// CompileUncached compiles pattern like Compile without keeping it: for
+// patterns tried once (the compiler checks candidate patterns against a
+// recorded text), which would otherwise fill the cache.
+func CompileUncached(pattern string) (*regexp2.Regexp, error) {
+	if re, ok := cache.Load(pattern); ok {
+		return re.(*regexp2.Regexp), nil
+	}
+	return compile(pattern)
+}
+
 func compile(pattern string) (re *regexp2.Regexp, err error) {
 	defer func() {
 		// regexp2 is a large parser; a panic on an odd pattern must become

@@ -35,10 +35,13 @@ func Register(reg runtime.Registry, client *http.Client) {
 		client = &http.Client{Timeout: Timeout}
 	}
 	reg["http.get"] = &Tool{method: http.MethodGet, effect: ast.EffectRead, client: client}
-	reg["http.post"] = &Tool{method: http.MethodPost, effect: ast.EffectIdempotentWrite, client: client}
+	reg["http.post"] = &Tool{method: http.MethodPost, effect: ast.EffectDestructive, client: client}
 }
 
-// Effect implements runtime.Tool: GET reads, POST is taken to write.
+// Effect implements runtime.Tool: GET reads; POST is destructive, since a
+// POST is not safe to repeat unless the step's author says so, as the
+// compiler and the effect_verb lint also read it (SPEC.md §3 "Effect
+// verbs"). A step's own effect, when it declares one, wins.
 func (t *Tool) Effect() ast.Effect { return t.effect }
 
 // args are the arguments both tools understand.

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/runtime"
+)
+
+// A skill's Servers section names commands, and a skill can come from
+// anyone: starting them is running a program the file names, like `make`
+// running a Makefile's. `reelier run` therefore starts a skill's servers
+// only when the user has said, for that file, that its commands may run:
+// --servers-from-skill says so for this run and remembers it, keyed by the
+// file's absolute path and a hash of its commands, in a store under the
+// user's config directory (never in the project, where a shared skill
+// could ship its own approval). A changed command list asks again.
+
+// serverGroup is one list of servers to start, shared by the skills that
+// record exactly that list (same commands, same order).
+type serverGroup struct {
+	servers []*ast.Server
+	skills  []*loadedSkill
+}
+
+// commands returns the group's server commands, in order.
+func (g *serverGroup) commands() []string {
+	out := make([]string, len(g.servers))
+	for i, sv := range g.servers {
+		out[i] = sv.Command
+	}
+	return out
+}
+
+// skillServerGroups groups the skills that record servers by their list.
+func skillServerGroups(skills []*loadedSkill) []*serverGroup {
+	var groups []*serverGroup
+	byKey := map[string]*serverGroup{}
+	for _, l := range skills {
+		if len(l.skill.Servers) == 0 {
+			continue
+		}
+		g := &serverGroup{servers: l.skill.Servers}
+		key := strings.Join(g.commands(), "\x00")
+		if have, ok := byKey[key]; ok {
+			have.skills = append(have.skills, l)
+			continue
+		}
+		g.skills = []*loadedSkill{l}
+		byKey[key] = g
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// startSkillServers starts the servers the skills record (run without
+// --wrap) and registers their tools in reg. It refuses, starting nothing,
+// when a command cannot be started as recorded or the user has not
+// trusted a skill's servers. The returned function stops what started.
+func startSkillServers(ctx context.Context, skills []*loadedSkill, trust bool, reg runtime.Registry, stderr io.Writer) (func(), error) {
+	groups := skillServerGroups(skills)
+	if len(groups) == 0 {
+		return func() {}, nil
+	}
+	if err := checkServerGroups(groups); err != nil {
+		return nil, err
+	}
+	store := loadTrustStore()
+	var untrusted []*loadedSkill
+	for _, g := range groups {
+		for _, l := range g.skills {
+			if !store.trusts(l.path, g.commands()) {
+				untrusted = append(untrusted, l)
+			}
+		}
+	}
+	if len(untrusted) > 0 && !trust {
+		return nil, untrustedError(untrusted)
+	}
+	var remember []*loadedSkill
+	for _, l := range untrusted {
+		if trustKey(l.path) != "" {
+			store.trust(l.path, l.skill.Servers)
+			remember = append(remember, l)
+		}
+	}
+	if len(remember) > 0 {
+		if err := store.save(); err != nil {
+			fmt.Fprintf(stderr, "[reelier] warning: could not remember that you trust the servers of %s (%v); pass --servers-from-skill again next time\n", skillPaths(remember), err)
+		} else {
+			fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", store.path, skillPaths(remember))
+		}
+	}
+	var routers []*mcpx.Router
+	stop := func() {
+		for _, r := range routers {
+			r.Close()
+		}
+	}
+	for _, g := range groups {
+		where := "the skill"
+		if len(skills) > 1 {
+			where = skillPaths(g.skills)
+		}
+		var list []string
+		for _, sv := range g.servers {
+			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
+		}
+		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
+		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Version: versionString()})
+		if err != nil {
+			stop()
+			return nil, &exitError{code: exitFailed, err: fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)}
+		}
+		routers = append(routers, router)
+		router.Register(reg, stderr)
+	}
+	return stop, nil
+}
+
+// checkServerGroups refuses lists that cannot be started as recorded: a
+// command the recording redacted, or two lists that offer the same tool
+// name from different servers (one run has one tool of each name).
+func checkServerGroups(groups []*serverGroup) error {
+	var msgs []string
+	owner := map[string]string{} // tool → command of the server offering it
+	for _, g := range groups {
+		for _, sv := range g.servers {
+			if strings.Contains(sv.Command, "«redacted") {
+				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded command had a secret blanked (%s). Keep the secret in the environment (servers inherit it) and record again, or start the server yourself with --wrap and the real value.",
+					skillPaths(g.skills), sv.Name, sv.Command))
+			}
+			for _, t := range sv.Tools {
+				if cmd, ok := owner[t.Name]; ok && cmd != sv.Command {
+					msgs = append(msgs, fmt.Sprintf("%s: tool %q is offered by server %s (%s), and another skill of this run records it from %s; run these skills separately, or pass --wrap",
+						skillPaths(g.skills), t.Name, sv.Name, sv.Command, cmd))
+				} else if !ok {
+					owner[t.Name] = sv.Command
+				}
+			}
+		}
+	}
+	if len(msgs) > 0 {
+		return usageErrorf("%s", strings.Join(msgs, "\n"))
+	}
+	return nil
+}
+
+// untrustedError explains why the skills' servers were not started and
+// the two ways to go on.
+func untrustedError(skills []*loadedSkill) error {
+	var b strings.Builder
+	var wraps []string
+	seen := map[string]bool{}
+	for _, l := range skills {
+		fmt.Fprintf(&b, "%s records %s to start for it:\n", l.path, pluralWord(len(l.skill.Servers), "MCP server"))
+		for _, sv := range l.skill.Servers {
+			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Command)
+			if !seen[sv.Command] {
+				seen[sv.Command] = true
+				wraps = append(wraps, "--wrap "+shellWord(sv.Command))
+			}
+		}
+	}
+	b.WriteString("A skill's server commands run as you, like a Makefile's, so reelier starts them only once you have said you trust them.\n")
+	b.WriteString("Check the commands above, then either\n")
+	b.WriteString("  rerun with --servers-from-skill (remembered for each file until its servers change), or\n")
+	fmt.Fprintf(&b, "  start the servers yourself: %s", strings.Join(wraps, " "))
+	return usageErrorf("%s", b.String())
+}
+
+// shellWord quotes s as one word for a POSIX shell: in double quotes when
+// nothing in it is special there, else in single quotes.
+func shellWord(s string) string {
+	if !strings.ContainsAny(s, "\\\"$`!") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+func skillPaths(skills []*loadedSkill) string {
+	paths := make([]string, len(skills))
+	for i, l := range skills {
+		paths[i] = l.path
+	}
+	return strings.Join(paths, ", ")
+}
+
+func pluralWord(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// trustFile is the store's file name under <user config dir>/reelier.
+const trustFile = "trusted-servers.json"
+
+// trustStore is the record of skill files whose servers the user let
+// `reelier run` start.
+type trustStore struct {
+	path string // "" when there is no config directory
+	data trustData
+	// err is why the store could not be read; it is not written then.
+	err error
+}
+
+type trustData struct {
+	About  string                `json:"about"`
+	Skills map[string]trustEntry `json:"skills"`
+}
+
+// trustEntry is one trusted skill file: the hash of its server commands
+// (in order) and, for the person reading the file, the commands.
+type trustEntry struct {
+	SHA256    string   `json:"sha256"`
+	Commands  []string `json:"commands"`
+	TrustedAt string   `json:"trustedAt"`
+}
+
+const trustAbout = "Skill files whose recorded MCP server commands `reelier run` may start (allowed with --servers-from-skill). Delete an entry to be asked again."
+
+func loadTrustStore() *trustStore {
+	s := &trustStore{data: trustData{Skills: map[string]trustEntry{}}}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return s
+	}
+	s.path = filepath.Join(dir, "reelier", trustFile)
+	raw, err := os.ReadFile(s.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		s.err = err
+	default:
+		if err := json.Unmarshal(raw, &s.data); err != nil {
+			s.err = fmt.Errorf("%s: %v", s.path, err)
+		}
+		if s.data.Skills == nil {
+			s.data.Skills = map[string]trustEntry{}
+		}
+	}
+	return s
+}
+
+// key identifies a skill file; a skill read from standard input has none.
+func trustKey(path string) string {
+	if path == stdinName {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+func commandsHash(commands []string) string {
+	h := sha256.New()
+	for _, c := range commands {
+		h.Write([]byte(c))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// trusts reports whether the file's servers, exactly these commands, were
+// trusted before.
+func (s *trustStore) trusts(path string, commands []string) bool {
+	key := trustKey(path)
+	e, ok := s.data.Skills[key]
+	return key != "" && ok && e.SHA256 == commandsHash(commands)
+}
+
+func (s *trustStore) trust(path string, servers []*ast.Server) {
+	key := trustKey(path)
+	if key == "" {
+		return
+	}
+	cmds := make([]string, len(servers))
+	for i, sv := range servers {
+		cmds[i] = sv.Command
+	}
+	s.data.Skills[key] = trustEntry{SHA256: commandsHash(cmds), Commands: cmds, TrustedAt: time.Now().UTC().Format(time.RFC3339)}
+}
+
+// save writes the store to s.path, atomically.
+func (s *trustStore) save() error {
+	switch {
+	case s.path == "":
+		return errors.New("there is no user config directory")
+	case s.err != nil:
+		return s.err
+	}
+	s.data.About = trustAbout
+	raw, err := json.MarshalIndent(s.data, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(s.path, append(raw, '\n'), 0o600)
+}

@@ -1,0 +1,140 @@
+package compile_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/internal/verbs"
+	"github.com/reelier/reelier/lint"
+	"github.com/reelier/reelier/trace"
+)
+
+// specTable returns the rows of the table under the SPEC.md heading
+// "### <title> (contract)", each row's cells trimmed, header and rule
+// left out.
+func specTable(t *testing.T, title string) [][]string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(testutil.Root(), "SPEC.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	in, header := false, false
+	for _, line := range strings.Split(string(src), "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+			in = strings.TrimSpace(strings.TrimLeft(line, "#")) == title+" (contract)"
+			header = false
+		case in && strings.HasPrefix(line, "|"):
+			if !header || strings.HasPrefix(line, "| ---") {
+				header = true
+				continue
+			}
+			var cells []string
+			for _, c := range strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|") {
+				cells = append(cells, strings.TrimSpace(c))
+			}
+			rows = append(rows, cells)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("SPEC.md has no %q contract table", title)
+	}
+	return rows
+}
+
+// TestEffectVerbsContract holds SPEC.md's "Effect verbs (contract)" table
+// equal to the verb table the compiler and the lint read.
+func TestEffectVerbsContract(t *testing.T) {
+	spec := map[string][]string{}
+	var order []string
+	for _, r := range specTable(t, "Effect verbs") {
+		if len(r) != 2 {
+			t.Fatalf("row %q does not have 2 cells", r)
+		}
+		class := strings.Trim(r[0], "`")
+		order = append(order, class)
+		for _, w := range strings.Split(r[1], ",") {
+			spec[class] = append(spec[class], strings.TrimSpace(w))
+		}
+	}
+	code := map[string][]string{"noun phrase": verbs.NounPhrases}
+	want := []string{}
+	for _, r := range verbs.Table {
+		code[r.Class.String()] = r.Words
+		want = append(want, r.Class.String())
+	}
+	want = append(want, "noun phrase")
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("SPEC.md's Effect verbs rows disagree with the code (-code +spec):\n%s", diff)
+	}
+	for class, words := range code {
+		got := slices.Clone(spec[class])
+		slices.Sort(got)
+		w := slices.Clone(words)
+		slices.Sort(w)
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("SPEC.md's %s verbs disagree with the code (-code +spec):\n%s", class, diff)
+		}
+	}
+}
+
+// TestCompiledEffectsPassLint compiles a trace that calls tools named with
+// every verb of the table in several positions, under every combination
+// of hints a server may declare, and lints the skill with effect_verb: the
+// lint must find nothing, since the compiler is never milder than it.
+func TestCompiledEffectsPassLint(t *testing.T) {
+	var names []string
+	for _, r := range verbs.Table {
+		for _, w := range r.Words {
+			names = append(names, w+"_thing", "get_"+w, "thing_"+w, w+"_or_list", "run_and_"+w, "mcp__srv__"+w+"Thing", "ns."+w)
+		}
+	}
+	names = append(names, "http.post", "http.put", "http.patch", "http.delete", "http.get",
+		"fetch_delete_user", "get_refund", "create_entities", "merge_merge_request")
+	hints := []string{"", `"readOnlyHint":true`, `"readOnlyHint":false`, `"destructiveHint":true`, `"destructiveHint":false`,
+		`"idempotentHint":true`, `"idempotentHint":false`, `"readOnlyHint":true,"idempotentHint":true`,
+		`"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false`, `"readOnlyHint":false,"idempotentHint":true`}
+	for hi, h := range hints {
+		t.Run(fmt.Sprintf("hints %d", hi), func(t *testing.T) {
+			var b strings.Builder
+			var annJSON []string
+			for _, n := range names {
+				if h != "" {
+					annJSON = append(annJSON, fmt.Sprintf("%q:{%s}", n, h))
+				}
+			}
+			fmt.Fprintf(&b, `{"t":"meta","seq":0,"name":"verbs","startedAt":"2026-07-18T14:02:00.000Z","wrapped":["srv"],"toolAnnotations":{%s}}`+"\n", strings.Join(annJSON, ","))
+			seq := 1
+			for i, n := range names {
+				fmt.Fprintf(&b, `{"t":"call","seq":%d,"i":%d,"ts":"2026-07-18T14:02:03.000Z","tool":%q,"args":{}}`+"\n", seq, i, n)
+				fmt.Fprintf(&b, `{"t":"result","seq":%d,"i":%d,"ok":true,"ms":1,"body":{"content":[]}}`+"\n", seq+1, i)
+				seq += 2
+			}
+			tr, err := trace.Read(strings.NewReader(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := compile.Compile(tr, compile.Options{Source: "verbs.jsonl", Now: fixedNow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := lint.New(lint.Config{Disable: []string{lint.AllRules}, Enable: []string{"effect_verb"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dg := range d.Run(lint.ParseFile("verbs.skill.md", format.Source(out.Skill))) {
+				t.Errorf("the lint flags a compiled step: %s", dg)
+			}
+		})
+	}
+}

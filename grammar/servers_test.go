@@ -1,0 +1,252 @@
+package grammar_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/testutil"
+)
+
+// serversDoc wraps preamble text into a whole skill; the preamble starts
+// on line 5.
+func serversDoc(preamble string) []byte {
+	return []byte("---\nname: s\ndescription: d\n---\n" + preamble + "### Step 1 — T\n- intent: i\n- action: create_entities {}\n- effect: read\n")
+}
+
+// server is a server as the tests write it: name, command, tools.
+type server struct {
+	name, command string
+	tools         []string
+}
+
+func servers(skill *ast.Skill) []server {
+	var out []server
+	for _, sv := range skill.Servers {
+		s := server{name: sv.Name, command: sv.Command}
+		for _, t := range sv.Tools {
+			s.tools = append(s.tools, t.Name)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestServersSection(t *testing.T) {
+	tests := []struct {
+		name     string
+		preamble string
+		want     []server
+	}{
+		{"none", "\n# Title\n\nText.\n\n", nil},
+		{"one server", "\n## Servers\n\n- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities, search_nodes)\n\n",
+			[]server{{"memory", "npx -y @modelcontextprotocol/server-memory", []string{"create_entities", "search_nodes"}}}},
+		{"two servers, order kept", "## Servers\n- `b`: `srv -name b` (tools: 1_echo)\n- `a`: `srv` (tools: echo)\n",
+			[]server{{"b", "srv -name b", []string{"1_echo"}}, {"a", "srv", []string{"echo"}}}},
+		{"no tool list", "## Servers\n\n- `crm`: `crm-mcp --region eu`\n", []server{{"crm", "crm-mcp --region eu", nil}}},
+		{"empty tool list", "## Servers\n\n- `crm`: `crm-mcp` (tools: )\n", []server{{"crm", "crm-mcp", nil}}},
+		{"bare name, tight spacing", "## Servers\n-crm:`crm-mcp`(tools:a,b)\n", []server{{"crm", "crm-mcp", []string{"a", "b"}}}},
+		{"other list markers", "## Servers\n* `a`: `x`\n+ `b`: `y` (tools: t)\n", []server{{"a", "x", nil}, {"b", "y", []string{"t"}}}},
+		{"double backticks keep a backtick", "## Servers\n- `sh`: `` sh -c 'echo `date`' `` (tools: `odd name`, `a,b`)\n",
+			[]server{{"sh", "sh -c 'echo `date`'", []string{"odd name", "a,b"}}}},
+		{"case-insensitive heading", "## servers\n- `a`: `x`\n", []server{{"a", "x", nil}}},
+		{"prose, blank lines and breaks are kept, not read", "## Servers\n\nStarted by `reelier run`.\n\n- `a`: `x`\n\n---\n\n  Indented prose.\n",
+			[]server{{"a", "x", nil}}},
+		{"a fenced block is not read", "## Servers\n\n```\n- not a server\n```\n- `a`: `x`\n", []server{{"a", "x", nil}}},
+		{"the section ends at the next heading", "## Servers\n- `a`: `x`\n\n### Notes\n- not a server: at all\n\n## Steps\n\n",
+			[]server{{"a", "x", nil}}},
+		{"a heading in a code block does not open it", "```\n## Servers\n- junk\n```\n", nil},
+		{"a level-3 heading does not open it", "### Servers\n- junk\n", nil},
+		{"a setext heading does not open it", "Servers\n-------\n- junk\n", nil},
+		{"trailing blanks", "## Servers\n- `a`: `x` (tools: t)   \n", []server{{"a", "x", []string{"t"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := serversDoc(tt.preamble)
+			skill, diags := grammar.Parse("s.skill.md", src)
+			if len(diags) > 0 {
+				t.Fatalf("diagnostics:\n%v", diags)
+			}
+			if got := servers(skill); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("servers = %v\nwant %v", got, tt.want)
+			}
+			if out := format.Source(skill); string(out) != string(src) {
+				t.Errorf("fmt changed the file:\n%s", format.Diff("s", src, out))
+			}
+		})
+	}
+}
+
+// TestServersPositions: every range covers its text in the source.
+func TestServersPositions(t *testing.T) {
+	src := serversDoc("\n## Servers\n\n  - `memory`: `` npx `x` `` (tools: create_entities, `b c`)\n")
+	skill, diags := grammar.Parse("s.skill.md", src)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	sv := skill.Servers[0]
+	at := func(r ast.Range) string { return string(src[r.Start.Offset:r.End.Offset]) }
+	checks := []struct{ got, want string }{
+		{at(sv.Range), "- `memory`: `` npx `x` `` (tools: create_entities, `b c`)"},
+		{at(sv.NameRange), "memory"},
+		{at(sv.CommandRange), "`` npx `x` ``"},
+		{at(sv.Tools[0].Range), "create_entities"},
+		{at(sv.Tools[1].Range), "b c"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("range covers %q, want %q", c.got, c.want)
+		}
+	}
+	if sv.Range.Start.Line != 8 || sv.Range.Start.Column != 3 || sv.NameRange.Start.Column != 6 {
+		t.Errorf("positions %v %v", sv.Range.Start, sv.NameRange.Start)
+	}
+	if skill.ServerOf("b c") != sv || skill.ServerOf("create_entities") != sv || skill.ServerOf("nope") != nil {
+		t.Error("ServerOf")
+	}
+}
+
+func TestServersRejections(t *testing.T) {
+	tests := []struct {
+		name     string
+		preamble string
+		want     string // the rendered diagnostics
+	}{
+		{"no colon", "## Servers\n- `a` `x`\n",
+			"s.skill.md:6:7: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `a` `x` [malformed_server]"},
+		{"bare command", "## Servers\n- memory: npx -y server\n",
+			"s.skill.md:6:11: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - memory: npx -y server [malformed_server]"},
+		{"unclosed code span", "## Servers\n- `a`: `npx\n",
+			"s.skill.md:6:8: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `a`: `npx [malformed_server]"},
+		{"empty name", "## Servers\n- : `x`\n",
+			"s.skill.md:6:3: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - : `x` [malformed_server]"},
+		{"text after the command", "## Servers\n- `a`: `x` tools a\n",
+			"s.skill.md:6:12: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `a`: `x` tools a [malformed_server]"},
+		{"trailing comma", "## Servers\n- `a`: `x` (tools: a, )\n",
+			"s.skill.md:6:23: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `a`: `x` (tools: a, ) [malformed_server]"},
+		{"unclosed tool list", "## Servers\n- `a`: `x` (tools: a b\n",
+			"s.skill.md:6:22: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `a`: `x` (tools: a b [malformed_server]"},
+		{"text after the tool list", "## Servers\n- `a`: `x` (tools: a) b\n",
+			"s.skill.md:6:23: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `a`: `x` (tools: a) b [malformed_server]"},
+		{"a list item that is not a server", "## Servers\n- see the README\n",
+			"s.skill.md:6:7: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - see the README [malformed_server]"},
+		{"empty command", "## Servers\n- `a`: ` ` (tools: t)\n",
+			"s.skill.md:6:8: error: Server 'a' has an empty command [empty_server_command]"},
+		{"duplicate server", "## Servers\n- `a`: `x`\n- `a`: `y`\n",
+			"s.skill.md:7:4: error: Duplicate server 'a' — each server in the Servers section needs its own name [duplicate_server]"},
+		{"duplicate section", "## Servers\n- `a`: `x`\n\n## Servers\n- `b`: `y`\n",
+			"s.skill.md:8:1: error: Duplicate '## Servers' section — list every server in the first one [duplicate_servers_section]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := serversDoc(tt.preamble)
+			_, diags := grammar.Parse("s.skill.md", src)
+			checkRanges(t, src, diags)
+			if got := diags.Error(); got != tt.want {
+				t.Errorf("diagnostics:\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestServersOnlyInPreamble: a Servers heading after the first step is
+// ordinary Markdown.
+func TestServersOnlyInPreamble(t *testing.T) {
+	src := append(serversDoc(""), "\n## Servers\n\n- junk\n"...)
+	skill, diags := grammar.Parse("s.skill.md", src)
+	if len(diags) > 0 || skill.Servers != nil {
+		t.Fatalf("servers %v, diagnostics %v", skill.Servers, diags)
+	}
+}
+
+// TestServersReparse: an edit after the first step keeps the servers, and
+// an edit in the section parses it again.
+func TestServersReparse(t *testing.T) {
+	old := serversDoc("## Servers\n- `a`: `x` (tools: t)\n\n")
+	prev, prevDiags := grammar.Parse("s.skill.md", old)
+	edits := [][]byte{
+		append(append([]byte{}, old...), "\n### Step 2 — U\n- intent: j\n- action: t {}\n- effect: read\n"...),
+		[]byte(strings.Replace(string(old), "`x`", "`y z`", 1)),
+		[]byte(strings.Replace(string(old), "`x`", "x", 1)),
+	}
+	for _, cur := range edits {
+		got, gotDiags := grammar.Reparse("s.skill.md", old, prev, prevDiags, cur)
+		want, wantDiags := grammar.Parse("s.skill.md", cur)
+		if fmt.Sprint(servers(got)) != fmt.Sprint(servers(want)) || gotDiags.Error() != wantDiags.Error() {
+			t.Errorf("Reparse gives %v %v, Parse %v %v", servers(got), gotDiags, servers(want), wantDiags)
+		}
+		if d := testutil.DiffSkills(got, want); d != "" {
+			t.Errorf("trees differ:\n%s", d)
+		}
+	}
+}
+
+// FuzzServerLine drives one line of a Servers section through the
+// document parser: never a panic, every diagnostic inside the file, and
+// an accepted line's ranges hold what the nodes say.
+func FuzzServerLine(f *testing.F) {
+	for _, s := range []string{
+		"- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities, search_nodes)",
+		"- `a`: `` x `y` `` (tools: `b c`, d)", "-a:`b`(tools:)", "- `a`: ` `", "* `a`: `b`", "- ``", "- `a`: `b` (tools: a,",
+		"```", "---", "- a: b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\r\n") {
+			return
+		}
+		src := serversDoc("## Servers\n" + line + "\n")
+		skill, diags := grammar.Parse("", src)
+		checkRanges(t, src, diags)
+		for _, sv := range skill.Servers {
+			if strings.TrimSpace(sv.Command) == "" || sv.Name == "" {
+				t.Fatalf("accepted a server without a name or command: %+v", sv)
+			}
+			if got := string(src[sv.NameRange.Start.Offset:sv.NameRange.End.Offset]); got != sv.Name {
+				t.Fatalf("name range covers %q, name is %q", got, sv.Name)
+			}
+			for _, tool := range sv.Tools {
+				if got := string(src[tool.Range.Start.Offset:tool.Range.End.Offset]); got != tool.Name || tool.Name == "" {
+					t.Fatalf("tool range covers %q, tool is %q", got, tool.Name)
+				}
+			}
+		}
+		if out := format.Source(skill); !diags.HasErrors() && string(out) != string(src) {
+			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
+		}
+	})
+}
+
+// FuzzServersSection drives whole preambles holding a Servers section
+// (headings, fences, breaks, several bullets) through the parser and the
+// incremental parser: no panic, diagnostics inside the file, fmt keeps
+// the file, and an edit after the first step keeps the same servers.
+func FuzzServersSection(f *testing.F) {
+	for _, s := range []string{
+		"## Servers\n\n- `a`: `x` (tools: t)\n- `b`: `y`\n\n## Steps\n\n",
+		"## Servers\n```\n- x\n```\n- `a`: `x`\n## Servers\n- `a`: `y`\n",
+		"Servers\n---\n- `a`: `x`\n", "# T\n\n## servers\n* a: `b`\n+ c: `d` (tools: e,f)\n---\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, preamble string) {
+		src := serversDoc(preamble)
+		skill, diags := grammar.Parse("", src)
+		checkRanges(t, src, diags)
+		// A step header in the preamble makes steps the printer may
+		// respell; otherwise the file is canonical already.
+		if out := format.Source(skill); !strings.Contains(preamble, "Step") && !diags.HasErrors() && string(out) != string(src) {
+			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
+		}
+		edited := append(append([]byte{}, src...), "\nMore text.\n"...)
+		got, _ := grammar.Reparse("", src, skill, diags, edited)
+		want, _ := grammar.Parse("", edited)
+		if fmt.Sprint(servers(got)) != fmt.Sprint(servers(want)) {
+			t.Fatalf("Reparse gives servers %v, Parse %v", servers(got), servers(want))
+		}
+	})
+}
