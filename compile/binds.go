@@ -27,6 +27,9 @@ type binding struct {
 	// selector, for a bind that reads an element of a list by its field
 	// rather than its position, says which: `entityType is "customer"`.
 	selector string
+	// settled is set once a pick bind's selector and element checks
+	// are decided.
+	settled bool
 }
 
 // volatile reports whether the bound value changes from run to run, by

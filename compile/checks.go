@@ -1,8 +1,8 @@
 package compile
 
 import (
+	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,56 +70,149 @@ func isVolatileKey(key string) bool {
 	return false
 }
 
-var (
-	volatileShapes = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|[0-9a-fA-F]{12,}|\d{6,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-`)
-)
-
 // isVolatileText reports a string whose shape changes from run to run: it
-// holds a date, a time, a long hex or digit run, or a UUID.
-func isVolatileText(s string) bool { return volatileShapes.MatchString(s) }
+// holds a date (`2026-03-02`), a time (`9:30:00`), a run of 12 or more hex
+// digits or of 6 or more digits, or a UUID.
+func isVolatileText(s string) bool { return volatileAt(s) >= 0 }
 
-// docChecks derives the field checks of one JSON result.
-//
-// An array is held to being an array, never to its recorded length: a
-// list that grew by an unrelated item is the same answer, and a write
-// repeated on a world that already has what it makes may report nothing
-// new (SPEC.md §11: a skill must not fail a second replay only because
-// the first one made what it makes).
-func docChecks(root any, sent []string) []check {
-	var out []check
-	var walk func(v any, path []string, key string)
-	walk = func(v any, path []string, key string) {
-		if len(out) >= maxChecks {
-			return
+// volatileAt returns the byte offset where the first volatile part of s
+// starts (see isVolatileText), or -1.
+func volatileAt(s string) int {
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	isHex := func(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	run := func(i int, f func(byte) bool) int {
+		j := i
+		for j < len(s) && f(s[j]) {
+			j++
 		}
-		dotted := strings.Join(path, ".")
-		switch v := v.(type) {
-		case *jsondata.Object:
-			if len(path) >= maxDepth {
-				return
-			}
-			for _, m := range v.Members {
-				if !isPathKey(m.Key) || isDigits(m.Key) {
-					continue
+		return j - i
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isHex(c) {
+			continue
+		}
+		if i > 0 && isHex(s[i-1]) {
+			// Only runs are measured, from their first character.
+			continue
+		}
+		hex := run(i, isHex)
+		digits := run(i, isDigit)
+		switch {
+		case hex >= 12, digits >= 6:
+			return i
+		case hex == 8 && i+8 < len(s) && s[i+8] == '-' && run(i+9, isHex) == 4:
+			return i // a UUID
+		}
+		// A date or a time: digits, then '-' or ':' and two digits.
+		if digits >= 1 && digits <= 4 && i+digits+2 < len(s) {
+			sep := s[i+digits]
+			if (sep == '-' && digits == 4 || sep == ':' && digits <= 2) && run(i+digits+1, isDigit) == 2 {
+				j := i + digits + 3
+				if j < len(s) && s[j] == sep && run(j+1, isDigit) == 2 {
+					return i
 				}
-				walk(m.Value, append(path, m.Key), m.Key)
-			}
-		case []any:
-			if len(path) > 0 {
-				dotted = strings.Clone(dotted)
-				out = append(out, check{path: dotted, typ: ast.TypeArray})
-			}
-		default:
-			if len(path) == 0 {
-				return
-			}
-			if ck, ok := leafCheck(v, dotted, key, sent); ok {
-				out = append(out, ck)
 			}
 		}
 	}
-	walk(root, nil, "")
-	return out
+	return -1
+}
+
+// docCollector derives the field checks of one JSON result from the
+// scanner's walk over its text, without building its tree: fields outside
+// arrays, at most maxDepth keys deep, in document order, at most maxChecks.
+// An array is held to being an array, never to its recorded length: a
+// list that grew by an unrelated item is the same answer, and a write
+// repeated on a world that already has what it makes may report nothing
+// new (SPEC.md §11). A key a later
+// member of the same object repeats hides the earlier member, as it does
+// for json paths: the checks made under it are dropped.
+type docCollector struct {
+	out  []check
+	seen map[string]bool
+	sent []string
+	buf  []byte
+}
+
+// isPathKeyBytes and isDigitBytes are isPathKey and isDigits on a key as
+// written.
+func isPathKeyBytes(k []byte) bool {
+	if len(k) == 0 {
+		return false
+	}
+	for _, c := range k {
+		if !isWordByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigitBytes(k []byte) bool {
+	for _, c := range k {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(k) > 0
+}
+
+// node is the scanner's node callback.
+func (d *docCollector) node(kind byte, raw []byte, esc bool, path []segment) {
+	// Once the checks are made, the rest of the document is not looked
+	// at (a key repeated after that point is not noticed).
+	if len(path) == 0 || len(path) > maxDepth || len(d.out) >= maxChecks {
+		return
+	}
+	d.buf = d.buf[:0]
+	last := 0
+	for i, seg := range path {
+		if seg.index >= 0 || seg.esc || !isPathKeyBytes(seg.raw) || isDigitBytes(seg.raw) {
+			return
+		}
+		if i > 0 {
+			d.buf = append(d.buf, '.')
+		}
+		last = len(d.buf)
+		d.buf = append(d.buf, seg.raw...)
+	}
+	dotted := string(d.buf)
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	if d.seen[dotted] {
+		// A repeated key: what the earlier member left is hidden.
+		kept := d.out[:0]
+		for _, ck := range d.out {
+			if ck.path != dotted && !strings.HasPrefix(ck.path, dotted+".") {
+				kept = append(kept, ck)
+			}
+		}
+		d.out = kept
+	}
+	d.seen[dotted] = true
+	key := dotted[last:]
+	var v any
+	switch kind {
+	case 'a':
+		d.out = append(d.out, check{path: dotted, typ: ast.TypeArray})
+		return
+	case 's':
+		if esc {
+			v = unquote(raw)
+		} else {
+			v = string(raw)
+		}
+	case 'n':
+		v = jsondata.Number(raw)
+	case 't', 'f':
+		v = kind == 't'
+	default:
+		return
+	}
+	if ck, ok := leafCheck(v, dotted, key, d.sent); ok {
+		d.out = append(d.out, ck)
+	}
 }
 
 // leafCheck is the check on one scalar: a value assert when it is stable,
@@ -163,8 +256,8 @@ func textChecks(text string, sent []string) []string {
 		line = strings.TrimSpace(line)
 		// A line is checked up to the first thing in it that changes from
 		// run to run: a volatile shape, or a value the step's holes send.
-		if loc := volatileShapes.FindStringIndex(line); loc != nil {
-			line = cutAt(line, loc[0])
+		if at := volatileAt(line); at >= 0 {
+			line = cutAt(line, at)
 		}
 		if line = cutBefore(line, sent); line == "" {
 			continue
@@ -261,24 +354,13 @@ func cutAt(line string, at int) string {
 	return line
 }
 
-// picks reports whether a later step takes a value from a position in an
-// array of st's result.
-func (st *step) picks() bool {
-	for _, bd := range st.binds {
-		if bd.array && bd.path != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// readPicks reads again the result of every step a later step picked an
-// element from, and derives the checks on the picked elements. Only those
-// results are read: the walks kept no bodies.
+// readPicks settles the pick binds whose source result dataflow no
+// longer kept (an element picked from a result more than recentResults
+// steps back): it reads that result, and its call, again.
 func (c *compiler) readPicks() error {
 	var read func(trace.Place) (trace.Record, error)
 	for _, st := range c.steps {
-		if !st.picks() || st.resultLine == 0 {
+		if !st.unsettled || st.resultLine == 0 {
 			continue
 		}
 		if read == nil {
@@ -305,68 +387,178 @@ func (c *compiler) readPicks() error {
 		if !ok || !st.same(call, st.at.Line, c.seed) {
 			return ErrTraceChanged
 		}
-		c.selectors(st, r, call)
-		st.pickChks = c.pickChecks(st, r)
+		res, err := runtime.ParseToolResult(r.Body)
+		if err != nil {
+			continue
+		}
+		js := []byte(res.JSONText())
+		if !json.Valid(js) {
+			continue
+		}
+		doc := document{text: js}
+		sent := map[string]bool{}
+		args, _ := grammar.ParseArgs(string(call.Args), ast.Pos{})
+		walkLeaves(args, "", func(v ast.Value, _ string) {
+			if s, ok := v.(*ast.String); ok && s.Value != "" {
+				sent[s.Value] = true
+			}
+		})
+		for _, bd := range st.binds {
+			if bd.array && bd.path != "" {
+				c.pickFor(st, bd, doc, res.Text(), sent)
+			}
+		}
 	}
 	return nil
 }
 
-// selectors turns a bind that reads a position in a list into one that
+// maxPickChecks bounds the checks on one picked element.
+const maxPickChecks = 8
+
+// recentResults is how many parsed results dataflow keeps, so that a bind
+// reading a position in a list of one of them is settled without reading
+// the trace again.
+const recentResults = 16
+
+// recentResult is a parsed result kept for the binds later calls make.
+type recentResult struct {
+	step int      // index into the compiler's steps
+	doc  document // the JSON json paths read
+	text string
+	sent map[string]bool // what the result's own call sent
+}
+
+// keepRecent keeps a parsed result, forgetting the oldest beyond
+// recentResults.
+func (c *compiler) keepRecent(r *recentResult) {
+	if c.recent == nil {
+		c.recent = map[int]*recentResult{}
+	}
+	c.recent[r.step] = r
+	c.recentOrder = append(c.recentOrder, r.step)
+	if len(c.recentOrder) > recentResults {
+		delete(c.recent, c.recentOrder[0])
+		c.recentOrder = c.recentOrder[1:]
+	}
+}
+
+// settlePick decides, for a new bind that reads a position in a list,
+// how a replay holds it: by a selector when the recording shows one, and
+// otherwise by checks on the picked element. It needs the source's parsed
+// result; when that is no longer kept, readPicks reads it again.
+func (c *compiler) settlePick(bd *binding) {
+	if !bd.array || bd.path == "" {
+		return
+	}
+	if r := c.recent[bd.step]; r != nil {
+		c.pickFor(c.steps[bd.step], bd, r.doc, r.text, r.sent)
+		return
+	}
+	c.steps[bd.step].unsettled = true
+}
+
+// pickFor settles one pick bind with its source step's parsed result.
+func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sent map[string]bool) {
+	if bd.settled {
+		return
+	}
+	bd.settled = true
+	if c.selector(bd, doc, text, sent) {
+		return
+	}
+	segs := strings.Split(bd.path, ".")
+	// The element is the path up to the last index.
+	last := -1
+	for i, sg := range segs {
+		if isDigits(sg) {
+			last = i
+		}
+	}
+	if last < 0 {
+		return
+	}
+	elemPath := strings.Join(segs[:last+1], ".")
+	for _, p := range st.pickedEls {
+		if p == elemPath {
+			return
+		}
+	}
+	st.pickedEls = append(st.pickedEls, elemPath)
+	el, ok := doc.at(segs[:last+1])
+	if !ok {
+		return
+	}
+	n := 0
+	var walk func(v any, path string, key string, depth int)
+	walk = func(v any, path, key string, depth int) {
+		if n >= maxPickChecks {
+			return
+		}
+		switch v := v.(type) {
+		case *jsondata.Object:
+			if depth >= 2 {
+				return
+			}
+			for _, m := range v.Members {
+				if isPathKey(m.Key) && !isDigits(m.Key) {
+					walk(m.Value, path+"."+m.Key, m.Key, depth+1)
+				}
+			}
+		case []any:
+			if depth >= 2 || len(v) > 4 {
+				return
+			}
+			for i, e := range v {
+				if _, scalar := e.(string); scalar {
+					walk(e, path+"."+strconv.Itoa(i), key, depth+1)
+				}
+			}
+		default:
+			if ck, ok := leafCheck(v, path, key, nil); ok {
+				st.pickChks = append(st.pickChks, ck)
+				n++
+			}
+		}
+	}
+	walk(el, elemPath, "", 0)
+}
+
+// selector turns a bind that reads a position in a list into one that
 // picks the element by what the step asked for, when the recording shows
 // that: the picked element has a string field equal to a value the step
 // itself sent (a search for "customer" whose picked element has
 // entityType "customer"). The bind becomes a `body match` whose pattern
 // finds the first element with that field in the result's text, verified
 // against the recorded text; an element listed before it that does not
-// match is passed over, as the agent passed it over.
-func (c *compiler) selectors(st *step, rec *trace.Result, call *trace.Call) {
-	res, err := runtime.ParseToolResult(rec.Body)
-	if err != nil {
-		return
+// match is passed over, as the agent passed it over. It reports whether
+// the bind was turned.
+func (c *compiler) selector(bd *binding, doc document, text string, sent map[string]bool) bool {
+	if bd.kind != 's' || len(sent) == 0 {
+		return false
 	}
-	doc := res.JSONText()
-	root, err := jsondata.Parse(doc)
-	if err != nil {
-		return
+	segs := strings.Split(bd.path, ".")
+	if len(segs) < 3 || !isDigits(segs[len(segs)-2]) {
+		return false
 	}
-	text := res.Text()
-	sent := map[string]bool{}
-	args, _ := grammar.ParseArgs(string(call.Args), ast.Pos{})
-	walkLeaves(args, "", func(v ast.Value, _ string) {
-		if s, ok := v.(*ast.String); ok && len(s.Holes) == 0 && s.Value != "" {
-			sent[s.Value] = true
-		}
-	})
-	if len(sent) == 0 {
-		return
+	key := segs[len(segs)-1]
+	el, ok := doc.at(segs[:len(segs)-1])
+	obj, isObj := el.(*jsondata.Object)
+	if !ok || !isObj {
+		return false
 	}
-	for _, bd := range st.binds {
-		if !bd.array || bd.path == "" || bd.kind != 's' {
+	want := unquoteRaw(bd.raw)
+	for _, m := range obj.Members {
+		v, isStr := m.Value.(string)
+		if !isStr || m.Key == key || !sent[v] || !isPathKey(m.Key) {
 			continue
 		}
-		segs := strings.Split(bd.path, ".")
-		if len(segs) < 3 || !isDigits(segs[len(segs)-2]) {
-			continue
-		}
-		key := segs[len(segs)-1]
-		el, ok := resolveDotted(root, segs[:len(segs)-1])
-		obj, isObj := el.(*jsondata.Object)
-		if !ok || !isObj {
-			continue
-		}
-		want := unquoteRaw(bd.raw)
-		for _, m := range obj.Members {
-			v, isStr := m.Value.(string)
-			if !isStr || m.Key == key || !sent[v] || !isPathKey(m.Key) {
-				continue
-			}
-			if p := selectorPattern(text, key, want, m.Key, v); p != "" {
-				bd.pattern, bd.path, bd.array = p, "", false
-				bd.selector = fmt.Sprintf("%s is %s", m.Key, jsondata.String(v))
-				break
-			}
+		if p := selectorPattern(text, key, want, m.Key, v); p != "" {
+			bd.pattern, bd.path, bd.array = p, "", false
+			bd.selector = fmt.Sprintf("%s is %s", m.Key, jsondata.String(v))
+			return true
 		}
 	}
+	return false
 }
 
 // selectorPattern derives a pattern whose first match's group 1 is the
@@ -389,109 +581,4 @@ func selectorPattern(text, key, want, selKey, selVal string) string {
 		}
 	}
 	return ""
-}
-
-// maxPickChecks bounds the checks on one picked element.
-const maxPickChecks = 8
-
-// pickChecks holds each element a later step picked to what it was: its
-// stable fields get value asserts, its volatile ones type asserts, and
-// the strings of short lists inside it (an entity's observations) value
-// asserts. So an element that is still at the position but is no longer
-// the thing the agent chose — the on-call note moved to someone else —
-// fails the step.
-func (c *compiler) pickChecks(st *step, rec *trace.Result) []check {
-	res, err := runtime.ParseToolResult(rec.Body)
-	if err != nil {
-		return nil
-	}
-	doc := res.JSONText()
-	root, err := jsondata.Parse(doc)
-	if err != nil {
-		return nil
-	}
-	var out []check
-	seen := map[string]bool{}
-	for _, bd := range st.binds {
-		if !bd.array || bd.path == "" || bd.selector != "" {
-			continue
-		}
-		segs := strings.Split(bd.path, ".")
-		// The element is the path up to the last index.
-		last := -1
-		for i, sg := range segs {
-			if isDigits(sg) {
-				last = i
-			}
-		}
-		if last < 0 {
-			continue
-		}
-		elemPath := strings.Join(segs[:last+1], ".")
-		if seen[elemPath] {
-			continue
-		}
-		seen[elemPath] = true
-		el, ok := resolveDotted(root, segs[:last+1])
-		if !ok {
-			continue
-		}
-		n := 0
-		var walk func(v any, path string, key string, depth int)
-		walk = func(v any, path, key string, depth int) {
-			if n >= maxPickChecks {
-				return
-			}
-			switch v := v.(type) {
-			case *jsondata.Object:
-				if depth >= 2 {
-					return
-				}
-				for _, m := range v.Members {
-					if isPathKey(m.Key) && !isDigits(m.Key) {
-						walk(m.Value, path+"."+m.Key, m.Key, depth+1)
-					}
-				}
-			case []any:
-				if depth >= 2 || len(v) > 4 {
-					return
-				}
-				for i, e := range v {
-					if _, scalar := e.(string); scalar {
-						walk(e, path+"."+strconv.Itoa(i), key, depth+1)
-					}
-				}
-			default:
-				if ck, ok := leafCheck(v, path, key, nil); ok {
-					out = append(out, ck)
-					n++
-				}
-			}
-		}
-		walk(el, elemPath, "", 0)
-	}
-	return out
-}
-
-// resolveDotted follows path segments through a document.
-func resolveDotted(v any, segs []string) (any, bool) {
-	for _, sg := range segs {
-		switch x := v.(type) {
-		case *jsondata.Object:
-			next, ok := x.Get(sg)
-			if !ok {
-				return nil, false
-			}
-			v = next
-		case []any:
-			i, err := strconv.Atoi(sg)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }

@@ -78,6 +78,10 @@ type compiler struct {
 	// inputs are the variables a run supplies, by the key they replace.
 	inputs     map[string]*input
 	inputOrder []*input
+	// recent holds the last parsed results, by step index, in the order
+	// recentOrder kept them.
+	recent      map[int]*recentResult
+	recentOrder []int
 }
 
 // Compile turns a trace into a skill, deterministically and without any
@@ -191,6 +195,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	if err := c.dataflow(); err != nil {
 		return nil, err
 	}
+	c.recent, c.recentOrder = nil, nil
 	if err := c.readPicks(); err != nil {
 		return nil, err
 	}

@@ -370,21 +370,27 @@ func (x *valueIndex) empty() bool { return len(x.strs) == 0 && len(x.nums) == 0 
 // leaves of its JSON document (structuredContent, or a text that is JSON),
 // or else the tokens of its text. echo holds what the result's own call
 // sent, which the result does not count as holding.
-func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]bool) {
+//
+// doc, which must be valid JSON, is walked even when no call sends
+// anything, so that node (when not nil) sees every value of it.
+func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]bool, node func(kind byte, raw []byte, esc bool, path []segment)) {
 	x.results++
 	x.pending = x.pending[:0]
 	x.mineStep = step
 	x.echo = echo
 	if doc != nil {
 		x.scan.s, x.scan.i, x.scan.path, x.scan.marks = doc, 0, x.scan.path[:0], 0
+		x.scan.node = node
 		x.scan.value()
-		x.scan.s = nil
+		x.scan.s, x.scan.node = nil, nil
 	}
 	// The body's tokens too: a value inside a longer string (a name in a
 	// listing, in structured content's text or a JSON string) is picked
 	// from the body with a pattern. A value the document held whole is
 	// taken from the document.
-	x.mineText(text)
+	if !x.empty() {
+		x.mineText(text)
+	}
 	x.echo = nil
 	for _, p := range x.pending {
 		if p.dead {
@@ -469,7 +475,13 @@ func isFieldContext(prefix string) bool {
 
 // looksNumeric reports a token that is a JSON number.
 func looksNumeric(tok string) bool {
-	return tok != "" && (tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9') && json.Valid([]byte(tok))
+	if tok == "" || !(tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9') {
+		return false
+	}
+	if isInteger([]byte(tok)) {
+		return true
+	}
+	return json.Valid([]byte(tok))
 }
 
 // key returns a path segment's key, decoded and interned.

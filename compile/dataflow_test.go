@@ -41,7 +41,7 @@ func mineDoc(x *valueIndex, step int, text string) {
 	if json.Valid([]byte(text)) {
 		doc = []byte(text)
 	}
-	x.mine(step, doc, text, nil)
+	x.mine(step, doc, text, nil, nil)
 }
 
 // lookupSrc returns where the index last saw a leaf's value, or nil.

@@ -75,6 +75,9 @@ func FuzzCompileFields(f *testing.F) {
 	f.Add("get_user", "Look it up\nthen ### Step 2 — x", "user-id", "u_1234", `{"user-id":"u_1234"}`, "2026-07-18T14:02:00Z")
 	f.Add("0_create.note", "", "id", "{{today}}", `{"id":"{{today}}","a":[{"id":"{{today}}"}]}`, "garbage")
 	f.Add("x", "n", "", "2026-02-30", `"2026-02-30"`, "2026-07-18T23:30:00-05:00")
+	f.Add("list_directory", "List", "path", "q3-report.txt", "[FILE] q3-report.txt\n[DIR] archive", "2026-07-18T14:02:00Z")
+	f.Add("search", "Find", "names", "Acme Corp", `{"entities":[{"name":"Acme Corp","entityType":"seed_0000"}]}`, "2026-07-18T14:02:00Z")
+	f.Add("get", "Weather", "a", "36", `{"temperature":36}`, "2026-07-18T14:02:00Z")
 	f.Fuzz(func(t *testing.T, tool, note, key, val, result, started string) {
 		rec := func(v map[string]any) string {
 			b, err := json.Marshal(v)
@@ -86,9 +89,9 @@ func FuzzCompileFields(f *testing.F) {
 		body := map[string]any{"content": []any{map[string]any{"type": "text", "text": result}}}
 		src := rec(map[string]any{"t": "meta", "seq": 0, "name": note, "startedAt": started, "wrapped": []string{}}) +
 			rec(map[string]any{"t": "note", "seq": 1, "ts": "s", "text": note}) +
-			rec(map[string]any{"t": "call", "seq": 2, "i": 0, "ts": "s", "tool": tool, "args": map[string]any{key: val}}) +
+			rec(map[string]any{"t": "call", "seq": 2, "i": 0, "ts": "s", "tool": tool, "args": map[string]any{key: "seed_0000"}}) +
 			rec(map[string]any{"t": "result", "seq": 3, "i": 0, "ok": true, "ms": 1, "body": body}) +
-			rec(map[string]any{"t": "call", "seq": 4, "i": 1, "ts": "s", "tool": tool, "args": map[string]any{key: val, "k": []any{val, val}}})
+			rec(map[string]any{"t": "call", "seq": 4, "i": 1, "ts": "s", "tool": tool, "args": map[string]any{key: val, "k": []any{val, val}, "p": "/in/" + val + ".bak", "s": "see " + val + " now"}})
 		tr, err := trace.Read(strings.NewReader(src))
 		if err != nil {
 			t.Fatalf("generated trace rejected: %v\n%s", err, src)

@@ -50,6 +50,10 @@ type scanner struct {
 	leaf  func(kind byte, raw []byte, esc bool, path []segment) bool
 	kill  func(from, to int)
 	marks int
+	// node, when set, is told about every value as it starts: 'o' an
+	// object, 'a' an array, 's' a string, 'n' a number, 't' and 'f' the
+	// booleans, 'z' null; raw is a string's inside or a number's text.
+	node func(kind byte, raw []byte, esc bool, path []segment)
 }
 
 // emit passes a leaf on and counts its mark.
@@ -77,24 +81,38 @@ func (x *scanner) value() {
 	}
 	switch c := x.s[x.i]; {
 	case c == '{':
+		x.tell('o', nil, false)
 		x.object()
 	case c == '[':
+		x.tell('a', nil, false)
 		x.array()
 	case c == '"':
 		raw, esc := x.str()
+		x.tell('s', raw, esc)
 		x.emit('s', raw, esc)
 	case c == 't':
+		x.tell('t', nil, false)
 		x.i += len("true")
 	case c == 'f':
+		x.tell('f', nil, false)
 		x.i += len("false")
 	case c == 'n':
+		x.tell('z', nil, false)
 		x.i += len("null")
 	default:
 		start := x.i
 		for x.i < len(x.s) && isNumberByte(x.s[x.i]) {
 			x.i++
 		}
+		x.tell('n', x.s[start:x.i], false)
 		x.emit('n', x.s[start:x.i], false)
+	}
+}
+
+// tell passes a value's start to node, when set.
+func (x *scanner) tell(kind byte, raw []byte, esc bool) {
+	if x.node != nil {
+		x.node(kind, raw, esc, x.path)
 	}
 }
 

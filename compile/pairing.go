@@ -44,8 +44,11 @@ type step struct {
 	// result: all its stable lines are checked, not just the first.
 	proseFed bool
 	// pickChks are the checks on the elements later steps picked from
-	// this step's result.
-	pickChks []check
+	// this step's result, pickedEls those elements' paths; unsettled is
+	// set when a pick bind waits for readPicks.
+	pickChks  []check
+	pickedEls []string
+	unsettled bool
 	// argsKind describes arguments that are not an object ("an array"),
 	// and is empty for an object.
 	argsKind string

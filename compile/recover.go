@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -122,50 +123,57 @@ func clipQuote(raw string) string {
 func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, echo map[string]bool) {
 	text := res.Text()
 	doc := []byte(res.Structured)
-	if js := res.JSONText(); doc == nil && jsonLike(js) {
-		doc = []byte(js)
-	}
-	var root any
-	if doc != nil {
-		v, err := jsondata.Parse(string(doc))
-		switch {
-		case err != nil && res.Structured != nil:
-			c.q.add(st.n, KindUnminedBody, "%s: the result's structuredContent is not JSON the runtime can read (%v), so it was not searched and json asserts on it will fail.", ref(st), err)
-			doc = nil
-		case err != nil:
-			doc = nil
-		default:
-			root = v
-		}
-	}
-	if res.Structured != nil && doc != nil && !textMatches(text, root) {
-		{
-			c.q.add(st.n, KindStructuredMismatch, "%s: the result's text and its structuredContent disagree; json paths read structuredContent and body asserts read the text — check which one later steps depend on.", ref(st))
+	docText := ""
+	structured := doc != nil
+	switch {
+	case structured && !json.Valid(doc):
+		c.q.add(st.n, KindUnminedBody, "%s: the result's structuredContent is not valid JSON, so it was not searched and json asserts on it will fail.", ref(st))
+		doc = nil
+	case structured:
+		docText = string(doc)
+	default:
+		if js := res.JSONText(); jsonLike(js) {
+			if b := []byte(js); json.Valid(b) {
+				doc, docText = b, js
+			}
 		}
 	}
 	// Structured content that only wraps the text (`{"content": "<the
 	// text>"}`) is checked as the text it wraps.
 	wrapped := false
-	if obj, ok := root.(*jsondata.Object); ok && len(obj.Members) == 1 {
-		if s, ok := obj.Members[0].Value.(string); ok && s == text {
-			wrapped = true
+	if structured && doc != nil {
+		if root, err := jsondata.Parse(docText); err == nil {
+			if !textMatches(text, root) {
+				c.q.add(st.n, KindStructuredMismatch, "%s: the result's text and its structuredContent disagree; json paths read structuredContent and body asserts read the text — check which one later steps depend on.", ref(st))
+			}
+			if obj, ok := root.(*jsondata.Object); ok && len(obj.Members) == 1 {
+				if s, ok := obj.Members[0].Value.(string); ok && s == text {
+					wrapped = true
+				}
+			}
 		}
 	}
-	if root != nil && !wrapped {
-		st.checks = docChecks(root, st.sent)
+	var checks *docCollector
+	if doc != nil && !wrapped {
+		checks = &docCollector{sent: st.sent}
 		st.doc = true
 	}
-	if (root == nil || wrapped) && strings.TrimSpace(text) != "" {
+	var node func(byte, []byte, bool, []segment)
+	if checks != nil {
+		node = checks.node
+	}
+	idx.mine(st.n-1, doc, text, echo, node)
+	if checks != nil {
+		st.checks = checks.out
+	}
+	if doc != nil {
+		c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
+	}
+	if (doc == nil || wrapped) && strings.TrimSpace(text) != "" {
 		st.lines = textChecks(text, st.sent)
 	}
-	if root != nil || strings.TrimSpace(text) != "" {
+	if doc != nil || strings.TrimSpace(text) != "" {
 		st.unchecked = len(st.lines) == 0 && len(st.checks) == 0
-	}
-	if !idx.empty() {
-		if root == nil {
-			doc = nil
-		}
-		idx.mine(st.n-1, doc, text, echo)
 	}
 }
 
@@ -257,6 +265,7 @@ func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
 		c.unbindable(st, l, src)
 	default:
 		bd := b.use(c.steps, src, st.n, l.member)
+		c.settlePick(bd)
 		st.holes = append(st.holes, argHole{ord: l.ord, whole: bd.name})
 		st.sent = append(st.sent, strings.Clone(l.key))
 		return true
@@ -369,6 +378,7 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 			continue
 		}
 		bd := b.use(c.steps, src, st.n, "")
+		c.settlePick(bd)
 		parts = append(parts, holePart{span: sp, name: bd.name})
 		st.sent = append(st.sent, strings.Clone(tok))
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/reelier/reelier/runtime/jsondata"
 )
 
 // ToolResult is an MCP tool result (CallToolResult) as Reelier reads it,
@@ -14,20 +16,20 @@ import (
 // the one mapping every path uses.
 type ToolResult struct {
 	// Content is the result's content blocks, in order.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock
 	// Structured is the result's structuredContent, as written; nil when
 	// absent or null.
-	Structured json.RawMessage `json:"structuredContent,omitempty"`
+	Structured json.RawMessage
 	// IsError is set for a tool-level error result.
-	IsError bool `json:"isError,omitempty"`
+	IsError bool
 }
 
 // ContentBlock is one content block. Only the fields the observation
 // describes are kept; image and audio data is counted, never kept.
 type ContentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	MimeType string `json:"mimeType,omitempty"`
+	Type     string
+	Text     string
+	MimeType string
 	// DataLen is the length of an image's or audio's base64 data.
 	DataLen int
 	// URI names an embedded resource or a resource link.
@@ -38,82 +40,76 @@ type ContentBlock struct {
 	Name string
 }
 
-// UnmarshalJSON reads a block without keeping binary data.
-func (b *ContentBlock) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		MimeType string `json:"mimeType"`
-		Data     json.RawMessage
-		URI      string `json:"uri"`
-		Name     string `json:"name"`
-		// An image block written the way Anthropic's API writes it
-		// (a session transcript's tool result).
-		Source *struct {
-			MediaType string          `json:"media_type"`
-			Data      json.RawMessage `json:"data"`
-		} `json:"source"`
-		Resource *struct {
-			URI      string `json:"uri"`
-			MimeType string `json:"mimeType"`
-			Text     string `json:"text"`
-			Blob     json.RawMessage
-		} `json:"resource"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	*b = ContentBlock{Type: raw.Type, Text: raw.Text, MimeType: raw.MimeType, URI: raw.URI, Name: raw.Name}
-	if len(raw.Data) >= 2 {
-		b.DataLen = len(raw.Data) - 2
-	}
-	if src := raw.Source; src != nil {
-		if b.MimeType == "" {
-			b.MimeType = src.MediaType
-		}
-		if len(src.Data) >= 2 {
-			b.DataLen = len(src.Data) - 2
-		}
-	}
-	if r := raw.Resource; r != nil {
-		b.URI, b.ResourceText = r.URI, r.Text
-		if b.MimeType == "" {
-			b.MimeType = r.MimeType
-		}
-		if len(r.Blob) >= 2 {
-			b.DataLen = len(r.Blob) - 2
-		}
-	}
-	return nil
-}
-
 // ErrNotToolResult is returned by ParseToolResult for a body that is not
 // an MCP tool result: not a JSON object, or one without a content list.
 var ErrNotToolResult = errors.New("not an MCP tool result (a JSON object with a content list)")
 
-// ParseToolResult reads a CallToolResult from its JSON text.
+// ParseToolResult reads a CallToolResult from its JSON text. Only the
+// content list is decoded; structuredContent is kept as written.
 func ParseToolResult(body []byte) (*ToolResult, error) {
 	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
+	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
 		return nil, ErrNotToolResult
 	}
-	var probe struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if err := json.Unmarshal(body, &probe); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotToolResult, err)
-	}
-	if len(probe.Content) == 0 || probe.Content[0] != '[' {
+	content, ok := jsondata.RawAt(body, []string{"content"})
+	if !ok || content[0] != '[' {
 		return nil, ErrNotToolResult
 	}
-	var r ToolResult
-	if err := json.Unmarshal(body, &r); err != nil {
+	v, err := jsondata.Parse(string(content))
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotToolResult, err)
 	}
-	if bytes.Equal(bytes.TrimSpace(r.Structured), []byte("null")) {
-		r.Structured = nil
+	list := v.([]any)
+	r := &ToolResult{Content: make([]ContentBlock, len(list))}
+	for i, e := range list {
+		obj, ok := e.(*jsondata.Object)
+		if !ok {
+			return nil, fmt.Errorf("%w: content block %d is not an object", ErrNotToolResult, i)
+		}
+		r.Content[i] = blockOf(obj)
 	}
-	return &r, nil
+	if raw, ok := jsondata.RawAt(body, []string{"structuredContent"}); ok && string(raw) != "null" {
+		r.Structured = bytes.Clone(raw)
+	}
+	if raw, ok := jsondata.RawAt(body, []string{"isError"}); ok && string(raw) == "true" {
+		r.IsError = true
+	}
+	return r, nil
+}
+
+// blockOf reads one content block. Binary data is measured, not kept. An
+// image block written the way Anthropic's API writes it (a session
+// transcript's tool result, `source: {media_type, data}`) is read too.
+func blockOf(obj *jsondata.Object) ContentBlock {
+	str := func(o *jsondata.Object, key string) string {
+		if o == nil {
+			return ""
+		}
+		v, _ := o.Get(key)
+		s, _ := v.(string)
+		return s
+	}
+	sub := func(key string) *jsondata.Object {
+		v, _ := obj.Get(key)
+		o, _ := v.(*jsondata.Object)
+		return o
+	}
+	b := ContentBlock{Type: str(obj, "type"), Text: str(obj, "text"), MimeType: str(obj, "mimeType"),
+		URI: str(obj, "uri"), Name: str(obj, "name"), DataLen: len(str(obj, "data"))}
+	if src := sub("source"); src != nil {
+		if b.MimeType == "" {
+			b.MimeType = str(src, "media_type")
+		}
+		b.DataLen = len(str(src, "data"))
+	}
+	if res := sub("resource"); res != nil {
+		b.URI, b.ResourceText = str(res, "uri"), str(res, "text")
+		if b.MimeType == "" {
+			b.MimeType = str(res, "mimeType")
+		}
+		b.DataLen = len(str(res, "blob"))
+	}
+	return b
 }
 
 // Observation maps the result to what asserts and binds see:

@@ -1,0 +1,63 @@
+package compile
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reelier/reelier/runtime/jsondata"
+)
+
+func TestVolatileAt(t *testing.T) {
+	tests := []struct {
+		s  string
+		at int
+	}{
+		{"plain text", -1},
+		{"version 4.12.0", -1},
+		{"Revenue: 1200", -1},
+		{"id 123456", 3},
+		{"sha 0123456789abcdef", 4},
+		{"on 2026-03-02 at noon", 3},
+		{"at 9:30:00", 3},
+		{"at 12:30:00Z", 3},
+		{"u 3f2a9c1e-1b2c-4d5e", 2},
+		{"deadbeef cafe", -1},
+		{"2026-13", -1},
+		{"12:30 only", -1},
+		{"cafebabecafe", 0},
+	}
+	for _, tt := range tests {
+		if got := volatileAt(tt.s); got != tt.at {
+			t.Errorf("volatileAt(%q) = %d, want %d", tt.s, got, tt.at)
+		}
+	}
+}
+
+func TestRawAt(t *testing.T) {
+	doc := []byte(` {"a": {"b": [10, {"c": "x\"}y"}, [1,2]], "b2": true}, "a": {"k": "last"}, "e\u0073c": 3, "s": "]}"} `)
+	tests := []struct {
+		path string
+		want string
+		ok   bool
+	}{
+		{"a.k", `"last"`, true}, // a repeated key: the last member counts
+		{"a.b", ``, false},      // ... so the first one's members are hidden
+		{"esc", `3`, true},
+		{"s", `"]}"`, true},
+		{"a.k.x", ``, false},
+		{"zz", ``, false},
+	}
+	for _, tt := range tests {
+		got, ok := jsondata.RawAt(doc, strings.Split(tt.path, "."))
+		if ok != tt.ok || string(got) != tt.want {
+			t.Errorf("RawAt(%s) = %q, %v; want %q, %v", tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+	nested := []byte(`{"l": [10, {"c": "x\"}y"}, [1, 2]]}`)
+	for path, want := range map[string]string{"l.0": `10`, "l.1": `{"c": "x\"}y"}`, "l.1.c": `"x\"}y"`, "l.2.1": `2`, "l.3": ``} {
+		got, _ := jsondata.RawAt(nested, strings.Split(path, "."))
+		if string(got) != want {
+			t.Errorf("RawAt(%s) = %q; want %q", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package jsondata
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// RawAt returns the text of the value at the path segs in doc, which
+// must be valid JSON (check it with json.Valid first): an object member by
+// key — the last one when a key is repeated, as Object.Get does — or an
+// array element by its decimal index. It reports false when the path
+// leads nowhere. Nothing is decoded or copied.
+func RawAt(doc []byte, segs []string) ([]byte, bool) {
+	i := skipSpace(doc, 0)
+	for _, seg := range segs {
+		if i >= len(doc) {
+			return nil, false
+		}
+		switch doc[i] {
+		case '{':
+			found := -1
+			j := skipSpace(doc, i+1)
+			for j < len(doc) && doc[j] != '}' {
+				kStart := j + 1
+				kEnd := skipString(doc, j)
+				key := doc[kStart : kEnd-1]
+				j = skipSpace(doc, kEnd)
+				j = skipSpace(doc, j+1) // the colon
+				if keyEquals(key, seg) {
+					found = j
+				}
+				j = skipSpace(doc, skipValue(doc, j))
+				if j < len(doc) && doc[j] == ',' {
+					j = skipSpace(doc, j+1)
+				}
+			}
+			if found < 0 {
+				return nil, false
+			}
+			i = found
+		case '[':
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 {
+				return nil, false
+			}
+			j := skipSpace(doc, i+1)
+			for k := 0; ; k++ {
+				if j >= len(doc) || doc[j] == ']' {
+					return nil, false
+				}
+				if k == n {
+					break
+				}
+				j = skipSpace(doc, skipValue(doc, j))
+				if j < len(doc) && doc[j] == ',' {
+					j = skipSpace(doc, j+1)
+				}
+			}
+			i = j
+		default:
+			return nil, false
+		}
+	}
+	return doc[i:skipValue(doc, i)], true
+}
+
+// keyEquals compares a key as written (escapes possible) with a name.
+func keyEquals(raw []byte, name string) bool {
+	for _, c := range raw {
+		if c == '\\' {
+			var s string
+			if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+				return false
+			}
+			return s == name
+		}
+	}
+	return string(raw) == name
+}
+
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just after the string starting at i.
+func skipString(doc []byte, i int) int {
+	for j := i + 1; j < len(doc); j++ {
+		switch doc[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(doc)
+}
+
+// skipValue returns the index just after the value starting at i.
+func skipValue(doc []byte, i int) int {
+	if i >= len(doc) {
+		return i
+	}
+	switch doc[i] {
+	case '"':
+		return skipString(doc, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(doc); j++ {
+			switch doc[j] {
+			case '"':
+				j = skipString(doc, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(doc)
+	}
+	j := i
+	for j < len(doc) {
+		switch doc[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+		j++
+	}
+	return j
+}
