@@ -447,6 +447,7 @@ func (c *compiler) redactedInput(st *step, l argLeaf, b *binder) {
 	if len(in.steps) == 0 || in.steps[len(in.steps)-1] != st.n {
 		in.steps = append(in.steps, st.n)
 	}
+	in.leaves++
 	var parts []holePart
 	for off := 0; ; {
 		i := strings.Index(l.raw[off:], trace.Redacted)
@@ -465,8 +466,9 @@ func (c *compiler) redactedInput(st *step, l argLeaf, b *binder) {
 
 // input is a variable a run must supply: a value the recording redacted.
 type input struct {
-	name  string
-	steps []int
+	name   string
+	steps  []int
+	leaves int // how many redacted values it replaces
 }
 
 // inputQuestions asks for each input's value.
@@ -474,8 +476,11 @@ func (c *compiler) inputQuestions() {
 	for _, in := range c.inputOrder {
 		first := c.steps[in.steps[0]-1]
 		shared := ""
-		if len(in.steps) > 1 {
+		switch {
+		case len(in.steps) > 1:
 			shared = fmt.Sprintf(" Steps %s send it under the same key and share the input; give them separate inputs if they are different secrets.", stepList(in.steps))
+		case in.leaves > 1:
+			shared = fmt.Sprintf(" The %d redacted values under that key share the input; give them separate inputs if they are different secrets.", in.leaves)
 		}
 		c.q.add(first.n, KindRedactedInput, "%s: the recording redacted a secret here, so the skill cannot send what was recorded; it sends the input {{%s}} — supply it with --var %s=… when you run it.%s", ref(first), in.name, in.name, shared)
 	}

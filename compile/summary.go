@@ -23,6 +23,9 @@ type Summary struct {
 	Effects EffectCounts `json:"effects"`
 	// StepEffects gives every step's effect class and its reason.
 	StepEffects []StepEffect `json:"stepEffects"`
+	// Inputs are the variables a run must supply (--var), in the order
+	// the skill's preamble lists them: values the recording redacted.
+	Inputs []string `json:"inputs"`
 	// Questions are the open questions, in the order the skill lists them.
 	Questions []Question `json:"openQuestions"`
 }
@@ -45,6 +48,10 @@ func (c *compiler) summary() Summary {
 	s := Summary{Name: c.name(), Trace: oneLine(c.opts.Source), Calls: len(c.steps), Steps: len(c.steps), Binds: c.binds, Questions: c.q.sorted()}
 	if s.Questions == nil {
 		s.Questions = []Question{}
+	}
+	s.Inputs = []string{}
+	for _, in := range c.inputOrder {
+		s.Inputs = append(s.Inputs, in.name)
 	}
 	for _, st := range c.steps {
 		s.Asserts += len(c.asserts(st))
