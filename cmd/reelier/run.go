@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -164,28 +165,19 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	httptool.Register(base.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
-	switch {
-	case len(opts.wrap) > 0:
-		// --wrap replaces the servers the skills record. Started for dry
-		// runs too, so tool names are checked against what the servers
-		// really offer; a dry run still calls no tool.
-		router, err := mcpx.Start(ctx, opts.wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString()})
-		if err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-		defer router.Close()
-		router.Register(base.Tools, cmd.ErrOrStderr())
-	case opts.dryRun:
+	if opts.dryRun && len(opts.wrap) == 0 {
 		// A dry run starts nothing: the tools the skills' Servers
 		// sections list count as known.
 		base.SkillServers = true
-	default:
-		// The skills have parsed; only now may a command they name run.
-		stopServers, err := startSkillServers(ctx, skills, opts.serversFromSkill, base.Tools, cmd.ErrOrStderr())
+	} else {
+		// --wrap is started for dry runs too, so tool names are checked
+		// against what the servers really offer; a dry run still calls
+		// no tool.
+		stop, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, base.Tools)
 		if err != nil {
 			return err
 		}
-		defer stopServers()
+		defer stop()
 	}
 	if opts.dryRun {
 		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)
@@ -195,6 +187,23 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	s.style = terminalStyle(s.out)
 	s.run(ctx, skills)
 	return s.finish()
+}
+
+// startTools starts the MCP servers steps call and registers their tools
+// in reg: the --wrap commands when there are any (they replace the
+// servers the skills record), the skills' recorded servers otherwise —
+// only now, after the skills have parsed, and only when trusted. The
+// returned function stops them.
+func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, trust bool, reg runtime.Registry) (func(), error) {
+	if len(wrap) > 0 {
+		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString()})
+		if err != nil {
+			return nil, &exitError{code: exitFailed, err: err}
+		}
+		router.Register(reg, cmd.ErrOrStderr())
+		return func() { router.Close() }, nil
+	}
+	return startSkillServers(ctx, skills, trust, reg, cmd.ErrOrStderr())
 }
 
 // parseVars turns name=value flags into variables.

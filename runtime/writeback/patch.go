@@ -64,10 +64,11 @@ func reuse(old []*ast.Bullet, n int) ([][]ast.Prose, []ast.Prose) {
 // changelogHeading is the section heading heals are logged under.
 const changelogHeading = "Changelog"
 
-// appendChangelog adds line to the skill's `## Changelog` section: after
-// the section's last non-blank line, before whatever follows it. A skill
-// without the section gets one at the end.
-func appendChangelog(skill *ast.Skill, line string) {
+// AppendChangelog adds line (a `- …` bullet, without a line ending) to the
+// skill's `## Changelog` section: after the section's last non-blank line,
+// before whatever follows it. A skill without the section gets one at the
+// end.
+func AppendChangelog(skill *ast.Skill, line string) {
 	eol := "\n"
 	if skill.CRLF {
 		eol = "\r\n"

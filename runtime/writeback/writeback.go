@@ -85,6 +85,49 @@ func Apply(path string, h *Heal) error {
 	return atomicfile.Write(path, out, info.Mode().Perm())
 }
 
+// Rewrite edits the skill file at path under the same lock heals take:
+// it reads and parses the file as it is now, lets edit change the tree,
+// prints it canonically, checks that the result parses without an error,
+// and replaces the file atomically (a symbolic link is followed). edit
+// reports whether it changed anything; when it did not, or returns an
+// error, nothing is written. A read-only file is refused, as Apply
+// refuses it.
+func Rewrite(path string, edit func(skill *ast.Skill) (bool, error)) (bool, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	lock := flock.New(lockPath(path))
+	if err := lock.Lock(); err != nil {
+		return false, fmt.Errorf("locking %s: %w", lock.Path(), err)
+	}
+	defer lock.Close()
+	removeStaleTemps(path)
+	info, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	if info.Mode().Perm()&0o222 == 0 {
+		return false, fmt.Errorf("%s is read-only (mode %v)", path, info.Mode().Perm())
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	skill, diags := grammar.Parse(path, src)
+	if err := firstError(diags); err != nil {
+		return false, fmt.Errorf("%s no longer parses (%v)", path, err)
+	}
+	changed, err := edit(skill)
+	if err != nil || !changed {
+		return false, err
+	}
+	out := format.Source(skill)
+	if _, diags := grammar.Parse(path, out); firstError(diags) != nil {
+		return false, fmt.Errorf("the rewritten %s would not parse (%v); it was left as it was", path, firstError(diags))
+	}
+	return true, atomicfile.Write(path, out, info.Mode().Perm())
+}
+
 // Patch returns the skill source src with the heal applied and its
 // changelog line appended, printed canonically. It checks that the result
 // parses back with the patched step as the heal says.
@@ -101,7 +144,7 @@ func Patch(name string, src []byte, h *Heal) ([]byte, error) {
 		return nil, fmt.Errorf("step %d of %s changed since the run read it (now %q)", h.Step, name, st.Title)
 	}
 	patchStep(st, h)
-	appendChangelog(skill, ChangelogLine(h))
+	AppendChangelog(skill, ChangelogLine(h))
 	out := format.Source(skill)
 	if err := verify(name, out, h); err != nil {
 		return nil, err
