@@ -192,7 +192,7 @@ func (r *Report) loosen(step int, path ast.Path, before string, obs []*runtime.O
 			missing++
 			continue
 		}
-		v, ok := lookup(root, path)
+		v, ok := runtime.Resolve(root, path)
 		if !ok || v == nil {
 			missing++
 			continue
@@ -233,28 +233,6 @@ func orNone(s string) string {
 	return s
 }
 
-// lookup resolves a path the way json paths do: object members by key
-// (the last of a repeated key), array elements by index.
-func lookup(v any, p ast.Path) (any, bool) {
-	for _, el := range p.Elements {
-		switch x := v.(type) {
-		case *jsondata.Object:
-			next, ok := x.Get(el.Name)
-			if !ok {
-				return nil, false
-			}
-			v = next
-		case []any:
-			if el.Index < 0 || el.Index >= len(x) {
-				return nil, false
-			}
-			v = x[el.Index]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
 
 // Apply loosens skill's asserts as rep says and appends a changelog line
 // dated now. It reports whether anything changed: an assert the report

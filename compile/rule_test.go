@@ -28,18 +28,7 @@ import (
 func TestNoSilentLiteral(t *testing.T) {
 	for _, path := range append(traceFiles(t), extraTraces(t)...) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			tr, err := trace.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := compile.Compile(tr, compile.Options{Source: filepath.Base(path), Now: fixedNow})
-			if err != nil {
-				t.Fatal(err)
-			}
-			skill, diags := grammar.Parse("x.skill.md", format.Source(out.Skill))
-			if len(diags) > 0 {
-				t.Fatalf("compiled skill does not parse: %v", diags)
-			}
+			tr, out, skill := compileParsed(t, path)
 			// held[k] is what the results before step k+1 held, as
 			// "s:<string>" and "n:<number>", each with the step it came from.
 			var held []map[string]int
@@ -84,7 +73,7 @@ func TestNoSilentLiteral(t *testing.T) {
 								h := v.Holes[i]
 								text = text[:h.Start] + " " + text[h.End:]
 							}
-							for _, tok := range tokens(text) {
+							for _, tok := range tokenize(text) {
 								if len([]rune(tok)) >= 4 {
 									checks = append(checks, "s:"+tok)
 								}
@@ -92,7 +81,7 @@ func TestNoSilentLiteral(t *testing.T) {
 							break
 						}
 						checks = append(checks, "s:"+v.Value)
-						for _, tok := range tokens(v.Value) {
+						for _, tok := range tokenize(v.Value) {
 							if len([]rune(tok)) >= 4 {
 								checks = append(checks, "s:"+tok)
 							}
@@ -152,7 +141,7 @@ func askedAbout(qs []compile.Question, n int, value string) bool {
 
 var sep = regexp.MustCompile("[\\s/\\\\,;:=?&#\"'`()\\[\\]{}<>|!*+$%^~]+")
 
-func tokens(s string) []string {
+func tokenize(s string) []string {
 	var out []string
 	for _, t := range sep.Split(s, -1) {
 		t = strings.TrimRight(t, ".")
@@ -172,8 +161,13 @@ func canonNumber(raw string) string {
 }
 
 // valuesOf lists the strings (and their tokens) and numbers of a JSON
-// document.
-func valuesOf(doc []byte) map[string]bool {
+// document: what a call sends, which its own result may echo.
+func valuesOf(doc []byte) map[string]bool { return jsonValues(doc, true) }
+
+// jsonValues lists the string and number leaves of a JSON document, as
+// "s:<string>" and "n:<number>", and with tokens set each string's tokens
+// too.
+func jsonValues(doc []byte, tokens bool) map[string]bool {
 	out := map[string]bool{}
 	var v any
 	dec := json.NewDecoder(strings.NewReader(string(doc)))
@@ -194,8 +188,10 @@ func valuesOf(doc []byte) map[string]bool {
 			}
 		case string:
 			out["s:"+v] = true
-			for _, tok := range tokens(v) {
-				out["s:"+tok] = true
+			if tokens {
+				for _, tok := range tokenize(v) {
+					out["s:"+tok] = true
+				}
 			}
 		case json.Number:
 			out["n:"+canonNumber(v.String())] = true
@@ -218,50 +214,16 @@ func resultValues(body []byte) map[string]bool {
 		doc = []byte(text)
 	}
 	if doc != nil {
-		vals := map[string]bool{}
-		for k := range valuesOf(doc) {
-			vals[k] = true
-		}
 		// Tokens of JSON strings are not separate values.
-		return leavesOnly(doc, vals)
+		return jsonValues(doc, false)
 	}
 	out := map[string]bool{}
-	for _, tok := range tokens(text) {
+	for _, tok := range tokenize(text) {
 		out["s:"+tok] = true
 		if _, err := strconv.ParseFloat(tok, 64); err == nil {
 			out["n:"+canonNumber(tok)] = true
 		}
 	}
-	return out
-}
-
-// leavesOnly keeps the whole leaves of a JSON document.
-func leavesOnly(doc []byte, _ map[string]bool) map[string]bool {
-	out := map[string]bool{}
-	var v any
-	dec := json.NewDecoder(strings.NewReader(string(doc)))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return out
-	}
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case string:
-			out["s:"+v] = true
-		case json.Number:
-			out["n:"+canonNumber(v.String())] = true
-		}
-	}
-	walk(v)
 	return out
 }
 
@@ -278,4 +240,23 @@ func walkArgs(v ast.Value, fn func(ast.Value)) {
 	default:
 		fn(v)
 	}
+}
+
+// compileParsed loads a trace, compiles it and parses the printed skill,
+// which must parse without a diagnostic.
+func compileParsed(t *testing.T, path string) (*trace.Trace, *compile.Output, *ast.Skill) {
+	t.Helper()
+	tr, err := trace.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := compile.Compile(tr, compile.Options{Source: filepath.Base(path), Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill, diags := grammar.Parse(filepath.Base(path)+".skill.md", format.Source(out.Skill))
+	if len(diags) > 0 {
+		t.Fatalf("compiled skill does not parse: %v", diags)
+	}
+	return tr, out, skill
 }

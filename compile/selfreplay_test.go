@@ -10,8 +10,6 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/trace"
@@ -56,18 +54,7 @@ func (r recordedTool) Call(_ context.Context, args []byte) (*runtime.Observation
 func TestSelfReplay(t *testing.T) {
 	for _, path := range append(traceFiles(t), extraTraces(t)...) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			tr, err := trace.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := compile.Compile(tr, compile.Options{Source: filepath.Base(path), Now: fixedNow})
-			if err != nil {
-				t.Fatal(err)
-			}
-			skill, diags := grammar.Parse("self.skill.md", format.Source(out.Skill))
-			if len(diags) > 0 {
-				t.Fatalf("compiled skill does not parse: %v", diags)
-			}
+			tr, out, skill := compileParsed(t, path)
 			p := &player{results: map[int][]byte{}, sent: map[int]json.RawMessage{}}
 			recorded := map[int]json.RawMessage{}
 			stepOfCall := map[int]int{}

@@ -16,7 +16,7 @@ func (e *evaluation) bind(b ast.Bind) {
 		if !ok {
 			return
 		}
-		v, found := resolve(root, b.Path)
+		v, found := Resolve(root, b.Path)
 		if !found {
 			e.fail(&Failure{
 				Message:  fmt.Sprintf("bind %s = json.%s failed: path not found", b.Name, b.Path),

@@ -98,13 +98,13 @@ func (e *evaluation) assert(a ast.Assert) {
 func checkJSON(a ast.Assert, root any) *Failure {
 	switch a := a.(type) {
 	case *ast.JSONIsAssert:
-		v, found := resolve(root, a.Path)
+		v, found := Resolve(root, a.Path)
 		if isType(v, found, a.Type) {
 			return nil
 		}
 		return failed(string(a.Type), typed(v, found))
 	case *ast.JSONMatchesAssert:
-		v, found := resolve(root, a.Path)
+		v, found := Resolve(root, a.Path)
 		want := "a string matching /" + a.Pattern + "/"
 		s, isString := v.(string)
 		if !isString {
@@ -123,7 +123,7 @@ func checkJSON(a ast.Assert, root any) *Failure {
 		}
 		return failed(want, show(v, found))
 	case *ast.JSONLengthAssert:
-		v, found := resolve(root, a.Path)
+		v, found := Resolve(root, a.Path)
 		want := "length " + string(a.Op) + " " + strconv.Itoa(a.Length)
 		n, hasLen := lengthOf(v)
 		if !hasLen {
@@ -134,7 +134,7 @@ func checkJSON(a ast.Assert, root any) *Failure {
 		}
 		return failed(want, "length "+strconv.Itoa(n))
 	case *ast.JSONCompareAssert:
-		v, found := resolve(root, a.Path)
+		v, found := Resolve(root, a.Path)
 		want := scalar(a.Value)
 		if compareValues(v, found, a.Op, want) {
 			return nil

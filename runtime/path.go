@@ -5,12 +5,12 @@ import (
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 
-// resolve walks a dot path through JSON data. An object segment is a member
+// Resolve walks a dot path through JSON data, as asserts and binds do. An object segment is a member
 // key (digits included); an array segment must be a canonical index ("0",
 // "12", not "012") inside the array. Nothing else has members: strings,
 // numbers, booleans and null end the walk with "not found", and no
 // JavaScript property such as length or constructor is ever invented.
-func resolve(root any, p ast.Path) (any, bool) {
+func Resolve(root any, p ast.Path) (any, bool) {
 	cur := root
 	for _, el := range p.Elements {
 		switch c := cur.(type) {

@@ -44,9 +44,9 @@ func TestResolve(t *testing.T) {
 		{"items.99999999999999999", ``, false},
 	}
 	for _, tt := range tests {
-		v, found := resolve(doc, path(t, tt.path))
+		v, found := Resolve(doc, path(t, tt.path))
 		if found != tt.found || (found && jsondata.String(v) != tt.want) {
-			t.Errorf("resolve(%s) = %s, %v; want %s, %v", tt.path, jsondata.String(v), found, tt.want, tt.found)
+			t.Errorf("Resolve(%s) = %s, %v; want %s, %v", tt.path, jsondata.String(v), found, tt.want, tt.found)
 		}
 	}
 }
