@@ -17,20 +17,31 @@ const compileLong = `Turn a recorded trace into a skill, deterministically: no L
 anything, and the same trace always gives the same skill.
 
 Each call becomes one step, in call order, titled from the notes recorded
-just before it. A value a call sends that an earlier result held becomes a
-bind on the step that produced it (with a "json.<path> is set" assert) and
-a {{name}} hole where it is used, so a replay sends the fresh value. A call
-that succeeded gets "status == 200". The effect (read, idempotent-write,
-destructive) comes from the verbs in the tool name and the server's tool
-annotations; an annotation can make a step more careful, never less, and a
-tool nothing explains is destructive.
+just before it. Results are read as a replay will see them: json paths
+read an MCP result's structuredContent, body its text blocks.
+
+A value a call sends that an earlier result held — not merely its own
+result echoing it — becomes a bind on the step that produced it and a
+{{name}} hole where it is used, also inside a longer string
+("/inbox/{{file_name}}"); a name in a text result is bound with a
+"body match" pattern checked against the recording. A redacted argument
+becomes an input to pass with --var. Each step asserts what the recording
+saw and a replay can stand on: "status == 200", the type or shape of every
+value a later step takes, the value and fields of a list element a later
+step picked, stable fields and stable lines of text. The effect (read,
+idempotent-write, destructive) comes from the verbs in the tool name and
+the server's tool annotations, and never understates: a hint can make a
+step more careful, never less, and verbs unsafe to repeat (post, reply,
+merge, …) are destructive.
 
 What the compiler will not guess is written under "## Open questions" in
 the skill and printed here word for word: unnarrated calls, failed or
-missing results, unknown verbs, binds that read an array position, date,
-UUID and timestamp literals (with the {{today±Nd}} form that would fit),
-literals several calls repeat, and more. Read them before you trust a
-replay.
+missing results, unknown verbs, binds that read a position, short values
+and prose an earlier result also held, redacted inputs, steps that make
+something a second replay meets, date, UUID and timestamp literals (with
+the {{today±Nd}} form that would fit), literals several calls repeat, and
+more. Read them before you trust a replay; "reelier calibrate" then
+measures which checks change from run to run.
 
 The skill is written to -o, or to <trace name>.skill.md in the current
 directory. An existing file is never replaced without --force, and the
