@@ -80,7 +80,11 @@ func (b *binder) use(steps []*step, src *source, n int, member string) *binding 
 		}
 		if src.text {
 			bd.pattern, bd.positional = src.pattern, src.positional
-			if src.label != "" {
+			switch {
+			case src.label != "" && src.field:
+				// `version: 4.12.0` is the version.
+				cands = append(cands, src.label, src.label+"_value")
+			case src.label != "":
 				cands = append(cands, src.label+"_name", src.label)
 			}
 			cands = append(cands, "value")

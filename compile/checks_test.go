@@ -61,3 +61,49 @@ func TestRawAt(t *testing.T) {
 		}
 	}
 }
+
+func TestTextPattern(t *testing.T) {
+	tests := []struct {
+		name       string
+		text, tok  string
+		sent       []string
+		field      bool
+		want       string // the pattern must contain this
+		positional bool
+	}{
+		{"listing by shape", "[FILE] README.md\n[FILE] meeting-2026-03-02.txt", "meeting-2026-03-02.txt", nil, false, `\[FILE\] (meeting-`, false},
+		{"a value the step sent is a class in the context", "The sum of 1200 and 36 is 1236.", "1236", []string{"36"}, false, "~]+ is (", false},
+		{"a field by its key", "{\n  \"name\": \"svc\",\n  \"version\": \"4.12.0\"\n}", "4.12.0", nil, true, `(?:^|\n)  "version": "(`, false},
+		{"a sentence's last dot is not the token's", "Build ab12 is live.", "live", nil, false, `is (`, false},
+		{"non-ASCII context", "Grüße: wert_1\nÄnderung: wert_2", "wert_2", nil, false, `nderung: (`, false},
+		{"position when nothing else picks it", "x a_1\nx a_2", "a_2", nil, false, `^(?:.*\n){1}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			at := strings.LastIndex(tt.text, tt.tok)
+			p, positional := textPattern(tt.text, span{at, at + len(tt.tok)}, tt.sent, tt.field)
+			if !strings.Contains(p, tt.want) || positional != tt.positional {
+				t.Errorf("pattern %q (positional %v); want it to contain %q (positional %v)", p, positional, tt.want, tt.positional)
+			}
+		})
+	}
+}
+
+func TestIsFieldContext(t *testing.T) {
+	for prefix, want := range map[string]bool{
+		"version: ":         true,
+		`    "channel": "`:  true,
+		"  - owner: ":       true,
+		"PORT=":             true,
+		"Weekly sync: ":     false,
+		"The sum of 1 and ": false,
+		"":                  false,
+		"[FILE] ":           false,
+		`{"a":"`:            true,
+		"key with space = ": false,
+	} {
+		if got := isFieldContext(prefix); got != want {
+			t.Errorf("isFieldContext(%q) = %v, want %v", prefix, got, want)
+		}
+	}
+}

@@ -144,7 +144,9 @@ type valueIndex struct {
 	// echo holds, while a result is mined, the values its own call sent
 	// (whole and as tokens): a result repeating them is an echo, not a
 	// source.
-	echo  map[string]bool
+	echo map[string]bool
+	// sent are the values the mined result's own step sent through holes.
+	sent  []string
 	spans []span
 }
 
@@ -444,7 +446,7 @@ func (x *valueIndex) mineText(text string) {
 			lineStart := strings.LastIndexByte(text[:sp.start], '\n') + 1
 			src.label = labelBefore(text[lineStart:sp.start])
 			src.field = isFieldContext(text[lineStart:sp.start])
-			src.pattern, src.positional = textPattern(text, sp)
+			src.pattern, src.positional = textPattern(text, sp, x.sent, src.field)
 		} else {
 			// A later sighting in the same text only counts.
 			src = nil
@@ -466,11 +468,17 @@ func (x *valueIndex) mineText(text string) {
 // textRank ranks a text sighting below any place in the JSON document.
 const textRank = 8
 
-// isFieldContext reports whether the text before a token on its line ends
-// like a field name: `version: `, `channel=`, `"channel": "`.
+// isFieldContext reports whether the text before a token on its line is
+// a field name and nothing else: `version: `, `  channel=`, `"channel": "`,
+// `- owner: `. "Weekly sync: " is prose with a colon, not a field.
 func isFieldContext(prefix string) bool {
-	p := strings.TrimRight(prefix, " \t\"'")
-	return p != "" && (p[len(p)-1] == ':' || p[len(p)-1] == '=')
+	p := strings.TrimLeft(prefix, " \t-*>")
+	p = strings.TrimRight(p, " \t\"'")
+	if p == "" || (p[len(p)-1] != ':' && p[len(p)-1] != '=') {
+		return false
+	}
+	key := strings.Trim(strings.TrimSpace(p[:len(p)-1]), "\"'")
+	return key != "" && !strings.ContainsAny(key, " \t:=")
 }
 
 // looksNumeric reports a token that is a JSON number.

@@ -162,7 +162,9 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	if checks != nil {
 		node = checks.node
 	}
+	idx.sent = st.sent
 	idx.mine(st.n-1, doc, text, echo, node)
+	idx.sent = nil
 	if checks != nil {
 		st.checks = checks.out
 	}

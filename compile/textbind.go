@@ -3,6 +3,7 @@ package compile
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reelier/reelier/internal/jsregex"
 )
@@ -19,7 +20,13 @@ const maxPatternText = 1 << 20
 // last the same anchored at the line's position (positional is then set:
 // the pattern counts lines, like a bind that reads an array position).
 // It returns "" when no pattern picks the token.
-func textPattern(text string, sp span) (pattern string, positional bool) {
+//
+// The context never holds a value the result's own step sent through a
+// hole (sent): where it would, a token class stands in its place, so the
+// pattern still matches when that value changes (`The sum of 1200 and
+// [^…]+ is (…)`). A field value (field set: `version: 4.12.0`) is tried
+// with its whole line prefix first, so it is picked by its key.
+func textPattern(text string, sp span, sent []string, field bool) (pattern string, positional bool) {
 	if len(text) > maxPatternText {
 		return "", false
 	}
@@ -42,12 +49,22 @@ func textPattern(text string, sp span) (pattern string, positional bool) {
 		got, ok, err := jsregex.FirstGroup(re, text)
 		return err == nil && ok && got == tok
 	}
+	ctx := func(c string) string { return escapeContext(c, sent) }
 	for _, group := range groups {
+		if field {
+			if p := `(?:^|\n)` + ctx(prefix) + group; try(p) {
+				return p, false
+			}
+		}
 		for _, n := range []int{8, 16, 32} {
 			if n >= len(prefix) {
 				break
 			}
-			tail := prefix[len(prefix)-n:]
+			cut := len(prefix) - n
+			for cut < len(prefix) && !utf8.RuneStart(prefix[cut]) {
+				cut++
+			}
+			tail := prefix[cut:]
 			// Start the context at a token boundary, so it does not begin
 			// inside a word that may change.
 			if i := strings.IndexFunc(tail, isSeparator); i > 0 {
@@ -56,20 +73,43 @@ func textPattern(text string, sp span) (pattern string, positional bool) {
 			if strings.TrimSpace(tail) == "" {
 				continue
 			}
-			if p := escapeRegex(tail) + group; try(p) {
+			if p := ctx(tail) + group; try(p) {
 				return p, false
 			}
 		}
-		if p := `(?:^|\n)` + escapeRegex(prefix) + group; try(p) {
+		if p := `(?:^|\n)` + ctx(prefix) + group; try(p) {
 			return p, false
 		}
 	}
 	group := groups[len(groups)-1]
 	line := strings.Count(text[:lineStart], "\n")
-	if p := `^(?:.*\n){` + strconv.Itoa(line) + `}` + escapeRegex(prefix) + group; line > 0 && try(p) {
+	if p := `^(?:.*\n){` + strconv.Itoa(line) + `}` + ctx(prefix) + group; line > 0 && try(p) {
 		return p, true
 	}
 	return "", false
+}
+
+// escapeContext quotes context text for a pattern, with a token class in
+// place of each value the step sent (longest first).
+func escapeContext(c string, sent []string) string {
+	var b strings.Builder
+	for i := 0; i < len(c); {
+		best := ""
+		for _, v := range sent {
+			if len(v) >= 2 && len(v) > len(best) && strings.HasPrefix(c[i:], v) {
+				best = v
+			}
+		}
+		if best != "" {
+			b.WriteString(tokenChar + "+")
+			i += len(best)
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(c[i:])
+		b.WriteString(escapeRegex(c[i : i+size]))
+		i += size
+	}
+	return b.String()
 }
 
 // escapeRegex quotes text for a JavaScript pattern written between
@@ -102,9 +142,13 @@ func escapeRegex(s string) string {
 func labelBefore(prefix string) string {
 	words := strings.FieldsFunc(prefix, func(r rune) bool { return isSeparator(r) || r == '.' || r == '-' })
 	for i := len(words) - 1; i >= 0 && i >= len(words)-2; i-- {
-		if w := snake(words[i]); w != "" && !startsWithDigit(w) && !strings.HasPrefix(w, "v_") {
+		if w := snake(words[i]); w != "" && !startsWithDigit(w) && !strings.HasPrefix(w, "v_") && !labelStopwords[w] {
 			return w
 		}
 	}
 	return ""
 }
+
+// labelStopwords are words before a value that do not say what it is.
+var labelStopwords = setOf(`a an the is are was be of to in on at by for from with and or
+	as than then into onto per via its it this that`)
