@@ -233,7 +233,6 @@ func orNone(s string) string {
 	return s
 }
 
-
 // Apply loosens skill's asserts as rep says and appends a changelog line
 // dated now. It reports whether anything changed: an assert the report
 // names that the skill no longer has is left alone.

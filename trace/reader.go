@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
+
+	"github.com/reelier/reelier/runtime/jsondata"
 )
 
 // LineError is a problem with one line of a trace.
@@ -137,6 +140,15 @@ type wireRecord struct {
 
 // ParseLine parses one non-blank trace line; line is its number, for errors.
 func ParseLine(raw []byte, line int) (Record, error) {
+	if rec := parseFast(raw); rec != nil {
+		return rec, nil
+	}
+	return parseGeneral(raw, line)
+}
+
+// parseGeneral reads any line by reflection and reports what is wrong
+// with it, naming the field.
+func parseGeneral(raw []byte, line int) (Record, error) {
 	var w wireRecord
 	if err := json.Unmarshal(raw, &w); err != nil {
 		var te *json.UnmarshalTypeError
@@ -242,3 +254,124 @@ func article(kind string) string {
 	}
 	return "a " + kind
 }
+
+// parseFast reads the common records — notes, calls and results whose
+// fields are all present and plainly typed — without reflection. It
+// returns nil for anything else (a meta record, a missing or ill-typed
+// field, a null, an escape in a number's place), which the general path
+// then reads and, where it must, rejects with the exact error. Both paths
+// give the same record for every line the fast one accepts.
+func parseFast(raw []byte) Record {
+	if !json.Valid(raw) {
+		return nil
+	}
+	var (
+		t, ts, tool, text, toolUseID  string
+		hasT, hasTS, hasTool, hasText bool
+		seq, i, ms                    = int64(-1), int64(-1), int64(-1)
+		args, body                    []byte
+		ok                            = -1
+	)
+	str := func(v []byte, dst *string, has *bool) bool {
+		if len(v) < 2 || v[0] != '"' {
+			return false
+		}
+		*has = true
+		in := v[1 : len(v)-1]
+		if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			*dst = string(in)
+			return true
+		}
+		return json.Unmarshal(v, dst) == nil
+	}
+	num := func(v []byte, dst *int64) bool {
+		if len(v) == 0 || len(v) > 18 || (len(v) > 1 && v[0] == '0') {
+			return false
+		}
+		var n int64
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				return false
+			}
+			n = n*10 + int64(c-'0')
+		}
+		*dst = n
+		return true
+	}
+	var unused bool
+	fine := jsondata.EachMember(raw, func(key []byte, esc bool, v []byte) bool {
+		if esc {
+			return false
+		}
+		switch string(key) {
+		case "t":
+			return str(v, &t, &hasT)
+		case "ts":
+			return str(v, &ts, &hasTS)
+		case "tool":
+			return str(v, &tool, &hasTool)
+		case "text":
+			return str(v, &text, &hasText)
+		case "toolUseId":
+			return str(v, &toolUseID, &unused)
+		case "seq":
+			return num(v, &seq)
+		case "i":
+			return num(v, &i)
+		case "ms":
+			return num(v, &ms)
+		case "args":
+			args = v
+			return string(v) != "null"
+		case "body":
+			body = v
+			return string(v) != "null"
+		case "ok":
+			switch string(v) {
+			case "true":
+				ok = 1
+			case "false":
+				ok = 0
+			default:
+				return false
+			}
+			return true
+		case "name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers":
+			// A meta record's fields: left to the general path.
+			return false
+		}
+		// encoding/json matches keys without regard to case: a key that
+		// differs from a field's only in case is left to the general
+		// path, which decides as it always has.
+		for _, f := range fastFields {
+			if bytes.EqualFold(key, []byte(f)) {
+				return false
+			}
+		}
+		// Unknown extra fields are tolerated, as the general path
+		// tolerates them.
+		return true
+	})
+	if !fine || !hasT || seq < 0 {
+		return nil
+	}
+	switch Kind(t) {
+	case KindNote:
+		if hasTS && hasText {
+			return &Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
+		}
+	case KindCall:
+		if i >= 0 && args != nil && hasTool && hasTS {
+			return &Call{T: KindCall, Seq: int(seq), I: int(i), TS: ts, Tool: tool, Args: bytes.Clone(args), ToolUseID: toolUseID}
+		}
+	case KindResult:
+		if i >= 0 && ms >= 0 && ok >= 0 && body != nil {
+			return &Result{T: KindResult, Seq: int(seq), I: int(i), MS: ms, OK: ok == 1, Body: bytes.Clone(body)}
+		}
+	}
+	return nil
+}
+
+// fastFields are the keys parseFast reads, and the meta fields it leaves.
+var fastFields = []string{"t", "ts", "tool", "text", "toolUseId", "seq", "i", "ms", "args", "body", "ok",
+	"name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers"}

@@ -133,3 +133,38 @@ func skipValue(doc []byte, i int) int {
 	}
 	return j
 }
+
+// EachMember calls fn with each member of the JSON object doc, in order:
+// its key as written between the quotes (escapes kept, esc set when it has
+// one) and its value's text. doc must be valid JSON (check it with
+// json.Valid first); it reports false when doc is not an object or fn
+// stops the walk.
+func EachMember(doc []byte, fn func(key []byte, esc bool, value []byte) bool) bool {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return false
+	}
+	j := skipSpace(doc, i+1)
+	for j < len(doc) && doc[j] != '}' {
+		kEnd := skipString(doc, j)
+		key := doc[j+1 : kEnd-1]
+		esc := false
+		for _, c := range key {
+			if c == '\\' {
+				esc = true
+				break
+			}
+		}
+		j = skipSpace(doc, kEnd)
+		j = skipSpace(doc, j+1) // the colon
+		end := skipValue(doc, j)
+		if !fn(key, esc, doc[j:end]) {
+			return false
+		}
+		j = skipSpace(doc, end)
+		if j < len(doc) && doc[j] == ',' {
+			j = skipSpace(doc, j+1)
+		}
+	}
+	return true
+}
