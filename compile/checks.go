@@ -387,7 +387,7 @@ func (c *compiler) readPicks() error {
 		if !ok || !st.same(call, st.at.Line, c.seed) {
 			return ErrTraceChanged
 		}
-		res, err := runtime.ParseToolResult(r.Body)
+		res, err := runtime.ParseValidToolResult(r.Body)
 		if err != nil {
 			continue
 		}

@@ -107,3 +107,15 @@ func TestIsFieldContext(t *testing.T) {
 		}
 	}
 }
+
+func TestLooksNumeric(t *testing.T) {
+	for tok, want := range map[string]bool{
+		"36": true, "-1": true, "0": true, "1.5": true, "1e3": true, "1.5E-2": true, "-0.5": true,
+		"01": false, "1.": false, ".5": false, "1e": false, "4.12.0": false, "2026-03-02": false,
+		"1_000": false, "0x1p-2": false, "Inf": false, "": false, "-": false, "12a": false,
+	} {
+		if got := looksNumeric(tok); got != want {
+			t.Errorf("looksNumeric(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}

@@ -425,7 +425,10 @@ func (x *valueIndex) mineText(text string) {
 		tok := text[sp.start:sp.end]
 		var s *slot
 		num := false
-		if looksNumeric(tok) {
+		switch {
+		case isIntegerString(tok):
+			s, num = x.nums[tok], true
+		case looksNumeric(tok):
 			s, num = x.nums[numberKey([]byte(tok))], true
 		}
 		if s == nil {
@@ -481,15 +484,57 @@ func isFieldContext(prefix string) bool {
 	return key != "" && !strings.ContainsAny(key, " \t:=")
 }
 
-// looksNumeric reports a token that is a JSON number.
+// looksNumeric reports a token that is a JSON number:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 func looksNumeric(tok string) bool {
-	if tok == "" || !(tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9') {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	switch n := digits(); {
+	case n == 0:
+		return false
+	case n > 1 && tok[i-n] == '0':
 		return false
 	}
-	if isInteger([]byte(tok)) {
-		return true
+	if i < len(tok) && tok[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
 	}
-	return json.Valid([]byte(tok))
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		i++
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(tok)
+}
+
+// isIntegerString reports a token of ASCII digits with an optional minus,
+// matched by its own text (as isInteger does for bytes).
+func isIntegerString(tok string) bool {
+	d := strings.TrimPrefix(tok, "-")
+	if d == "" {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // key returns a path segment's key, decoded and interned.

@@ -125,10 +125,9 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	doc := []byte(res.Structured)
 	docText := ""
 	structured := doc != nil
+	// structuredContent is part of the result's body, which the trace
+	// reader found valid JSON.
 	switch {
-	case structured && !json.Valid(doc):
-		c.q.add(st.n, KindUnminedBody, "%s: the result's structuredContent is not valid JSON, so it was not searched and json asserts on it will fail.", ref(st))
-		doc = nil
 	case structured:
 		docText = string(doc)
 	default:

@@ -47,8 +47,18 @@ var ErrNotToolResult = errors.New("not an MCP tool result (a JSON object with a 
 // ParseToolResult reads a CallToolResult from its JSON text. Only the
 // content list is decoded; structuredContent is kept as written.
 func ParseToolResult(body []byte) (*ToolResult, error) {
+	if !json.Valid(body) {
+		return nil, ErrNotToolResult
+	}
+	return ParseValidToolResult(body)
+}
+
+// ParseValidToolResult is ParseToolResult for a body already known to be
+// valid JSON, such as a result read from a trace (the trace reader checks
+// every line): it does not check it again.
+func ParseValidToolResult(body []byte) (*ToolResult, error) {
 	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
+	if len(body) == 0 || body[0] != '{' {
 		return nil, ErrNotToolResult
 	}
 	content, ok := jsondata.RawAt(body, []string{"content"})

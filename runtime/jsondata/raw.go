@@ -1,12 +1,14 @@
 package jsondata
 
 import (
+	"bytes"
 	"encoding/json"
-	"strconv"
+	"unicode/utf8"
 )
 
 // RawAt returns the text of the value at the path segs in doc, which
-// must be valid JSON (check it with json.Valid first): an object member by
+// should be valid JSON (check it with json.Valid first; on anything else
+// it returns some text or false, never panics): an object member by
 // key — the last one when a key is repeated, as Object.Get does — or an
 // array element by its decimal index. It reports false when the path
 // leads nowhere. Nothing is decoded or copied.
@@ -21,8 +23,14 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 			found := -1
 			j := skipSpace(doc, i+1)
 			for j < len(doc) && doc[j] != '}' {
+				if doc[j] != '"' {
+					return nil, false // not valid JSON
+				}
 				kStart := j + 1
 				kEnd := skipString(doc, j)
+				if kEnd-1 < kStart {
+					return nil, false
+				}
 				key := doc[kStart : kEnd-1]
 				j = skipSpace(doc, kEnd)
 				j = skipSpace(doc, j+1) // the colon
@@ -39,8 +47,8 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 			}
 			i = found
 		case '[':
-			n, err := strconv.Atoi(seg)
-			if err != nil || n < 0 {
+			n, ok := index(seg)
+			if !ok {
 				return nil, false
 			}
 			j := skipSpace(doc, i+1)
@@ -64,18 +72,32 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 	return doc[i:skipValue(doc, i)], true
 }
 
-// keyEquals compares a key as written (escapes possible) with a name.
-func keyEquals(raw []byte, name string) bool {
-	for _, c := range raw {
-		if c == '\\' {
-			var s string
-			if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
-				return false
-			}
-			return s == name
-		}
+// index reads an array index: decimal digits only.
+func index(seg string) (int, bool) {
+	if seg == "" || len(seg) > 9 {
+		return 0, false
 	}
-	return string(raw) == name
+	n := 0
+	for i := 0; i < len(seg); i++ {
+		if seg[i] < '0' || seg[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(seg[i]-'0')
+	}
+	return n, true
+}
+
+// keyEquals compares a key as written with a name, as Parse would decode
+// the key (escapes resolved, invalid UTF-8 replaced).
+func keyEquals(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw) == name
+	}
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+		return false
+	}
+	return s == name
 }
 
 func skipSpace(doc []byte, i int) int {
@@ -146,7 +168,13 @@ func EachMember(doc []byte, fn func(key []byte, esc bool, value []byte) bool) bo
 	}
 	j := skipSpace(doc, i+1)
 	for j < len(doc) && doc[j] != '}' {
+		if doc[j] != '"' {
+			return false // not valid JSON
+		}
 		kEnd := skipString(doc, j)
+		if kEnd-1 < j+1 {
+			return false
+		}
 		key := doc[j+1 : kEnd-1]
 		esc := false
 		for _, c := range key {
