@@ -69,6 +69,9 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 			return nil, false
 		}
 	}
+	if i >= len(doc) {
+		return nil, false
+	}
 	return doc[i:skipValue(doc, i)], true
 }
 
@@ -101,6 +104,9 @@ func keyEquals(raw []byte, name string) bool {
 }
 
 func skipSpace(doc []byte, i int) int {
+	if i > len(doc) {
+		return len(doc)
+	}
 	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
 		i++
 	}
