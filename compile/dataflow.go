@@ -148,6 +148,10 @@ type valueIndex struct {
 	// sent are the values the mined result's own step sent through holes.
 	sent  []string
 	spans []span
+	// collect asks leaf to note, in strSpans, where the document's
+	// strings that hold a separator are.
+	collect  bool
+	strSpans []span
 }
 
 func newValueIndex() *valueIndex {
@@ -380,18 +384,28 @@ func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]boo
 	x.pending = x.pending[:0]
 	x.mineStep = step
 	x.echo = echo
+	// When the document is the body's own text, only its strings that
+	// hold a separator can hold a token worth a pattern: the scan notes
+	// where they are.
+	docIsText := doc != nil && len(doc) == len(text) && string(doc) == text
+	x.strSpans, x.collect = x.strSpans[:0], docIsText
 	if doc != nil {
 		x.scan.s, x.scan.i, x.scan.path, x.scan.marks = doc, 0, x.scan.path[:0], 0
 		x.scan.node = node
 		x.scan.value()
 		x.scan.s, x.scan.node = nil, nil
 	}
+	x.collect = false
 	// The body's tokens too: a value inside a longer string (a name in a
 	// listing, in structured content's text or a JSON string) is picked
 	// from the body with a pattern. A value the document held whole is
 	// taken from the document.
 	if !x.empty() {
-		x.mineText(text)
+		if docIsText {
+			x.mineText(text, x.strSpans)
+		} else {
+			x.mineText(text, nil)
+		}
 	}
 	x.echo = nil
 	for _, p := range x.pending {
@@ -411,8 +425,23 @@ func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]boo
 
 // mineText indexes the tokens of a text result that later calls send; the
 // first sighting of each gets the pattern that picks it.
-func (x *valueIndex) mineText(text string) {
-	x.spans = tokenSpans(text, x.spans[:0])
+//
+// regions, when not nil, are the only parts of text to look in (the
+// strings of a JSON text); nil means all of it.
+func (x *valueIndex) mineText(text string, regions []span) {
+	if regions == nil {
+		x.spans = tokenSpans(text, x.spans[:0])
+	} else {
+		x.spans = x.spans[:0]
+		for _, r := range regions {
+			from := len(x.spans)
+			x.spans = tokenSpans(text[r.start:r.end], x.spans)
+			for k := from; k < len(x.spans); k++ {
+				x.spans[k].start += r.start
+				x.spans[k].end += r.start
+			}
+		}
+	}
 	var first, whole map[*slot]bool
 	mark := len(x.pending)
 	for _, p := range x.pending {
@@ -484,6 +513,17 @@ func isFieldContext(prefix string) bool {
 	return key != "" && !strings.ContainsAny(key, " \t:=")
 }
 
+// hasSeparatorByte reports whether a JSON string's text holds a byte that
+// separates tokens (non-ASCII separators are rare enough to pass over).
+func hasSeparatorByte(raw []byte) bool {
+	for _, c := range raw {
+		if c < 0x80 && isSeparator(rune(c)) {
+			return true
+		}
+	}
+	return false
+}
+
 // looksNumeric reports a token that is a JSON number:
 // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 func looksNumeric(tok string) bool {
@@ -551,6 +591,12 @@ func (x *valueIndex) key(seg segment) string {
 
 // leaf is the scanner's callback: it keeps a sighting of a wanted value.
 func (x *valueIndex) leaf(kind byte, raw []byte, esc bool, path []segment) bool {
+	if x.collect && kind == 's' && hasSeparatorByte(raw) {
+		// raw shares the document's memory: its offset is where it
+		// starts in the document.
+		start := cap(x.scan.s) - cap(raw)
+		x.strSpans = append(x.strSpans, span{start, start + len(raw)})
+	}
 	var s *slot
 	switch {
 	case kind == 'n' && isInteger(raw):
