@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -514,34 +515,25 @@ func stepWord(ns []int) string {
 	return "the results of steps " + stepList(ns)
 }
 
-func sortedKeys(m map[int]bool) []int {
-	var out []int
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
+func sortedKeys(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
 
-// quoteWords lists up to five words, quoted.
+// quoteWords lists up to five distinct words, quoted, and how many more
+// there are.
 func quoteWords(ws []string) string {
-	seen := map[string]bool{}
-	var out []string
+	var distinct []string
 	for _, w := range ws {
-		if !seen[w] && len(out) < 5 {
-			seen[w] = true
-			out = append(out, fmt.Sprintf("%q", w))
+		if !slices.Contains(distinct, w) {
+			distinct = append(distinct, w)
 		}
 	}
-	s := strings.Join(out, ", ")
-	if len(seen) < len(ws) || len(out) < len(ws) {
-		if n := len(ws) - len(out); n > 0 {
-			s += fmt.Sprintf(" and %d more", n)
-		}
+	shown := distinct[:min(len(distinct), 5)]
+	quoted := make([]string, len(shown))
+	for i, w := range shown {
+		quoted[i] = fmt.Sprintf("%q", w)
+	}
+	s := strings.Join(quoted, ", ")
+	if more := len(distinct) - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
 	}
 	return s
 }
