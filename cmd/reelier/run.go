@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/reelier/reelier/runtime/llm"
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/skillservers"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -203,7 +205,19 @@ func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, 
 		router.Register(reg, cmd.ErrOrStderr())
 		return func() { router.Close() }, nil
 	}
-	return startSkillServers(ctx, skills, trust, reg, cmd.ErrOrStderr())
+	recorded := make([]*skillservers.Skill, len(skills))
+	for i, l := range skills {
+		recorded[i] = &skillservers.Skill{Path: l.path, Stdin: l.path == stdinName, Skill: l.skill}
+	}
+	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: trust, Stderr: cmd.ErrOrStderr(), Version: versionString()})
+	var refused *skillservers.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return nil, usageErrorf("%s", refused.Msg)
+	case err != nil:
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	return stop, nil
 }
 
 // parseVars turns name=value flags into variables.

@@ -1,4 +1,15 @@
-package main
+// Package skillservers starts the MCP servers a skill records in its
+// Servers section, for a replay given no --wrap.
+//
+// A skill's Servers section names commands, and a skill can come from
+// anyone: starting them is running a program the file names, like `make`
+// running a Makefile's. So a skill's servers start only when the user has
+// said, for that file, that its commands may run: Options.Trust says so
+// for this run and remembers it, keyed by the file's absolute path and a
+// hash of its commands, in a store under the user's config directory
+// (never in the project, where a shared skill could ship its own
+// approval). A changed command list asks again.
+package skillservers
 
 import (
 	"context"
@@ -20,20 +31,40 @@ import (
 	"github.com/reelier/reelier/runtime"
 )
 
-// A skill's Servers section names commands, and a skill can come from
-// anyone: starting them is running a program the file names, like `make`
-// running a Makefile's. `reelier run` therefore starts a skill's servers
-// only when the user has said, for that file, that its commands may run:
-// --servers-from-skill says so for this run and remembers it, keyed by the
-// file's absolute path and a hash of its commands, in a store under the
-// user's config directory (never in the project, where a shared skill
-// could ship its own approval). A changed command list asks again.
+// Skill is a parsed skill and where it was read from.
+type Skill struct {
+	// Path names the file in messages; Stdin is set for a skill read from
+	// standard input, which is never remembered as trusted.
+	Path  string
+	Stdin bool
+	Skill *ast.Skill
+}
+
+// Options configure Start.
+type Options struct {
+	// Trust starts servers not trusted before, and remembers the trust.
+	Trust bool
+	// Stderr receives what is started and remembered.
+	Stderr io.Writer
+	// Version is the client version the servers are told.
+	Version string
+	// StoreDir is where the trust store lives; "" means the user config
+	// directory's reelier folder.
+	StoreDir string
+}
+
+// RefusedError is a refusal to start anything: a command that cannot be
+// started as recorded, or servers the user has not trusted. Its message
+// says how to go on.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
 
 // serverGroup is one list of servers to start, shared by the skills that
 // record exactly that list (same commands, same order).
 type serverGroup struct {
 	servers []*ast.Server
-	skills  []*loadedSkill
+	skills  []*Skill
 }
 
 // commands returns the group's server commands, in order.
@@ -46,31 +77,36 @@ func (g *serverGroup) commands() []string {
 }
 
 // skillServerGroups groups the skills that record servers by their list.
-func skillServerGroups(skills []*loadedSkill) []*serverGroup {
+func skillServerGroups(skills []*Skill) []*serverGroup {
 	var groups []*serverGroup
 	byKey := map[string]*serverGroup{}
 	for _, l := range skills {
-		if len(l.skill.Servers) == 0 {
+		if len(l.Skill.Servers) == 0 {
 			continue
 		}
-		g := &serverGroup{servers: l.skill.Servers}
+		g := &serverGroup{servers: l.Skill.Servers}
 		key := strings.Join(g.commands(), "\x00")
 		if have, ok := byKey[key]; ok {
 			have.skills = append(have.skills, l)
 			continue
 		}
-		g.skills = []*loadedSkill{l}
+		g.skills = []*Skill{l}
 		byKey[key] = g
 		groups = append(groups, g)
 	}
 	return groups
 }
 
-// startSkillServers starts the servers the skills record (run without
-// --wrap) and registers their tools in reg. It refuses, starting nothing,
+// Start starts the servers the skills record and registers their tools
+// in reg. It refuses, starting nothing,
 // when a command cannot be started as recorded or the user has not
 // trusted a skill's servers. The returned function stops what started.
-func startSkillServers(ctx context.Context, skills []*loadedSkill, trust bool, reg runtime.Registry, stderr io.Writer) (func(), error) {
+func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Options) (func(), error) {
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	trust := opts.Trust
 	groups := skillServerGroups(skills)
 	if len(groups) == 0 {
 		return func() {}, nil
@@ -78,11 +114,11 @@ func startSkillServers(ctx context.Context, skills []*loadedSkill, trust bool, r
 	if err := checkServerGroups(groups); err != nil {
 		return nil, err
 	}
-	store := loadTrustStore()
-	var untrusted []*loadedSkill
+	store := loadTrustStore(opts.StoreDir)
+	var untrusted []*Skill
 	for _, g := range groups {
 		for _, l := range g.skills {
-			if !store.trusts(l.path, g.commands()) {
+			if !store.trusts(l, g.commands()) {
 				untrusted = append(untrusted, l)
 			}
 		}
@@ -90,10 +126,10 @@ func startSkillServers(ctx context.Context, skills []*loadedSkill, trust bool, r
 	if len(untrusted) > 0 && !trust {
 		return nil, untrustedError(untrusted)
 	}
-	var remember []*loadedSkill
+	var remember []*Skill
 	for _, l := range untrusted {
-		if trustKey(l.path) != "" {
-			store.trust(l.path, l.skill.Servers)
+		if trustKey(l) != "" {
+			store.trust(l)
 			remember = append(remember, l)
 		}
 	}
@@ -120,10 +156,10 @@ func startSkillServers(ctx context.Context, skills []*loadedSkill, trust bool, r
 			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
-		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Version: versionString()})
+		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Version: opts.Version})
 		if err != nil {
 			stop()
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)}
+			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
 		}
 		routers = append(routers, router)
 		router.Register(reg, stderr)
@@ -154,20 +190,20 @@ func checkServerGroups(groups []*serverGroup) error {
 		}
 	}
 	if len(msgs) > 0 {
-		return usageErrorf("%s", strings.Join(msgs, "\n"))
+		return &RefusedError{Msg: strings.Join(msgs, "\n")}
 	}
 	return nil
 }
 
 // untrustedError explains why the skills' servers were not started and
 // the two ways to go on.
-func untrustedError(skills []*loadedSkill) error {
+func untrustedError(skills []*Skill) error {
 	var b strings.Builder
 	var wraps []string
 	seen := map[string]bool{}
 	for _, l := range skills {
-		fmt.Fprintf(&b, "%s records %s to start for it:\n", l.path, pluralWord(len(l.skill.Servers), "MCP server"))
-		for _, sv := range l.skill.Servers {
+		fmt.Fprintf(&b, "%s records %s to start for it:\n", l.Path, pluralWord(len(l.Skill.Servers), "MCP server"))
+		for _, sv := range l.Skill.Servers {
 			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Command)
 			if !seen[sv.Command] {
 				seen[sv.Command] = true
@@ -179,7 +215,7 @@ func untrustedError(skills []*loadedSkill) error {
 	b.WriteString("Check the commands above, then either\n")
 	b.WriteString("  rerun with --servers-from-skill (remembered for each file until its servers change), or\n")
 	fmt.Fprintf(&b, "  start the servers yourself: %s", strings.Join(wraps, " "))
-	return usageErrorf("%s", b.String())
+	return &RefusedError{Msg: b.String()}
 }
 
 // shellWord quotes s as one word for a POSIX shell: in double quotes when
@@ -191,10 +227,10 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
-func skillPaths(skills []*loadedSkill) string {
+func skillPaths(skills []*Skill) string {
 	paths := make([]string, len(skills))
 	for i, l := range skills {
-		paths[i] = l.path
+		paths[i] = l.Path
 	}
 	return strings.Join(paths, ", ")
 }
@@ -233,13 +269,16 @@ type trustEntry struct {
 
 const trustAbout = "Skill files whose recorded MCP server commands `reelier run` may start (allowed with --servers-from-skill). Delete an entry to be asked again."
 
-func loadTrustStore() *trustStore {
+func loadTrustStore(dir string) *trustStore {
 	s := &trustStore{data: trustData{Skills: map[string]trustEntry{}}}
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return s
+	if dir == "" {
+		cfg, err := os.UserConfigDir()
+		if err != nil {
+			return s
+		}
+		dir = filepath.Join(cfg, "reelier")
 	}
-	s.path = filepath.Join(dir, "reelier", trustFile)
+	s.path = filepath.Join(dir, trustFile)
 	raw, err := os.ReadFile(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -256,12 +295,13 @@ func loadTrustStore() *trustStore {
 	return s
 }
 
-// key identifies a skill file; a skill read from standard input has none.
-func trustKey(path string) string {
-	if path == stdinName {
+// trustKey identifies a skill file; a skill read from standard input has
+// none.
+func trustKey(l *Skill) string {
+	if l.Stdin {
 		return ""
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := filepath.Abs(l.Path)
 	if err != nil {
 		return ""
 	}
@@ -279,19 +319,19 @@ func commandsHash(commands []string) string {
 
 // trusts reports whether the file's servers, exactly these commands, were
 // trusted before.
-func (s *trustStore) trusts(path string, commands []string) bool {
-	key := trustKey(path)
+func (s *trustStore) trusts(l *Skill, commands []string) bool {
+	key := trustKey(l)
 	e, ok := s.data.Skills[key]
 	return key != "" && ok && e.SHA256 == commandsHash(commands)
 }
 
-func (s *trustStore) trust(path string, servers []*ast.Server) {
-	key := trustKey(path)
+func (s *trustStore) trust(l *Skill) {
+	key := trustKey(l)
 	if key == "" {
 		return
 	}
-	cmds := make([]string, len(servers))
-	for i, sv := range servers {
+	cmds := make([]string, len(l.Skill.Servers))
+	for i, sv := range l.Skill.Servers {
 		cmds[i] = sv.Command
 	}
 	s.data.Skills[key] = trustEntry{SHA256: commandsHash(cmds), Commands: cmds, TrustedAt: time.Now().UTC().Format(time.RFC3339)}
