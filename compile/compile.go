@@ -51,6 +51,9 @@ type records struct {
 	// open returns a reader of single records by the place walk gave
 	// them, and a function that releases it.
 	open func() (read func(at trace.Place) (trace.Record, error), done func(), err error)
+	// know, when not nil, tells later walks which records an earlier one
+	// checked (trace.Reader.Known).
+	know func(known func(trace.Place) bool)
 }
 
 // compiler carries one compilation's state.
@@ -78,6 +81,8 @@ type compiler struct {
 	// inputs are the variables a run supplies, by the key they replace.
 	inputs     map[string]*input
 	inputOrder []*input
+	// sums are the line sums of the records the first walk read, in order.
+	sums []uint64
 	// recent holds the last parsed results, by step index, in the order
 	// recentOrder kept them.
 	recent      map[int]*recentResult
@@ -152,6 +157,7 @@ func NewFile(path string, opts Options) (*Compilation, error) {
 
 // fileRecords reads a trace file.
 func fileRecords(path string) records {
+	var known func(trace.Place) bool
 	return records{
 		walk: func(fn func(trace.Record, trace.Place) error) error {
 			f, err := os.Open(path)
@@ -159,8 +165,9 @@ func fileRecords(path string) records {
 				return err
 			}
 			defer f.Close()
-			return trace.Scan(f, fn)
+			return trace.ScanKnown(f, known, fn)
 		},
+		know: func(k func(trace.Place) bool) { known = k },
 		open: func() (func(trace.Place) (trace.Record, error), func(), error) {
 			f, err := os.Open(path)
 			if err != nil {
@@ -191,10 +198,25 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	if len(c.steps) == 0 {
 		return nil, ErrNoCalls
 	}
+	if c.src.know != nil {
+		// The second walk reads the same lines again: a line whose bytes
+		// have the sum the first walk saw there was checked then.
+		k := 0
+		sums := c.sums
+		c.src.know(func(p trace.Place) bool {
+			ok := k < len(sums) && p.Sum != 0 && sums[k] == p.Sum
+			k++
+			return ok
+		})
+	}
 	c.recordingDate()
 	if err := c.dataflow(); err != nil {
 		return nil, err
 	}
+	if c.src.know != nil {
+		c.src.know(nil)
+	}
+	c.sums = nil
 	c.recent, c.recentOrder = nil, nil
 	if err := c.readPicks(); err != nil {
 		return nil, err

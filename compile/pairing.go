@@ -89,6 +89,7 @@ func (c *compiler) pair() (trailing []string, err error) {
 	err = c.src.walk(func(rec trace.Record, at trace.Place) error {
 		line := at.Line
 		c.records++
+		c.sums = append(c.sums, at.Sum)
 		switch rec := rec.(type) {
 		case *trace.Meta:
 			c.meta = rec

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -21,6 +22,9 @@ func FuzzParseFast(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
 		fast := parseFast(raw)
 		if fast == nil {
 			return

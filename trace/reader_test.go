@@ -156,6 +156,21 @@ func FuzzScan(f *testing.F) {
 		if readErr == nil && !reflect.DeepEqual(tr.Records, recs) {
 			t.Fatalf("Read and Scan give different records")
 		}
+		// A second walk told which lines the first one checked reads the
+		// same records without checking them again.
+		n := 0
+		var known []trace.Record
+		knownErr := trace.ScanKnown(bytes.NewReader(src), func(p trace.Place) bool {
+			ok := n < len(places) && places[n].Sum == p.Sum
+			n++
+			return ok
+		}, func(rec trace.Record, _ trace.Place) error {
+			known = append(known, rec)
+			return nil
+		})
+		if (knownErr == nil) != (scanErr == nil) || !reflect.DeepEqual(known, recs) {
+			t.Fatalf("ScanKnown (%v) differs from Scan (%v)", knownErr, scanErr)
+		}
 		for k, at := range places {
 			if at.Offset < 0 || at.Offset+int64(at.Size) > int64(len(src)) {
 				t.Fatalf("record %d: place %+v outside the %d bytes", k, at, len(src))

@@ -54,7 +54,15 @@ var ErrEmpty = errors.New("empty trace: no meta record")
 // memory that does not grow with its bodies. The first problem, or the
 // first error fn returns, stops the scan and is returned.
 func Scan(r io.Reader, fn func(rec Record, at Place) error) error {
+	return ScanKnown(r, nil, fn)
+}
+
+// ScanKnown is Scan with known (Reader.Known): lines a previous walk over
+// the same file checked, read again with the same bytes, are not checked
+// for valid JSON a second time.
+func ScanKnown(r io.Reader, known func(Place) bool, fn func(rec Record, at Place) error) error {
 	rd := NewReader(r)
+	rd.Known = known
 	calls := map[int]bool{}
 	results := map[int]bool{}
 	haveMeta, n := false, 0
