@@ -19,17 +19,22 @@ import (
 // on, derived from what the recording saw (SPEC.md §11, docs/compile.md):
 //
 //   - every value a later step takes gets a type assert (`json.p is
-//     string`), and a value taken from a position in an array gets a value
-//     assert (`json.p == "…"`), so a list that now has another element
-//     first fails instead of feeding the wrong one on;
+//     string`), or a shape assert for a name or path (`json.p matches
+//     /^…\/report-.*\.csv$/`); a value taken from a position in an array
+//     gets a value assert (`json.p == "…"`) unless it looks generated, and
+//     so do the picked element's own fields, so a list that now has
+//     another element there fails instead of feeding it on — or the bind
+//     picks the element by the field the step searched for (selector);
 //   - fields outside arrays, up to maxDepth deep: a value assert on a
 //     stable field, a type assert on a volatile one (ids, timestamps,
 //     dates, counters, sizes, hashes — by key name or by shape), and
-//     `is array` on an array;
-//   - a text result no later step takes a token from: `body contains` on
-//     its first stable lines.
+//     `is array` on an array, never its length;
+//   - a text result (or structured content that only wraps one): `body
+//     contains` on its first stable lines — more when a later step wrote
+//     words of it — each cut before anything volatile, anything the step
+//     sent and any token a later step takes.
 //
-// A step gets at most maxChecks of these besides its binds' own.
+// A step gets at most maxChecks field checks besides its binds' own.
 
 const (
 	maxChecks    = 6
