@@ -79,7 +79,7 @@ func TestFindings(t *testing.T) {
 			finding: "two redacted secrets are never one value: each becomes an input with a question",
 			trace:   "39-redacted-secrets.jsonl",
 			want: []string{`- action: refund_charge {"charge": "ch_3PqR7x", "stripe_key": "{{stripe_key}}", "auth": "Bearer {{auth}}"}`,
-				"Inputs: `{{password}}`, `{{stripe_key}}`, `{{auth}}` — values the recording redacted; pass each with --var NAME=VALUE.",
+				"Inputs: `{{password}}`, `{{stripe_key}}`, `{{auth}}` — values the recording redacted; supply each as REELIER_VAR_<name> in the environment, in a --var-file, or with --var name=value.",
 				`~^- Step 2 \(refund_charge\): the recording redacted a secret here, .* \{\{stripe_key\}\}`},
 			wantNot: []string{"Open questions: none", "«redacted»\"}"},
 		},

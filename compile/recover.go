@@ -484,7 +484,7 @@ func (c *compiler) inputQuestions() {
 		case in.leaves > 1:
 			shared = fmt.Sprintf(" The %d redacted values under that key share the input; give them separate inputs if they are different secrets.", in.leaves)
 		}
-		c.q.add(first.n, KindRedactedInput, "%s: the recording redacted a secret here, so the skill cannot send what was recorded; it sends the input {{%s}} — supply it with --var %s=… when you run it.%s", ref(first), in.name, in.name, shared)
+		c.q.add(first.n, KindRedactedInput, "%s: the recording redacted a secret here, so the skill cannot send what was recorded; it sends the input {{%s}} — supply it when you run it: REELIER_VAR_%s in the environment, a %s=… line in a --var-file, or --var %s=….%s", ref(first), in.name, in.name, in.name, in.name, shared)
 	}
 }
 

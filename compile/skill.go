@@ -115,7 +115,7 @@ func (c *compiler) inputsLine() string {
 		}
 		fmt.Fprintf(&b, "`{{%s}}`", in.name)
 	}
-	b.WriteString(" — values the recording redacted; pass each with --var NAME=VALUE.")
+	b.WriteString(" — values the recording redacted; supply each as REELIER_VAR_<name> in the environment, in a --var-file, or with --var name=value.")
 	return b.String()
 }
 

@@ -45,6 +45,7 @@ const calibrateExample = `  reelier calibrate skills/weather.skill.md --wrap "np
 type calibrateOptions struct {
 	runs             int
 	vars             []string
+	varFiles         []string
 	yes, allowWrites bool
 	write, json      bool
 	wrap             []string
@@ -66,6 +67,7 @@ func newCalibrateCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&opts.runs, "runs", calibrate.DefaultRuns, "replay the skill `N` times")
 	f.StringArrayVar(&opts.vars, "var", nil, "set the template variable `name=value` (repeatable)")
+	f.StringArrayVar(&opts.varFiles, "var-file", nil, "read template variables from `FILE`, one name=value a line (repeatable; --var wins; REELIER_VAR_<name> in the environment counts too)")
 	f.BoolVar(&opts.yes, "yes", false, "let destructive (and idempotent-write) steps execute")
 	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
 	f.BoolVarP(&opts.write, "write", "w", false, "write the calibrated skill back to its file")
@@ -84,7 +86,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	case opts.write && path == "-":
 		return usageErrorf("-w needs a skill file, not standard input")
 	}
-	vars, err := parseVars(opts.vars)
+	vars, err := loadVars(opts.vars, opts.varFiles, os.Environ())
 	if err != nil {
 		return err
 	}

@@ -99,6 +99,7 @@ Examples:
 type runOptions struct {
 	paths       []string
 	vars        []string
+	varFiles    []string
 	yes         bool
 	allowWrites bool
 	dryRun      bool
@@ -127,6 +128,7 @@ func newRunCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.vars, "var", nil, "set the template variable `name=value` (repeatable)")
+	f.StringArrayVar(&opts.varFiles, "var-file", nil, "read template variables from `FILE`, one name=value a line (repeatable; --var wins; REELIER_VAR_<name> in the environment counts too)")
 	f.BoolVar(&opts.yes, "yes", false, "let destructive (and idempotent-write) steps execute")
 	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print every filled action; execute and write nothing")
@@ -145,7 +147,7 @@ func newRunCmd() *cobra.Command {
 }
 
 func runRun(cmd *cobra.Command, opts runOptions) error {
-	vars, err := parseVars(opts.vars)
+	vars, err := loadVars(opts.vars, opts.varFiles, os.Environ())
 	if err != nil {
 		return err
 	}

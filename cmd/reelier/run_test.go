@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +54,35 @@ func TestParseVars(t *testing.T) {
 		if _, err := parseVars([]string{bad}); err == nil || exitCode(err) != exitUsage {
 			t.Errorf("parseVars(%q) = %v, want a usage error", bad, err)
 		}
+	}
+}
+
+func TestLoadVars(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "vars.env")
+	if err := os.WriteFile(file, []byte("# inputs\n\nstripe_key = 'sk_from_file'\nregion=\"eu west\"\nboth=file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"REELIER_VAR_token=from_env", "REELIER_VAR_both=env", "REELIER_VAR_today=x", "REELIER_VAR_bad-name=x", "OTHER=1"}
+	vars, err := loadVars([]string{"both=flag"}, []string{file}, environ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"token": "from_env", "stripe_key": "sk_from_file", "region": "eu west", "both": "flag"}
+	if fmt.Sprint(vars) != fmt.Sprint(want) {
+		t.Errorf("vars %v, want %v", vars, want)
+	}
+	for name, content := range map[string]string{"noeq": "just a line\n", "badname": "1x=2\n", "reserved": "today=2026-01-01\n"} {
+		bad := filepath.Join(dir, name)
+		if err := os.WriteFile(bad, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadVars(nil, []string{bad}, nil)
+		if err == nil || exitCode(err) != exitUsage || !strings.Contains(err.Error(), bad+":1:") {
+			t.Errorf("%s: %v, want a usage error naming %s:1", name, err, bad)
+		}
+	}
+	if _, err := loadVars(nil, []string{filepath.Join(dir, "missing")}, nil); err == nil || exitCode(err) != exitUsage {
+		t.Errorf("a missing --var-file: %v", err)
 	}
 }
