@@ -87,6 +87,10 @@ const (
 	HoleToday
 	// HoleTodayOffset is `{{today+Nd}}` or `{{today-Nd}}`.
 	HoleTodayOffset
+	// HoleMalformedDate is text that starts like a computed date and is
+	// not one (`{{today+3}}`, `{{today+3x}}`): a replay fails it rather
+	// than sending it as written.
+	HoleMalformedDate
 )
 
 // Hole is one `{{…}}` template hole inside a string leaf.

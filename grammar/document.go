@@ -108,12 +108,17 @@ func (p *docParser) frontmatter() int {
 	}
 	p.skill.Frontmatter = fm
 	for _, key := range []string{"name", "description"} {
-		if fm.Lookup(key) == nil {
-			code := CodeMissingName
-			if key == "description" {
-				code = CodeMissingDescription
-			}
+		code := CodeMissingName
+		if key == "description" {
+			code = CodeMissingDescription
+		}
+		switch e := fm.Lookup(key); {
+		case e == nil:
 			p.report(0, code, open, fmt.Sprintf(msgMissingKey, key))
+		case strings.TrimSpace(e.Value) == "":
+			// An empty value is a missing value: the spec requires both
+			// fields, and a run record cannot be named after nothing.
+			p.report(0, code, e.KeyRange, fmt.Sprintf(msgMissingKey, key))
 		}
 	}
 	return closing + 1

@@ -200,6 +200,14 @@ func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError)
 		return &ast.StatusAssert{Range: rng, Op: ast.Op(g.Status.Op.Value), OpRange: tok(g.Status.Op), Code: code, CodeRange: tok(g.Status.Code)}, nil
 	case g.Body != nil:
 		t := g.Body.Text
+		if i := strings.IndexAny(t.Value, "\r\n"); i >= 0 {
+			// One physical line per assert: a line break inside the text
+			// could smuggle a second bullet into a rewritten file.
+			shown := strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(src)
+			e := unknownAssert(shown, fmt.Errorf("the text of body contains must not hold a carriage return or a line break"))
+			e.at, e.end = t.Pos.Offset+i, len(src)
+			return nil, e
+		}
 		return &ast.BodyContainsAssert{Range: rng, Negated: g.Body.Not.Value != "", Text: t.Value[1 : len(t.Value)-1], TextRange: org.span(t.Pos.Offset+1, t.Pos.Offset+len(t.Value)-1)}, nil
 	}
 	j := g.JSON

@@ -78,6 +78,25 @@ func (c *exprCache) hole(inner string) *ast.Hole {
 // parseHole classifies the text between the braces, or returns nil when it
 // is not a hole.
 func parseHole(inner string) *ast.Hole {
+	h := parseWellFormedHole(inner)
+	if h == nil && looksLikeDate(inner) {
+		t := strings.TrimSpace(inner)
+		return &ast.Hole{Kind: ast.HoleMalformedDate, Name: "today", Written: t}
+	}
+	return h
+}
+
+// looksLikeDate reports text between braces that starts like a computed
+// date with an offset: `today`, blanks allowed, then + or -.
+func looksLikeDate(inner string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(inner), "today")
+	rest = strings.TrimLeft(rest, " \t")
+	return ok && rest != "" && (rest[0] == '+' || rest[0] == '-')
+}
+
+// parseWellFormedHole classifies a name or computed date hole, or returns
+// nil.
+func parseWellFormedHole(inner string) *ast.Hole {
 	g, err := holeParser.ParseString("", inner)
 	if err != nil || !isIdent(g.Name.Value) {
 		return nil

@@ -74,10 +74,11 @@ type stepHeader struct {
 	ok                   bool // false when the line only looks like a header
 }
 
-// looksLikeStepHeader reports whether a line starts `### Step <digit>`:
+// looksLikeStepHeader reports whether a line starts `### Step <digit>`,
+// after at most three spaces (a CommonMark heading's indentation):
 // such a line always opens a step, and is rejected if the rest is wrong.
 func looksLikeStepHeader(s string) bool {
-	rest, ok := strings.CutPrefix(s, "###")
+	rest, ok := strings.CutPrefix(s[headingIndent(s):], "###")
 	if !ok || rest == "" || !isBlank(rest[0]) {
 		return false
 	}
@@ -93,7 +94,7 @@ func looksLikeStepHeader(s string) bool {
 // parseStepHeader reads `### Step <N> — <Title>` (em dash or hyphen).
 func parseStepHeader(s string) stepHeader {
 	var h stepHeader
-	i := 3
+	i := headingIndent(s) + 3
 	for i < len(s) && isBlank(s[i]) {
 		i++
 	}
@@ -132,7 +133,18 @@ func parseStepHeader(s string) stepHeader {
 // isSectionHeading reports whether a line is a level-2 heading (`## X`),
 // which closes a step's field block.
 func isSectionHeading(s string) bool {
+	s = s[headingIndent(s):]
 	return len(s) > 2 && s[0] == '#' && s[1] == '#' && isBlank(s[2])
+}
+
+// headingIndent is how many spaces open a line before a heading's `#`:
+// CommonMark allows up to three (four make an indented code block).
+func headingIndent(s string) int {
+	n := 0
+	for n < len(s) && n < 3 && s[n] == ' ' {
+		n++
+	}
+	return n
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }

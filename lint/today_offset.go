@@ -11,14 +11,15 @@ const maxTodayOffset = 365
 
 var ruleTodayOffset = &Rule{
 	Name:            "today_offset",
-	Title:           "A computed date's day offset is outside 1 to 365",
+	Title:           "A computed date's day offset is outside 1 to 365, or the date is malformed",
 	Category:        CategoryCorrectness,
 	DefaultSeverity: ast.SeverityError,
 	Doc: "`{{today-Nd}}` and `{{today+Nd}}` resolve to the UTC date N days before or after the run, " + `
 for N from 1 to 365. Any other offset stops the replay at that step, just
 like an unbound variable. An offset of zero is written ` + "`{{today}}`" + `; an
 offset of more than a year has no computed form, and the date has to be a
-fixed literal or an input.`,
+fixed literal or an input. Text that starts like a computed date and is not one
+(` + "`{{today+3}}`" + `, ` + "`{{today - 7d}}`" + `) fails the step the same way.`,
 	FixDoc:  "An offset of zero is replaced with `{{today}}`.",
 	Example: exampleSkill("Bookings this week", `- action: list_bookings {"from": "{{today-0d}}", "to": "{{today+400d}}"}`),
 	Run:     runTodayOffset,
@@ -30,6 +31,11 @@ func runTodayOffset(p *Pass) {
 			continue
 		}
 		for _, h := range ast.Holes(st.Action.Args) {
+			if h.Kind == ast.HoleMalformedDate {
+				p.Report(ast.Diagnostic{Step: st.Number, Range: h.Range,
+					Message: fmt.Sprintf("%s is not a computed date: write {{today}}, {{today-Nd}} or {{today+Nd}} (N from 1 to %d); a replay fails this step", p.text(h.Range), maxTodayOffset)})
+				continue
+			}
 			if h.Kind != ast.HoleTodayOffset || h.Days != 0 && h.Days >= -maxTodayOffset && h.Days <= maxTodayOffset {
 				continue
 			}

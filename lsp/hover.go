@@ -132,6 +132,8 @@ func explainUse(doc *Document, u *use) string {
 // explainDate describes `{{today}}` and `{{today±Nd}}`.
 func explainDate(h *ast.Hole) string {
 	switch {
+	case h.Kind == ast.HoleMalformedDate:
+		return fmt.Sprintf("`{{%s}}` is not a computed date — write `{{today}}`, `{{today-Nd}}` or `{{today+Nd}}`; a replay fails this step.", h.Written)
 	case h.Kind == ast.HoleToday:
 		return "`{{today}}` — the run's date in UTC, as `YYYY-MM-DD`, computed once when the run starts."
 	case h.Days < 0:

@@ -132,6 +132,8 @@ func (f *filler) hole(b []byte, h *ast.Hole, written string) ([]byte, error) {
 	switch h.Kind {
 	case ast.HoleToday:
 		return f.today.AppendFormat(b, time.DateOnly), nil
+	case ast.HoleMalformedDate:
+		return b, fmt.Errorf("Malformed computed date var {{%s}} — the computed dates are {{today}}, {{today-Nd}} and {{today+Nd}}, with N from 1 to %d", h.Written, maxDateOffset)
 	case ast.HoleTodayOffset:
 		n := h.Days
 		if n < 0 {

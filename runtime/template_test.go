@@ -77,6 +77,8 @@ func TestFillErrors(t *testing.T) {
 		{`"{{today-0d}}"`, "Computed date var {{today-0d}} has an offset of 0 days — only 1-365 is supported"},
 		{`"{{today+366d}}"`, "Computed date var {{today+366d}} has an offset of 366 days — only 1-365 is supported"},
 		{`"{{today-400d}}"`, "Computed date var {{today-400d}} has an offset of 400 days — only 1-365 is supported"},
+		{`"from {{today+3}}"`, "Malformed computed date var {{today+3}} — the computed dates are {{today}}, {{today-Nd}} and {{today+Nd}}, with N from 1 to 365"},
+		{`"{{ today - 7d }}"`, "Malformed computed date var {{today - 7d}} — the computed dates are {{today}}, {{today-Nd}} and {{today+Nd}}, with N from 1 to 365"},
 	}
 	for _, tt := range tests {
 		_, err := f.fill(nil, args(t, tt.in))
