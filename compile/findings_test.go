@@ -3,11 +3,13 @@ package compile_test
 import (
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/agentskill"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -129,5 +131,24 @@ func TestFindings(t *testing.T) {
 				t.Logf("compiled skill:\n%s", src)
 			}
 		})
+	}
+}
+
+// TestAgentSkillNames: whatever the recording was called, the compiled
+// skill's name and description pass the Agent Skills constraints.
+func TestAgentSkillNames(t *testing.T) {
+	for _, name := range []string{"My Claude_Session!! <x>", "ÄÖÜ", strings.Repeat("long-name-", 20), "anthropic"} {
+		meta := `{"t":"meta","seq":0,"name":` + strconv.Quote(name) + `,"startedAt":"2026-07-18T14:02:00.000Z","wrapped":[]}` + "\n"
+		out, err := readAndCompile(meta+`{"t":"call","seq":1,"i":0,"ts":"s","tool":"get_x","args":{}}`+"\n", compile.Options{Source: "the <b>trace</b>.jsonl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.Skill.Name()
+		if p := agentskill.NameProblems(got); len(p) > 0 {
+			t.Errorf("%q compiled to the name %q: %v", name, got, p)
+		}
+		if p := agentskill.DescriptionProblems(out.Skill.Frontmatter.Lookup("description").Value); len(p) > 0 {
+			t.Errorf("%q: description %v", name, p)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/agentskill"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -80,19 +81,19 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 // name is the skill's name: the trace's, or the trace file's when the
 // trace gives none.
 func (c *compiler) name() string {
-	if n := oneLine(c.meta.Name); n != "" {
+	// The name is also the skill's Agent Skills name, which only lower-case
+	// letters, digits and single hyphens make (internal/agentskill).
+	if n := agentskill.Name(oneLine(c.meta.Name)); n != "" {
 		return n
 	}
-	base := oneLine(c.opts.Source)
-	base = strings.TrimSuffix(base, ".jsonl")
-	if base == "" {
-		return "compiled-skill"
+	if n := agentskill.Name(strings.TrimSuffix(oneLine(c.opts.Source), ".jsonl")); n != "" {
+		return n
 	}
-	return base
+	return "compiled-skill"
 }
 
 func (c *compiler) description(name string) string {
-	return fmt.Sprintf("Replays the %s recording: %s, compiled without an LLM", name, plural(len(c.steps), "step"))
+	return agentskill.Description(fmt.Sprintf("Replays the %s recording: %s, compiled without an LLM", name, plural(len(c.steps), "step")))
 }
 
 func (c *compiler) preamble(name string) string {

@@ -71,6 +71,7 @@ var registry = []*Rule{
 	ruleShadowedBind,
 	ruleReservedName,
 	ruleDuplicateTitle,
+	ruleAgentSkill,
 	ruleUndocumentedInput,
 }
 

@@ -1,0 +1,113 @@
+// Package agentskill holds the constraints the Agent Skills format
+// (agentskills.io) puts on a skill's name and description, as its
+// reference validator and Claude's platform apply them, so the linter and
+// the compiler check the same rules.
+package agentskill
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of the format.
+const (
+	MaxName        = 64
+	MaxDescription = 1024
+)
+
+// reservedWords may not appear in a name (Claude's platform refuses them).
+var reservedWords = []string{"anthropic", "claude"}
+
+var xmlTag = regexp.MustCompile(`<\s*/?\s*[A-Za-z][^<>]*>`)
+
+// NameProblems lists what is wrong with a skill name, or nothing. A name
+// is 1 to 64 characters of lower-case letters, digits and single hyphens,
+// neither starting nor ending with one; it holds no XML tag and none of
+// the reserved words.
+func NameProblems(name string) []string {
+	var out []string
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return []string{"the name is empty"}
+	case n > MaxName:
+		out = append(out, fmt.Sprintf("the name is %d characters long; at most %d", n, MaxName))
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			out = append(out, fmt.Sprintf("the name holds %q; only lower-case letters, digits and hyphens are allowed", r))
+			break
+		}
+	}
+	switch {
+	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+		out = append(out, "the name starts or ends with a hyphen")
+	case strings.Contains(name, "--"):
+		out = append(out, "the name holds two hyphens in a row")
+	}
+	if xmlTag.MatchString(name) {
+		out = append(out, "the name holds an XML tag")
+	}
+	for _, w := range reservedWords {
+		if strings.Contains(strings.ToLower(name), w) {
+			out = append(out, fmt.Sprintf("the name holds the reserved word %q", w))
+		}
+	}
+	return out
+}
+
+// DescriptionProblems lists what is wrong with a skill description, or
+// nothing: 1 to 1024 characters, no XML tag.
+func DescriptionProblems(desc string) []string {
+	var out []string
+	switch n := utf8.RuneCountInString(desc); {
+	case strings.TrimSpace(desc) == "":
+		return []string{"the description is empty"}
+	case n > MaxDescription:
+		out = append(out, fmt.Sprintf("the description is %d characters long; at most %d", n, MaxDescription))
+	}
+	if xmlTag.MatchString(desc) {
+		out = append(out, "the description holds an XML tag")
+	}
+	return out
+}
+
+// Name turns any text into a name the format accepts: lower case, every
+// run of other characters one hyphen, reserved words replaced by "agent",
+// at most 64 characters, no hyphen at either end. It returns "" when
+// nothing usable is left.
+func Name(s string) string {
+	s = strings.ToLower(s)
+	for _, w := range reservedWords {
+		s = strings.ReplaceAll(s, w, "agent")
+	}
+	var b strings.Builder
+	hyphen := false
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+			continue
+		}
+		hyphen = true
+	}
+	out := b.String()
+	if len(out) > MaxName {
+		out = strings.TrimRight(out[:MaxName], "-")
+	}
+	return out
+}
+
+// Description cuts a description to the format's limit and takes out
+// anything that reads as an XML tag.
+func Description(s string) string {
+	s = xmlTag.ReplaceAllString(s, "")
+	if utf8.RuneCountInString(s) > MaxDescription {
+		s = string([]rune(s)[:MaxDescription-1]) + "…"
+	}
+	return strings.TrimSpace(s)
+}
