@@ -69,3 +69,38 @@ func (p *docParser) headings(start, end int) (map[int]bool, []ast.Heading) {
 	}
 	return lines, heads
 }
+
+// HasStepHeader reports whether src holds a Reelier step header — a whole
+// `### Step N — Title` heading outside code blocks. A SKILL.md without
+// one is an ordinary Agent Skill: instructions for an agent, with nothing
+// for Reelier to replay (its own "### Step 1: Unpack" headings included).
+func HasStepHeader(src []byte) bool {
+	isHeader := func(line string) bool { return looksLikeStepHeader(line) && parseStepHeader(line).ok }
+	found := false
+	for line := range strings.SplitSeq(string(src), "\n") {
+		if isHeader(strings.TrimRight(line, "\r")) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return false
+	}
+	doc := markdown.Parse(text.NewReader(src))
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*gast.Heading)
+		if !ok || h.Lines().Len() == 0 {
+			continue
+		}
+		seg := h.Lines().At(0)
+		start := seg.Start
+		for start > 0 && src[start-1] != '\n' {
+			start--
+		}
+		end := seg.Stop
+		if isHeader(strings.TrimRight(string(src[start:end]), "\r\n")) {
+			return true
+		}
+	}
+	return false
+}

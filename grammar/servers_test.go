@@ -250,3 +250,18 @@ func FuzzServersSection(f *testing.F) {
 		}
 	})
 }
+
+func TestHasStepHeader(t *testing.T) {
+	for src, want := range map[string]bool{
+		"---\nname: a\n---\n\n### Step 1 — Go\n":                      true,
+		"---\nname: a\n---\n\n   ### Step 2 — Indented\n":             true,
+		"---\nname: a\n---\n\n# Docs\n\n## Overview\n":                false,
+		"---\nname: a\n---\n\n```\n### Step 1 — In a fence\n```\n":    false,
+		"---\nname: a\n---\n\n    ### Step 1 — Four spaces is code\n": false,
+		"": false,
+	} {
+		if got := grammar.HasStepHeader([]byte(src)); got != want {
+			t.Errorf("HasStepHeader(%q) = %v, want %v", src, got, want)
+		}
+	}
+}

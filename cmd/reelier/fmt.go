@@ -86,7 +86,7 @@ type formatter struct {
 	badInput, differs bool
 }
 
-func (f *formatter) walk(root string) { walkSkills(root, f.file, f.fail) }
+func (f *formatter) walk(root string) { walkSkills(root, f.file, nil, f.fail) }
 
 func (f *formatter) fail(err error) {
 	fmt.Fprintln(f.errw, "reelier fmt:", err)

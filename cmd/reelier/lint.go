@@ -51,6 +51,7 @@ Examples:
 type lintOptions struct {
 	paths           []string
 	fix             bool
+	verbose         bool
 	format          string
 	enable, disable []string
 	config          string
@@ -69,6 +70,7 @@ func newLintCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.fix, "fix", false, "apply suggested fixes and rewrite the files in canonical form")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "also list the SKILL.md files a folder walk passed over because they have no Reelier steps")
 	f.StringVar(&opts.format, "format", lint.FormatText, "output format: "+strings.Join(lint.Formats, ", "))
 	f.StringSliceVar(&opts.enable, "enable", nil, "run this rule (repeatable; \"all\" for every rule)")
 	f.StringSliceVar(&opts.disable, "disable", nil, "do not run this rule (repeatable; \"all\" for every rule)")
@@ -155,7 +157,14 @@ func (l *lintSession) walk(root string) {
 		l.file(root)
 		return
 	}
-	walkSkills(root, l.file, l.fail)
+	walkSkills(root, l.file, l.other, l.fail)
+}
+
+// other notes, with -v, an Agent Skill the walk passed over.
+func (l *lintSession) other(path string) {
+	if l.opts.verbose {
+		fmt.Fprintf(l.errw, "%s: not a replayable skill (no Reelier steps), left alone\n", path)
+	}
 }
 
 func (l *lintSession) fail(err error) {

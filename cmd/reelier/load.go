@@ -49,10 +49,13 @@ func printDiagnostics(w io.Writer, diags ast.Diagnostics) {
 	}
 }
 
-// walkSkills calls visit for root when it is a file, or for every
-// *.skill.md file under root when it is a directory; problems reaching a
-// path go to fail, and the walk goes on.
-func walkSkills(root string, visit func(path string), fail func(error)) {
+// walkSkills calls visit for root when it is a file, or for every skill
+// file under root when it is a directory: every *.skill.md, and every
+// SKILL.md (an Agent Skills folder) that holds Reelier steps. A SKILL.md
+// without steps is an ordinary Agent Skill, left alone: other, when not
+// nil, is told about it. Problems reaching a path go to fail, and the walk
+// goes on.
+func walkSkills(root string, visit, other func(path string), fail func(error)) {
 	info, err := os.Stat(root)
 	if err != nil {
 		fail(err)
@@ -67,8 +70,20 @@ func walkSkills(root string, visit func(path string), fail func(error)) {
 			fail(err)
 			return nil
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".skill.md") {
+		switch {
+		case d.IsDir():
+		case strings.HasSuffix(d.Name(), ".skill.md"):
 			visit(path)
+		case d.Name() == "SKILL.md":
+			src, err := os.ReadFile(path)
+			switch {
+			case err != nil:
+				fail(err)
+			case grammar.HasStepHeader(src):
+				visit(path)
+			case other != nil:
+				other(path)
+			}
 		}
 		return nil
 	})
@@ -76,3 +91,14 @@ func walkSkills(root string, visit func(path string), fail func(error)) {
 		fail(err)
 	}
 }
+
+// notReplayable is the refusal for a file with no Reelier steps, such as
+// an ordinary Agent Skill.
+func notReplayable(path string) error {
+	return usageErrorf("%s is not a replayable skill: it has no '### Step N — Title' step (an ordinary Agent Skill, instructions for an agent); there is nothing for reelier to replay", path)
+}
+
+// isAgentSkillFile reports a file named as an Agent Skill's (SKILL.md),
+// which may hold no Reelier steps at all; a *.skill.md is always meant as
+// a Reelier skill, so its problems are reported as they are.
+func isAgentSkillFile(path string) bool { return filepath.Base(path) == "SKILL.md" }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/reelier/reelier/grammar"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
@@ -89,6 +90,11 @@ func parseRun(cmd *cobra.Command, opts parseOptions) error {
 	out := cmd.OutOrStdout()
 	failed := l.diags.HasErrors()
 	if !opts.json {
+		if failed && isAgentSkillFile(l.path) && !grammar.HasStepHeader(l.src) {
+			// An ordinary Agent Skill: its own frontmatter and body are
+			// not errors of a Reelier skill; say what it is instead.
+			return notReplayable(l.path)
+		}
 		printDiagnostics(cmd.ErrOrStderr(), l.diags)
 		if failed {
 			return silentExit(exitUsage)

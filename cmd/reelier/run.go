@@ -257,6 +257,9 @@ func loadSkills(cmd *cobra.Command, paths []string) ([]*loadedSkill, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l.diags.HasErrors() && isAgentSkillFile(l.path) && !grammar.HasStepHeader(l.src) {
+			return nil, notReplayable(l.path)
+		}
 		printDiagnostics(cmd.ErrOrStderr(), l.diags)
 		bad = bad || l.diags.HasErrors()
 		skills = append(skills, l)
