@@ -98,8 +98,48 @@ func (c *compiler) description(name string) string {
 
 func (c *compiler) preamble(name string) string {
 	started := oneLine(c.meta.StartedAt)
-	return fmt.Sprintf("\n# %s\n\nCompiled by `reelier compile` from %s (recorded %s). Every value a step takes from an earlier result is a bind; everything the compiler would not guess is listed under Open questions — read them before you trust a replay.\n\n%s\n\n%s## Steps\n\n",
-		name, oneLine(c.opts.Source), started, c.inputsLine(), c.servers())
+	return fmt.Sprintf("\n# %s\n\nCompiled by `reelier compile` from %s (recorded %s). Every value a step takes from an earlier result is a bind; everything the compiler would not guess is listed under Open questions — read them before you trust a replay.\n\n%s\n\n%s\n\n%s## Steps\n\n",
+		name, oneLine(c.opts.Source), started, c.forAgents(), c.inputsLine(), c.servers())
+}
+
+// forAgents is the paragraph an agent reads when it loads the skill as an
+// Agent Skill: the steps below are a program to replay, how to replay it,
+// and what a failure means.
+func (c *compiler) forAgents() string {
+	var writes, destructive []int
+	for _, st := range c.steps {
+		switch st.class.Effect {
+		case ast.EffectIdempotentWrite:
+			writes = append(writes, st.n)
+		case ast.EffectDestructive:
+			destructive = append(destructive, st.n)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("For an agent: do not perform these steps by hand. Replay them with `reelier run` on this file, which makes the same tool calls with no model involved and checks every result")
+	if len(c.meta.Servers) > 0 {
+		b.WriteString(" (the first time, `--servers-from-skill` starts the servers listed under Servers once the user trusts them; `--wrap` starts others)")
+	}
+	switch {
+	case len(destructive) > 0:
+		fmt.Fprintf(&b, "; it runs %s only with `--yes`", stepWord2(destructive))
+		if len(writes) > 0 {
+			fmt.Fprintf(&b, " and %s with `--allow-writes`", stepWord2(writes))
+		}
+		b.WriteString(", so ask before passing either")
+	case len(writes) > 0:
+		fmt.Fprintf(&b, "; it runs %s only with `--allow-writes`, so ask before passing it", stepWord2(writes))
+	}
+	b.WriteString(". A failed replay means the world drifted from the recording: report the step and its failure rather than working around it.")
+	return b.String()
+}
+
+// stepWord2 renders "step 3" or "steps 2, 4 and 5".
+func stepWord2(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("step %d", ns[0])
+	}
+	return "steps " + stepList(ns)
 }
 
 // inputsLine documents the skill's inputs: the values the recording
