@@ -124,9 +124,10 @@ func (c *compiler) forAgents() string {
 	case len(destructive) > 0:
 		fmt.Fprintf(&b, "; it runs %s only with `--yes`", stepWord2(destructive))
 		if len(writes) > 0 {
-			fmt.Fprintf(&b, " and %s with `--allow-writes`", stepWord2(writes))
+			fmt.Fprintf(&b, " and %s with `--allow-writes`, so ask before passing either", stepWord2(writes))
+		} else {
+			b.WriteString(", so ask before passing it")
 		}
-		b.WriteString(", so ask before passing either")
 	case len(writes) > 0:
 		fmt.Fprintf(&b, "; it runs %s only with `--allow-writes`, so ask before passing it", stepWord2(writes))
 	}
