@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/lint"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -17,7 +18,14 @@ const source = "reelier"
 
 // Diagnostics returns the document's parse and lint findings as protocol
 // diagnostics, in file order.
+//
+// A SKILL.md without Reelier steps is an ordinary Agent Skill — Markdown
+// instructions for an agent — and gets no diagnostics: its headings are
+// not malformed steps.
 func Diagnostics(doc *Document) []protocol.Diagnostic {
+	if filepath.Base(doc.Path()) == "SKILL.md" && !grammar.HasStepHeader([]byte(doc.Text())) {
+		return []protocol.Diagnostic{}
+	}
 	findings := doc.Findings()
 	out := make([]protocol.Diagnostic, len(findings))
 	for i, f := range findings {

@@ -258,13 +258,17 @@ func applyEdits(text string, edits []protocol.TextEdit) string {
 
 // TestOnlySkillsGetDiagnostics: a Markdown file that is not a skill, as a
 // generic client attached to every Markdown file sends, gets an empty
-// diagnostics list.
+// diagnostics list; so does a SKILL.md with no Reelier step (an ordinary
+// Agent Skill), while a SKILL.md with a step is checked.
 func TestOnlySkillsGetDiagnostics(t *testing.T) {
 	c := newClient(t, testdataRoot(t))
 	if _, p := c.open("README.md", "# Just notes\n"); len(p.Diagnostics) != 0 {
 		t.Errorf("README.md: %v", p.Diagnostics)
 	}
-	if _, p := c.open("fetch/SKILL.md", "# Not yet a skill\n"); len(p.Diagnostics) == 0 {
-		t.Error("SKILL.md got no diagnostics")
+	if _, p := c.open("notes/SKILL.md", "---\nname: notes\n---\n\n# Instructions for an agent\n"); len(p.Diagnostics) != 0 {
+		t.Errorf("an ordinary Agent Skill got diagnostics: %v", p.Diagnostics)
+	}
+	if _, p := c.open("fetch/SKILL.md", "---\nname: fetch\ndescription: x\n---\n\n### Step 1 — Fetch\n- intent: Fetch\n"); len(p.Diagnostics) == 0 {
+		t.Error("a Reelier SKILL.md with missing fields got no diagnostics")
 	}
 }
