@@ -43,8 +43,10 @@ the {{today±Nd}} form that would fit), literals several calls repeat, and
 more. Read them before you trust a replay; "reelier calibrate" then
 measures which checks change from run to run.
 
-The skill is written to -o, or to <trace name>.skill.md in the current
-directory. An existing file is never replaced without --force, and the
+The skill is written to -o, or with --skills-dir DIR as an Agent Skill,
+DIR/<name>/SKILL.md (so a skills folder an agent already loads, such as
+.claude/skills, can hold it), or else to <trace name>.skill.md in the
+current directory. An existing file is never replaced without --force, and the
 file is written atomically. --json prints the summary as JSON.
 
 Exit status: 0 when the skill was written; 2 for usage errors, a trace
@@ -55,19 +57,21 @@ Examples:
   reelier compile .reelier/traces/weekly-bookings-1.jsonl
   reelier compile trace.jsonl -o skills/weekly.skill.md
   reelier compile trace.jsonl -o skills/weekly.skill.md --force
+  reelier compile trace.jsonl --skills-dir .claude/skills
   reelier compile trace.jsonl --json | jq '.openQuestions[].text'`
 
 type compileOptions struct {
-	trace  string
-	output string
-	force  bool
-	json   bool
+	trace     string
+	output    string
+	skillsDir string
+	force     bool
+	json      bool
 }
 
 func newCompileCmd() *cobra.Command {
 	var opts compileOptions
 	cmd := &cobra.Command{
-		Use:   "compile TRACE [-o FILE] [--force] [--json]",
+		Use:   "compile TRACE [-o FILE | --skills-dir DIR] [--force] [--json]",
 		Short: "Turn a recorded trace into a skill, deterministically",
 		Long:  compileLong,
 		Args:  cobra.ExactArgs(1),
@@ -78,6 +82,7 @@ func newCompileCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.output, "output", "o", "", "write the skill to `FILE` (default <trace name>.skill.md)")
+	f.StringVar(&opts.skillsDir, "skills-dir", "", "write the skill as an Agent Skill: `DIR`/<name>/SKILL.md, e.g. --skills-dir .claude/skills")
 	f.BoolVar(&opts.force, "force", false, "replace the output file if it exists")
 	f.BoolVar(&opts.json, "json", false, "print the summary as JSON")
 	return cmd
@@ -92,7 +97,17 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	}
 	summary := x.Summary()
 	out := opts.output
-	if out == "" {
+	switch {
+	case out != "" && opts.skillsDir != "":
+		return usageErrorf("-o and --skills-dir cannot be used together: --skills-dir names the file itself (DIR/<name>/SKILL.md)")
+	case opts.skillsDir != "":
+		// The folder is the skill's name, which the compiler makes a
+		// valid Agent Skills name, so the folder and name agree.
+		out = filepath.Join(opts.skillsDir, summary.Name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return usageErrorf("%v", err)
+		}
+	case out == "":
 		out = defaultSkillPath(x.Meta().Name, opts.trace)
 	}
 	if err := checkOverwrite(out, opts.force); err != nil {

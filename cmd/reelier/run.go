@@ -247,9 +247,42 @@ func isIdentifier(s string) bool {
 	return s != ""
 }
 
+// expandSkillPaths replaces each folder among paths by the skills under it
+// (every *.skill.md, and every SKILL.md with Reelier steps), in walk
+// order; a folder with none is a usage error.
+func expandSkillPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if p == "-" || err != nil || !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		var walkErr error
+		walkSkills(p, func(path string) { found = append(found, path) }, nil, func(err error) {
+			if walkErr == nil {
+				walkErr = err
+			}
+		})
+		if walkErr != nil {
+			return nil, usageErrorf("%v", walkErr)
+		}
+		if len(found) == 0 {
+			return nil, usageErrorf("%s holds no skill to replay (no *.skill.md, and no SKILL.md with Reelier steps)", p)
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
 // loadSkills reads and parses every skill. Diagnostics are printed; any
 // error means nothing runs (exit 2).
 func loadSkills(cmd *cobra.Command, paths []string) ([]*loadedSkill, error) {
+	paths, err := expandSkillPaths(paths)
+	if err != nil {
+		return nil, err
+	}
 	var skills []*loadedSkill
 	bad := false
 	for _, p := range paths {
