@@ -66,7 +66,7 @@ const (
 var toolFindSkill = &mcp.Tool{
 	Name:  "reelier_find_skill",
 	Title: "Find an existing skill for a task",
-	Description: "Before redoing a repeatable API or MCP task, look for a skill that already does it: the .skill.md files in the working directory " +
+	Description: "Before redoing a repeatable API or MCP task, look for a skill that already does it: the skill files (*.skill.md, and SKILL.md with Reelier steps) in the working directory " +
 		"are ranked against the task description by the words they share — in the skill's name (weight 3), description (2), tool names and URL hosts and paths (2), " +
 		"and step titles and intents (1.5) — weighted by how rare each word is among the skills. Plain lexical matching, deterministic; each result says which words matched where " +
 		"and carries the verdict of its last recorded run. An empty list means no skill shares a word with the task: do the task, then reelier_from_session can make one.",
@@ -106,6 +106,9 @@ func (s *Server) findSkill(_ context.Context, _ *mcp.CallToolRequest, in FindSki
 		src, err := s.work.readFile(p)
 		if err != nil {
 			out.Unparseable = append(out.Unparseable, s.display(p)+": "+err.Error())
+			continue
+		}
+		if agentSkillOnly(p, src) {
 			continue
 		}
 		sk, diags := grammar.Parse(s.display(p), src)

@@ -104,3 +104,31 @@ func TestFindSkillLastRun(t *testing.T) {
 		t.Errorf("after a run: %+v", lr)
 	}
 }
+
+// TestFindSkillAgentSkillsFolder: a SKILL.md with Reelier steps is a skill
+// to find and lint; an ordinary Agent Skill beside it is passed over.
+func TestFindSkillAgentSkillsFolder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".claude/skills/weekly-bookings/SKILL.md", "---\nname: weekly-bookings\ndescription: List this week's bookings for the hotel\n---\n\n### Step 1 — List bookings\n- intent: List this week's bookings\n- action: http.get {\"url\": \"https://api.example.test/bookings\"}\n- assert: status == 200\n- effect: read\n")
+	write(".claude/skills/docx/SKILL.md", "---\nname: docx\ndescription: Bookings in Word documents\n---\n\n# Word documents\n\n### Step 1: Unpack\n")
+	cs := connect(t, Options{Dir: dir})
+	var out FindSkillOutput
+	decode(t, call(t, cs, "reelier_find_skill", `{"task": "list this week's bookings"}`), &out)
+	if out.Searched != 1 || len(out.Skills) != 1 || out.Skills[0].Name != "weekly-bookings" || len(out.Unparseable) != 0 {
+		t.Errorf("find: %+v", out)
+	}
+	var lint LintOutput
+	decode(t, call(t, cs, "reelier_lint", `{"path": ".claude/skills"}`), &lint)
+	if lint.Files != 1 || lint.Errors != 0 {
+		t.Errorf("lint: %+v", lint)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/lint"
 )
 
@@ -63,12 +64,16 @@ func (s *Server) lint(_ context.Context, _ *mcp.CallToolRequest, in LintInput) (
 	if err != nil {
 		return nil, LintOutput{}, fmt.Errorf("path %q: %w", in.Path, err)
 	}
-	out := LintOutput{Files: len(files), Diagnostics: []LintDiagnostic{}}
+	out := LintOutput{Diagnostics: []LintDiagnostic{}}
 	for _, p := range files {
 		src, err := readIn(s.work, "path", s.display(p), p)
 		if err != nil {
 			return nil, LintOutput{}, err
 		}
+		if agentSkillOnly(p, src) && len(files) > 1 {
+			continue
+		}
+		out.Files++
 		for _, d := range driver.Run(lint.ParseFile(s.display(p), src)) {
 			out.add(d)
 		}
@@ -129,12 +134,20 @@ func skillFiles(root string) ([]string, error) {
 			return err
 		case d.IsDir() && p != root && skipDir(d.Name()):
 			return fs.SkipDir
-		case !d.IsDir() && strings.HasSuffix(d.Name(), ".skill.md"):
+		case !d.IsDir() && (strings.HasSuffix(d.Name(), ".skill.md") || d.Name() == "SKILL.md"):
+			// A SKILL.md may be an ordinary Agent Skill: the reader
+			// passes over one without Reelier steps (agentSkillOnly).
 			files = append(files, p)
 		}
 		return nil
 	})
 	return files, err
+}
+
+// agentSkillOnly reports a SKILL.md without Reelier steps: an ordinary
+// Agent Skill, which a folder walk passes over.
+func agentSkillOnly(path string, src []byte) bool {
+	return filepath.Base(path) == "SKILL.md" && !grammar.HasStepHeader(src)
 }
 
 // skipDir reports whether a folder never holds skills worth reading.
