@@ -93,7 +93,7 @@ func (c *compiler) name() string {
 }
 
 func (c *compiler) description(name string) string {
-	return agentskill.Description(fmt.Sprintf("Replays the %s recording: %s, compiled without an LLM", name, plural(len(c.steps), "step")))
+	return agentskill.Description(fmt.Sprintf("Replays the %s recording (%s), compiled without an LLM", name, plural(len(c.steps), "step")))
 }
 
 func (c *compiler) preamble(name string) string {

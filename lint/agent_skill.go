@@ -19,8 +19,11 @@ var ruleAgentSkill = &Rule{
 description. The format allows a name of 1 to 64 lower-case letters, digits
 and single hyphens (not at either end), equal to the skill's folder name
 when the file is ` + "`SKILL.md`" + `, without an XML tag or the words "anthropic" or
-"claude"; and a description of 1 to 1024 characters without an XML tag. A
-skill that breaks them still replays, but an agent will not load it.`,
+"claude"; and a description of 1 to 1024 characters without an XML tag. Tools of
+the format read the frontmatter as YAML, so a value must also read there
+as the plain text it is: ` + "`description: Replays it: 3 steps`" + ` is a YAML
+error (": " opens a nested map). A skill that breaks them still replays,
+but an agent will not load it.`,
 	FixDoc: "The fix replaces an invalid name with one the format accepts (lower case, hyphens for anything else).",
 	Example: `---
 name: Weekly_Bookings
@@ -49,6 +52,13 @@ func runAgentSkill(p *Pass) {
 		if p.File != nil && filepath.Base(p.File.Name) == "SKILL.md" {
 			if dir := filepath.Base(filepath.Dir(p.File.Name)); dir != "." && dir != e.Value {
 				p.Reportf(0, e.ValueRange, "%s differs from the skill's folder %s; an Agent Skill's name is its folder's", quoted(e.Value), quoted(dir))
+			}
+		}
+	}
+	for _, key := range []string{"name", "description"} {
+		if e := fm.Lookup(key); e != nil && e.Value != "" {
+			if problems := agentskill.PlainProblems(e.Value); len(problems) > 0 {
+				p.Reportf(0, e.ValueRange, "the %s does not read as plain text in YAML, as Agent Skills tools parse it: %s", key, strings.Join(problems, "; "))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,13 @@ var reservedWords = []string{"anthropic", "claude"}
 
 var xmlTag = regexp.MustCompile(`<\s*/?\s*[A-Za-z][^<>]*>`)
 
+// nameRune reports a character a name may hold: a letter that is not
+// upper case (so "zürich" and CJK names pass, as the reference validator
+// lets i18n names pass), a digit, or a hyphen.
+func nameRune(r rune) bool {
+	return r == '-' || unicode.IsDigit(r) || unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsTitle(r)
+}
+
 // NameProblems lists what is wrong with a skill name, or nothing. A name
 // is 1 to 64 characters of lower-case letters, digits and single hyphens,
 // neither starting nor ending with one; it holds no XML tag and none of
@@ -35,7 +43,7 @@ func NameProblems(name string) []string {
 		out = append(out, fmt.Sprintf("the name is %d characters long; at most %d", n, MaxName))
 	}
 	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+		if !nameRune(r) {
 			out = append(out, fmt.Sprintf("the name holds %q; only lower-case letters, digits and hyphens are allowed", r))
 			break
 		}
@@ -85,7 +93,7 @@ func Name(s string) string {
 	var b strings.Builder
 	hyphen := false
 	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+		if r != '-' && nameRune(r) {
 			if hyphen && b.Len() > 0 {
 				b.WriteByte('-')
 			}
@@ -96,16 +104,44 @@ func Name(s string) string {
 		hyphen = true
 	}
 	out := b.String()
-	if len(out) > MaxName {
-		out = strings.TrimRight(out[:MaxName], "-")
+	if utf8.RuneCountInString(out) > MaxName {
+		out = strings.TrimRight(string([]rune(out)[:MaxName]), "-")
 	}
 	return out
 }
 
-// Description cuts a description to the format's limit and takes out
-// anything that reads as an XML tag.
+// PlainProblems lists what keeps a frontmatter value from reading, in
+// YAML, as the plain string it is written as (validators of the format
+// parse the frontmatter as YAML): ": " makes a nested map, " #" starts a
+// comment, a leading indicator character starts another kind of node, and
+// a trailing ":" a key.
+func PlainProblems(v string) []string {
+	var out []string
+	if strings.Contains(v, ": ") || strings.HasSuffix(v, ":") {
+		out = append(out, `it holds ": " (or ends with ":"), which YAML reads as a nested map — quote the value or reword it`)
+	}
+	if strings.Contains(v, " #") || strings.Contains(v, "\t#") {
+		out = append(out, `it holds " #", which YAML reads as the start of a comment`)
+	}
+	if v != "" && strings.ContainsRune(yamlIndicators, rune(v[0])) {
+		out = append(out, fmt.Sprintf("it starts with %q, which YAML reads as something other than plain text", v[0]))
+	}
+	return out
+}
+
+// yamlIndicators are the characters that may not start a YAML plain
+// scalar.
+const yamlIndicators = "-?:,[]{}#&*!|>'\"%@`"
+
+// Description cuts a description to the format's limit, takes out anything
+// that reads as an XML tag, and rewrites what YAML would not read as plain
+// text (": " becomes " — ", " #" becomes " ").
 func Description(s string) string {
 	s = xmlTag.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, ": ", " — ")
+	s = strings.ReplaceAll(s, " #", " ")
+	s = strings.TrimRight(s, ":")
+	s = strings.TrimLeft(s, yamlIndicators+" ")
 	if utf8.RuneCountInString(s) > MaxDescription {
 		s = string([]rune(s)[:MaxDescription-1]) + "…"
 	}

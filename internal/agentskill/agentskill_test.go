@@ -24,6 +24,8 @@ func TestNameProblems(t *testing.T) {
 		{"claude-helper", true},
 		{"my-anthropic-tool", true},
 		{"a<b>", true},
+		{"zürich-wetter", false},
+		{"Zürich", true},
 	}
 	for _, tt := range tests {
 		if got := NameProblems(tt.name); (len(got) > 0) != tt.bad {
@@ -38,7 +40,7 @@ func TestName(t *testing.T) {
 		"memory_onboard--customer": "memory-onboard-customer",
 		"  -- ":                    "",
 		"Claude session 2f8e":      "agent-session-2f8e",
-		"café-menü":                "caf-men",
+		"café-menü":                "café-menü",
 		strings.Repeat("ab-", 40):  strings.TrimRight(strings.Repeat("ab-", 40)[:64], "-"),
 		"../../etc/passwd":         "etc-passwd",
 	} {
@@ -62,5 +64,26 @@ func TestDescription(t *testing.T) {
 	}
 	if len(DescriptionProblems("")) == 0 || len(DescriptionProblems(strings.Repeat("y", 1025))) == 0 {
 		t.Error("an empty or too long description passes")
+	}
+}
+
+func TestPlainProblems(t *testing.T) {
+	for v, bad := range map[string]bool{
+		"Replays the weekly recording (3 steps), compiled without an LLM": false,
+		"Replays the weekly recording: 3 steps":                           true,
+		"ends with a colon:":                                              true,
+		"a #hashtag":                                                      true,
+		"- a list":                                                        true,
+		"\"quoted\"":                                                      true,
+		"weekly-bookings":                                                 false,
+		"C#":                                                              false,
+		"time 10:30":                                                      false,
+	} {
+		if got := PlainProblems(v); (len(got) > 0) != bad {
+			t.Errorf("PlainProblems(%q) = %q; want bad=%v", v, got, bad)
+		}
+		if d := Description(v); len(PlainProblems(d)) > 0 {
+			t.Errorf("Description(%q) = %q still has %v", v, d, PlainProblems(d))
+		}
 	}
 }
