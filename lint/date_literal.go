@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -18,12 +19,14 @@ an ever more distant past. When the date was meant relative to the run, write
 it as a computed date: ` + "`{{today}}`, `{{today-7d}}`, `{{today+30d}}`" + ` (1 to 365 days).
 
 The rule finds ` + "`YYYY-MM-DD`" + ` dates in string arguments (also inside URLs and
-before a ` + "`T…`" + ` time) and says how far they lie from today. A date that
+before a ` + "`T…`" + ` time); its fix says how far each lies from today. A date
+inside text, such as "signed up 2026-07-10", is a recorded fact: it is
+reported, never rewritten. A date that
 is date-shaped but does not exist on the calendar (` + "`2026-02-30`" + `) is
 reported as such. When a date really is fixed — a birthday, a launch day —
 silence the finding with ` + "`<!-- reelier:ignore date_literal -->`" + ` on the line
 above.`,
-	FixDoc: "When the date lies within 365 days of today, the fix replaces it with the computed date that resolves to it today; a time after the date is kept.",
+	FixDoc: "When the string is the date itself (alone, before a time, or inside a URL or path) and the date lies within 365 days of today, the fix replaces it with the computed date that resolves to it today; a time after the date is kept. A date inside text (a string with spaces) is reported but never rewritten, and the message never depends on today's date.",
 	Example: exampleSkill("Bookings this week",
 		`- action: list_bookings {"from": "2026-07-10", "to": "2026-07-17T23:59:59Z", "since": "2026-02-30"}`),
 	Run: runDateLiteral,
@@ -37,13 +40,22 @@ func runDateLiteral(p *Pass) {
 		ast.Walk(st.Action.Args, func(v ast.Value) bool {
 			if s, ok := v.(*ast.String); ok {
 				start, end, _ := p.stringInner(s)
-				for _, at := range findDates(p.Src[start:end]) {
-					reportDate(p, st.Number, start+at)
+				inner := p.Src[start:end]
+				prose := inProse(inner)
+				for _, at := range findDates(inner) {
+					reportDate(p, st.Number, start+at, prose)
 				}
 			}
 			return true
 		})
 	}
+}
+
+// inProse reports whether a string argument (its source text between the
+// quotes) reads as text rather than as one value: it holds a space, a tab or
+// an escaped line break. A date, a timestamp, a URL or a path is one value.
+func inProse(inner []byte) bool {
+	return bytes.ContainsAny(inner, " \t") || bytes.Contains(inner, []byte(`\n`)) || bytes.Contains(inner, []byte(`\t`))
 }
 
 // findDates returns the offsets of YYYY-MM-DD shapes in b (month 01-12,
@@ -77,7 +89,12 @@ func dateShape(b []byte) bool {
 	return m >= 1 && m <= 12 && d >= 1 && d <= 31
 }
 
-func reportDate(p *Pass, step, off int) {
+// reportDate reports the date at off. The message names only the date, so
+// it reads the same on every day the linter runs (baselines and SARIF
+// fingerprints stay stable); how far the date lies from today goes into the
+// fix title. A date inside prose gets no fix: "signed up 2026-11-30" is a
+// recorded fact, and turning it into {{today-2d}} would move it every day.
+func reportDate(p *Pass, step, off int, prose bool) {
 	lit := string(p.Src[off : off+10])
 	rng := p.span(off, off+10)
 	date, err := time.Parse(time.DateOnly, lit)
@@ -85,21 +102,22 @@ func reportDate(p *Pass, step, off int) {
 		p.Reportf(step, rng, "%s is date-shaped but is not a real calendar date", lit)
 		return
 	}
-	days := int(date.Sub(p.Today).Hours() / 24)
-	today := p.Today.Format(time.DateOnly)
 	d := ast.Diagnostic{Step: step, Range: rng}
-	switch {
-	case abs(days) > maxTodayOffset:
-		d.Message = fmt.Sprintf("literal date %s is %s today (%s); if it should move with the run, no computed date reaches that far", lit, distance(days), today)
+	if prose {
+		d.Message = fmt.Sprintf("literal date %s inside text stays the same on every run; if it should move with the run, write it as a computed date ({{today}}, {{today-Nd}} or {{today+Nd}})", lit)
 		p.Report(d)
 		return
-	case days == 0:
-		d.Message = fmt.Sprintf("literal date %s is today; write {{today}} if it should move with the run", lit)
-	default:
-		d.Message = fmt.Sprintf("literal date %s is %s today (%s); write {{%s}} if it should move with the run", lit, distance(days), today, computedDate(days))
 	}
-	repl := "{{" + computedDate(days) + "}}"
-	d.Fixes = fix("Use "+repl, replace(rng, repl))
+	d.Message = fmt.Sprintf("literal date %s stays the same on every run; if it should move with the run, write it as a computed date ({{today}}, {{today-Nd}} or {{today+Nd}})", lit)
+	days := int(date.Sub(p.Today).Hours() / 24)
+	if abs(days) <= maxTodayOffset {
+		repl := "{{" + computedDate(days) + "}}"
+		title := fmt.Sprintf("Use %s (%s is today)", repl, lit)
+		if days != 0 {
+			title = fmt.Sprintf("Use %s (%s is %s today, %s)", repl, lit, distance(days), p.Today.Format(time.DateOnly))
+		}
+		d.Fixes = fix(title, replace(rng, repl))
+	}
 	p.Report(d)
 }
 

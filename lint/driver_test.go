@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reelier/reelier/ast"
 )
@@ -319,6 +320,48 @@ func TestSuggest(t *testing.T) {
 	for in, want := range tests {
 		if got := suggest(in, cands); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDateLiteralStableAcrossDays lints one skill as if run on three
+// different days: the date_literal messages must not change (baselines and
+// SARIF fingerprints depend on them), only the offered fix may, and a date
+// inside prose is never given a fix.
+func TestDateLiteralStableAcrossDays(t *testing.T) {
+	src := strings.Replace(sample, `"url": "https://api.example.test/items"`,
+		`"url": "https://api.example.test/items?since=2026-07-10", "note": "signed up 2026-07-10 after the trial"`, 1)
+	if !strings.Contains(src, "signed up") {
+		t.Fatal("sample changed: no step took the dated arguments")
+	}
+	var first []string
+	for i, day := range []string{"2026-07-10", "2026-07-17", "2027-09-01"} {
+		today, _ := time.Parse(time.DateOnly, day)
+		d, err := New(Config{Today: today})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, dg := range d.Run(ParseFile("s", []byte(src))) {
+			if dg.Code != "date_literal" {
+				continue
+			}
+			msgs = append(msgs, dg.Message)
+			prose := strings.Contains(dg.Message, "inside text")
+			if prose && len(dg.Fixes) != 0 {
+				t.Errorf("%s: a date inside prose was given a fix: %v", day, dg.Fixes)
+			}
+			if !prose && day != "2027-09-01" && len(dg.Fixes) == 0 {
+				t.Errorf("%s: the URL date within 365 days got no fix", day)
+			}
+		}
+		if len(msgs) != 2 {
+			t.Fatalf("%s: %d date_literal findings, want 2: %q", day, len(msgs), msgs)
+		}
+		if i == 0 {
+			first = msgs
+		} else if strings.Join(msgs, "\n") != strings.Join(first, "\n") {
+			t.Errorf("messages changed between days:\n%q\n%q", first, msgs)
 		}
 	}
 }
