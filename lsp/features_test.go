@@ -155,6 +155,9 @@ func TestRename(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%s %v → %q: error %v, want %q", tc.file, tc.at, tc.newName, err, tc.wantErr)
 			}
+			if rpcCode(err) != lsp.RequestFailed {
+				t.Errorf("%s %v → %q: error code %d, want RequestFailed (-32803)", tc.file, tc.at, tc.newName, rpcCode(err))
+			}
 			continue
 		}
 		if err != nil {
@@ -176,8 +179,8 @@ func TestRename(t *testing.T) {
 	if err := c.call(protocol.MethodTextDocumentPrepareRename, &protocol.PrepareRenameParams{TextDocumentPositionParams: docPos(u, pos(22, 41))}, &r); err != nil || r == nil || *r != rng(22, 41, 22, 51) {
 		t.Errorf("prepareRename = %v, %v; want %v", r, err, rng(22, 41, 22, 51))
 	}
-	if err := c.call(protocol.MethodTextDocumentPrepareRename, &protocol.PrepareRenameParams{TextDocumentPositionParams: docPos(u, pos(13, 36))}, &r); err == nil {
-		t.Error("prepareRename on {{today-7d}} must fail")
+	if err := c.call(protocol.MethodTextDocumentPrepareRename, &protocol.PrepareRenameParams{TextDocumentPositionParams: docPos(u, pos(13, 36))}, &r); rpcCode(err) != lsp.RequestFailed {
+		t.Errorf("prepareRename on {{today-7d}} = %v (code %d), want a RequestFailed (-32803) refusal", err, rpcCode(err))
 	}
 }
 

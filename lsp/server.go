@@ -36,6 +36,12 @@ type Options struct {
 }
 
 // errAlreadyInitialized answers a second initialize request.
+// RequestFailed is the LSP error code (-32803, LSP 3.17) for a request that
+// was valid but that the server refuses, such as a rename onto a name already
+// in use. Editors show its message to the user; go.lsp.dev/jsonrpc2 predates
+// the code and has no constant for it.
+const RequestFailed jsonrpc2.Code = -32803
+
 var errAlreadyInitialized = jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is already initialized")
 
 // ErrExitWithoutShutdown is what Serve returns when the client sent exit
@@ -300,7 +306,7 @@ func (s *Server) prepareRename(p *protocol.PrepareRenameParams) (*protocol.Range
 	}
 	r, err := PrepareRename(d, p.Position)
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+		return nil, jsonrpc2.NewError(RequestFailed, err.Error())
 	}
 	return r, nil
 }
@@ -312,7 +318,7 @@ func (s *Server) rename(p *protocol.RenameParams) (*protocol.WorkspaceEdit, erro
 	}
 	e, err := Rename(d, p.Position, p.NewName)
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+		return nil, jsonrpc2.NewError(RequestFailed, err.Error())
 	}
 	return e, nil
 }
