@@ -14,12 +14,34 @@ type inputsDoc struct {
 	// words holds every word of the documentation: a variable counts as
 	// documented when its name appears, with or without braces.
 	words map[string]bool
-	// vars holds the names written as `{{name}}`.
-	vars map[string]bool
+	// vars holds the names written as `{{name}}`; order lists them once
+	// each, in the order written, with the offset of the name.
+	vars  map[string]bool
+	order []Input
 	// lineStart and valueStart, valueEnd are byte offsets of the `Inputs:`
 	// line and of the text after its colon (trailing blanks excluded);
 	// valueStart is -1 when the documentation is a heading.
 	lineStart, valueStart, valueEnd int
+}
+
+// Input is a variable the skill's preamble documents as an input, written
+// `{{name}}` on its Inputs line or under its Inputs heading.
+type Input struct {
+	Name string
+	// Offset is the byte offset of the name in the file.
+	Offset int
+	// Line is the documenting line (the Inputs line or heading), trimmed.
+	Line string
+}
+
+// DocumentedInputs returns the inputs the preamble documents, in the order
+// written. The language server offers them in completion and explains them
+// in hover; the undocumented_input rule reads the same documentation.
+func DocumentedInputs(s *ast.Skill) []Input {
+	if s == nil {
+		return nil
+	}
+	return findInputs(s.Preamble).order
 }
 
 // findInputs reads the Inputs documentation out of the preamble.
@@ -42,11 +64,11 @@ func findInputs(pre ast.Verbatim) inputsDoc {
 			doc.lineStart = base + off
 			doc.valueStart = base + off + colon + 1 + leadingMarkup(line[colon+1:])
 			doc.valueEnd = base + off + len(line)
-			doc.addWords(line[colon+1:])
+			doc.addWords(line[colon+1:], base+off+colon+1, line)
 		case !doc.found && isInputsHeading(line):
 			doc.found = true
 			doc.lineStart = base + off
-			doc.addWords(sectionBody(text[end:]))
+			doc.addWords(sectionBody(text[end:]), base+end, line)
 		}
 		off = end + 1
 	}
@@ -95,8 +117,8 @@ func sectionBody(text string) string {
 }
 
 // addWords records the identifier-like words of s, and the names inside
-// `{{…}}`.
-func (d *inputsDoc) addWords(s string) {
+// `{{…}}`; base is the offset of s in the file and line the documenting line.
+func (d *inputsDoc) addWords(s string, base int, line string) {
 	start := -1
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && isIdentByte(s[i]) {
@@ -108,8 +130,9 @@ func (d *inputsDoc) addWords(s string) {
 		if start >= 0 {
 			w := s[start:i]
 			d.words[w] = true
-			if start >= 2 && s[start-2:start] == "{{" && strings.HasPrefix(s[i:], "}}") {
+			if start >= 2 && s[start-2:start] == "{{" && strings.HasPrefix(s[i:], "}}") && !d.vars[w] {
 				d.vars[w] = true
+				d.order = append(d.order, Input{Name: w, Offset: base + start, Line: strings.TrimSpace(line)})
 			}
 			start = -1
 		}

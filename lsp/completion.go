@@ -8,6 +8,7 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lint"
 	"go.lsp.dev/protocol"
 )
 
@@ -244,9 +245,21 @@ func (c *completer) holes() bool {
 	}
 	// The latest binds first: the value just bound is the likeliest one.
 	// The detail says where each is bound; hover tells the rest.
+	bound := map[string]bool{}
 	for _, b := range boundBefore(c.skill, c.step) {
+		if bound[b.name()] {
+			continue
+		}
+		bound[b.name()] = true
 		detail := fmt.Sprintf("step %d: %s", b.step.Number, format.Bind(b.field.Expr))
 		c.add(b.name(), detail, "", protocol.CompletionItemKindVariable, col, b.name()+closing, false)
+	}
+	// Then the inputs the preamble documents, which a run supplies.
+	for _, in := range lint.DocumentedInputs(c.skill) {
+		if !bound[in.Name] {
+			bound[in.Name] = true
+			c.add(in.Name, "input (documented in the preamble)", "", protocol.CompletionItemKindVariable, col, in.Name+closing, false)
+		}
 	}
 	c.add("today", "the run's UTC date", "", protocol.CompletionItemKindConstant, col, "today"+closing, false)
 	c.add("today-Nd", "N days before today", "", protocol.CompletionItemKindConstant, col, "today-${1:7}d"+escapeSnippet(closing), true)

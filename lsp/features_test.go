@@ -40,6 +40,9 @@ func TestHover(t *testing.T) {
 		{"bookings.skill.md", pos(13, 14), []string{"**tool** `list_bookings`"}},
 		{"bookings.skill.md", pos(11, 5), []string{"**Step 1 — List this week's bookings**", "Fetch every booking"}},
 		{"typo.skill.md", pos(14, 63), []string{"`{{orderid}}` is not bound by any earlier step", "--var orderid=…"}},
+		{"inputs.skill.md", pos(11, 33), []string{"`{{owner}}` — an input, documented on line 8:", "> Inputs: `{{owner}}`, `{{repo}}` — the repository", "`REELIER_VAR_owner`", "`--var owner=…`"}},
+		{"inputs.skill.md", pos(18, 55), []string{"`{{branch}}` — bound by step 1 (line 14)"}},
+		{"inputs.skill.md", pos(18, 78), []string{"`{{tokn}}` is not bound by any earlier step"}},
 		{"bookings.skill.md", pos(0, 0), nil},
 		{"bookings.skill.md", pos(12, 15), nil},
 		{"bookings.skill.md", pos(9999, 0), nil},
@@ -87,6 +90,11 @@ func TestDefinition(t *testing.T) {
 		{"bookings.skill.md", pos(29, 36), nil}, // {{guest}} in an intent is prose, not a hole
 		{"bookings.skill.md", pos(13, 36), nil}, // {{today-7d}} is computed
 		{"typo.skill.md", pos(14, 63), nil},
+		{"inputs.skill.md", pos(11, 33), []protocol.Range{rng(7, 11, 7, 16)}}, // an input: its documentation
+		{"inputs.skill.md", pos(18, 35), []protocol.Range{rng(7, 11, 7, 16)}},
+		{"inputs.skill.md", pos(11, 53), []protocol.Range{rng(7, 24, 7, 28)}},
+		{"inputs.skill.md", pos(18, 56), []protocol.Range{rng(13, 8, 13, 14)}}, // bound, not an input
+		{"inputs.skill.md", pos(18, 78), nil},                                  // neither bound nor documented
 		{"bookings.skill.md", pos(500, 1), nil},
 	}
 	for _, tc := range cases {
@@ -206,6 +214,7 @@ func TestCompletion(t *testing.T) {
 		{"complete.skill.md", pos(1, 3), "frontmatter"},
 		{"bookings.skill.md", pos(22, 43), "inside a closed hole, after emoji"},
 		{"complete.skill.md", pos(99, 0), "past the end"},
+		{"inputs.skill.md", pos(18, 55), "in a hole: binds first, then documented inputs"},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

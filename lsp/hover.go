@@ -6,6 +6,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lint"
 	"go.lsp.dev/protocol"
 )
 
@@ -119,9 +120,23 @@ func explainStep(st *ast.Step) string {
 	return b.String()
 }
 
+// documentedInput returns the preamble's documentation of the input name.
+func documentedInput(doc *Document, name string) (lint.Input, bool) {
+	for _, in := range lint.DocumentedInputs(doc.Skill()) {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return lint.Input{}, false
+}
+
 // explainUse says what a `{{name}}` hole reads.
 func explainUse(doc *Document, u *use) string {
 	if u.bind == nil {
+		if in, ok := documentedInput(doc, u.hole.Name); ok {
+			line := doc.Mapper.LineOf(in.Offset) + 1
+			return fmt.Sprintf("`{{%s}}` — an input, documented on line %d:\n\n> %s\n\nA run supplies it as `REELIER_VAR_%s` in the environment, in a `--var-file`, or with `--var %s=…`; without it the replay stops at this step.", u.hole.Name, line, in.Line, u.hole.Name, u.hole.Name)
+		}
 		return fmt.Sprintf("`{{%s}}` is not bound by any earlier step.\n\nUnless a run passes it as an input (`--var %s=…`), the replay stops at this step.", u.hole.Name, u.hole.Name)
 	}
 	b := u.bind
