@@ -22,7 +22,8 @@ when the file is ` + "`SKILL.md`" + `, without an XML tag or the words "anthropi
 "claude"; and a description of 1 to 1024 characters without an XML tag. Tools of
 the format read the frontmatter as YAML, so a value must also read there
 as the plain text it is: ` + "`description: Replays it: 3 steps`" + ` is a YAML
-error (": " opens a nested map). A skill that breaks them still replays,
+error (": " opens a nested map), and ` + "`name: 2024`" + ` or ` + "`description: true`" + ` reads
+as a number or a boolean, not as text. A skill that breaks them still replays,
 but an agent will not load it.`,
 	FixDoc: "The fix replaces an invalid name with one the format accepts (lower case, hyphens for anything else).",
 	Example: `---

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Limits of the format.
@@ -126,7 +128,38 @@ func PlainProblems(v string) []string {
 	if v != "" && strings.ContainsRune(yamlIndicators, rune(v[0])) {
 		out = append(out, fmt.Sprintf("it starts with %q, which YAML reads as something other than plain text", v[0]))
 	}
+	if len(out) == 0 && v != "" {
+		if problem := scalarProblem(v); problem != "" {
+			out = append(out, problem)
+		}
+	}
 	return out
+}
+
+// scalarProblem says why YAML does not read the plain value v as the string
+// v itself (it reads a number, a boolean, null, or cannot read it), or "".
+func scalarProblem(v string) string {
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte("v: "+v+"\n"), &doc); err != nil {
+		return fmt.Sprintf("YAML cannot read it (%v)", err)
+	}
+	kind := ""
+	switch got := doc["v"].(type) {
+	case string:
+		if got == v {
+			return ""
+		}
+		kind = fmt.Sprintf("the text %q", got)
+	case nil:
+		kind = "null"
+	case bool:
+		kind = "a boolean"
+	case int, int64, uint64, float64:
+		kind = "a number"
+	default:
+		kind = fmt.Sprintf("a %T", got)
+	}
+	return "YAML reads it as " + kind + ", not as the text written — quote the value or reword it"
 }
 
 // yamlIndicators are the characters that may not start a YAML plain
@@ -135,15 +168,34 @@ const yamlIndicators = "-?:,[]{}#&*!|>'\"%@`"
 
 // Description cuts a description to the format's limit, takes out anything
 // that reads as an XML tag, and rewrites what YAML would not read as plain
-// text (": " becomes " — ", " #" becomes " ").
+// text (": " becomes " — ", " #" becomes " "); a value YAML would read as a
+// number, a boolean or null ("0", "true") gets "Skill " in front. Invalid
+// UTF-8 becomes U+FFFD and control characters (line breaks, tabs) spaces.
 func Description(s string) string {
-	s = xmlTag.ReplaceAllString(s, "")
-	s = strings.ReplaceAll(s, ": ", " — ")
-	s = strings.ReplaceAll(s, " #", " ")
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	for xmlTag.MatchString(s) { // "<<a>b>" leaves "<b>" after one round
+		s = xmlTag.ReplaceAllString(s, "")
+	}
+	for strings.Contains(s, ": ") { // "a:: b" needs two rounds
+		s = strings.ReplaceAll(s, ": ", " — ")
+	}
+	for strings.Contains(s, " #") {
+		s = strings.ReplaceAll(s, " #", " ")
+	}
 	s = strings.TrimRight(s, ":")
 	s = strings.TrimLeft(s, yamlIndicators+" ")
 	if utf8.RuneCountInString(s) > MaxDescription {
 		s = string([]rune(s)[:MaxDescription-1]) + "…"
 	}
-	return strings.TrimSpace(s)
+	s = strings.TrimSpace(s)
+	if s != "" && scalarProblem(s) != "" {
+		s = "Skill " + s
+	}
+	return s
 }

@@ -3,6 +3,9 @@ package agentskill
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func TestNameProblems(t *testing.T) {
@@ -78,6 +81,13 @@ func TestPlainProblems(t *testing.T) {
 		"weekly-bookings":                                                 false,
 		"C#":                                                              false,
 		"time 10:30":                                                      false,
+		"0":                                                               true, // a number
+		"1.5e3":                                                           true,
+		"true":                                                            true, // a boolean
+		"null":                                                            true,
+		"~":                                                               true,
+		"yes":                                                             false, // a string in YAML 1.2
+		"0x":                                                              false,
 	} {
 		if got := PlainProblems(v); (len(got) > 0) != bad {
 			t.Errorf("PlainProblems(%q) = %q; want bad=%v", v, got, bad)
@@ -86,4 +96,38 @@ func TestPlainProblems(t *testing.T) {
 			t.Errorf("Description(%q) = %q still has %v", v, d, PlainProblems(d))
 		}
 	}
+}
+
+// FuzzMakeValid: whatever text a skill's title or intent holds, Name and
+// Description turn it into a value the format accepts, and the description
+// reads back from YAML frontmatter as exactly the string written.
+func FuzzMakeValid(f *testing.F) {
+	for _, s := range []string{"0", "\x87", "0:: 000", "<<A>A>", "", "Look up a package: npm", "# heading", "a #tag", "key:", "<b>bold</b> text", "- list", "Claude's anthropic helper", "ÄÖ über-cool", "x\ty", strings.Repeat("long ", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n := Name(s); n != "" {
+			if p := NameProblems(n); len(p) != 0 {
+				t.Errorf("Name(%q) = %q: %v", s, n, p)
+			}
+		}
+		d := Description(s)
+		if d == "" {
+			return
+		}
+		if p := append(DescriptionProblems(d), PlainProblems(d)...); len(p) != 0 {
+			t.Errorf("Description(%q) = %q: %v", s, d, p)
+			return
+		}
+		if !utf8.ValidString(d) || strings.ContainsAny(d, "\n\r") {
+			return // the compiler writes single-line valid UTF-8 intents; other text is not claimed
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal([]byte("description: "+d+"\n"), &doc); err != nil {
+			t.Fatalf("Description(%q) = %q is not YAML: %v", s, d, err)
+		}
+		if got, ok := doc["description"].(string); !ok || got != d {
+			t.Errorf("Description(%q) = %q reads back from YAML as %#v", s, d, doc["description"])
+		}
+	})
 }
