@@ -365,3 +365,29 @@ func TestDateLiteralStableAcrossDays(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentedInputs reads inputs from an Inputs line and from the text
+// under an Inputs heading, each with the line that documents it.
+func TestDocumentedInputs(t *testing.T) {
+	for _, tc := range []struct {
+		preamble string
+		want     string
+	}{
+		{"Inputs: `{{owner}}`, `{{repo}}` — what to read.\n", "owner@Inputs: `{{owner}}`, `{{repo}}` — what to read. repo@Inputs: `{{owner}}`, `{{repo}}` — what to read."},
+		{"## Inputs\n\n- `{{owner}}`: the account\r\n- `{{repo}}`: its repository\n\n## Other\n\n{{later}}\n", "owner@- `{{owner}}`: the account repo@- `{{repo}}`: its repository"},
+		{"Inputs: none\n", ""},
+	} {
+		src := "---\nname: x\ndescription: x\n---\n\n# X\n\n" + tc.preamble + "\n### Step 1 — A\n- intent: a\n- action: t {}\n- assert: status == 200\n- effect: read\n"
+		f := ParseFile("s", []byte(src))
+		var got []string
+		for _, in := range DocumentedInputs(f.Skill) {
+			if name := src[in.Offset : in.Offset+len(in.Name)]; name != in.Name {
+				t.Errorf("offset %d holds %q, want %q", in.Offset, name, in.Name)
+			}
+			got = append(got, in.Name+"@"+in.Line)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("DocumentedInputs(%q) = %q, want %q", tc.preamble, strings.Join(got, " "), tc.want)
+		}
+	}
+}

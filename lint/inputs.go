@@ -30,7 +30,8 @@ type Input struct {
 	Name string
 	// Offset is the byte offset of the name in the file.
 	Offset int
-	// Line is the documenting line (the Inputs line or heading), trimmed.
+	// Line is the line that documents it (the Inputs line, or the line
+	// under an Inputs heading that holds the name), trimmed.
 	Line string
 }
 
@@ -68,7 +69,7 @@ func findInputs(pre ast.Verbatim) inputsDoc {
 		case !doc.found && isInputsHeading(line):
 			doc.found = true
 			doc.lineStart = base + off
-			doc.addWords(sectionBody(text[end:]), base+end, line)
+			doc.addWords(sectionBody(text[end:]), base+end, "")
 		}
 		off = end + 1
 	}
@@ -117,7 +118,8 @@ func sectionBody(text string) string {
 }
 
 // addWords records the identifier-like words of s, and the names inside
-// `{{…}}`; base is the offset of s in the file and line the documenting line.
+// `{{…}}`; base is the offset of s in the file and line the Inputs line s
+// comes from, or "" when s is the text under an Inputs heading.
 func (d *inputsDoc) addWords(s string, base int, line string) {
 	start := -1
 	for i := 0; i <= len(s); i++ {
@@ -132,7 +134,16 @@ func (d *inputsDoc) addWords(s string, base int, line string) {
 			d.words[w] = true
 			if start >= 2 && s[start-2:start] == "{{" && strings.HasPrefix(s[i:], "}}") && !d.vars[w] {
 				d.vars[w] = true
-				d.order = append(d.order, Input{Name: w, Offset: base + start, Line: strings.TrimSpace(line)})
+				holder := line
+				if holder == "" { // the line of the section that holds the name
+					from := strings.LastIndexByte(s[:start], '\n') + 1
+					to := strings.IndexByte(s[i:], '\n')
+					if to < 0 {
+						to = len(s) - i
+					}
+					holder = s[from : i+to]
+				}
+				d.order = append(d.order, Input{Name: w, Offset: base + start, Line: strings.TrimSpace(holder)})
 			}
 			start = -1
 		}
