@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reelier/reelier/internal/agentskill"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/session/scan"
 	"github.com/spf13/cobra"
@@ -31,8 +32,10 @@ no replayable call are counted, never offered.
 
 On a terminal you then pick which to compile ("1,3", "2-4", "all", or
 Enter for none); --yes compiles all of them without asking; otherwise
-nothing is compiled. Skills go to --out-dir as <project>-<session>.skill.md;
-one that exists is left alone. Files that cannot be read, binary files and
+nothing is compiled. Skills go to --out-dir as <project>-<session>.skill.md,
+or with --skills-dir DIR as Agent Skills, DIR/<project>-<session>/SKILL.md,
+which an agent such as Claude Code loads from .claude/skills; a skill that
+exists is left alone. Files that cannot be read, binary files and
 symbolic-link loops are counted and skipped, and so are bad lines. A
 progress bar shows on a terminal. --json prints the findings as JSON.
 
@@ -44,6 +47,7 @@ Examples:
   reelier scan
   reelier scan --dir ~/work/agent-history --yes
   reelier scan --yes --out-dir skills/from-history
+  reelier scan --yes --skills-dir .claude/skills
   reelier scan --json | jq '.replayable[] | .path'`
 
 // defaultScanOutDir is where scan writes skills unless told otherwise.
@@ -53,10 +57,11 @@ var defaultScanOutDir = filepath.Join(".reelier", "skills-from-scan")
 const progressEvery = 100 * time.Millisecond
 
 type scanOptions struct {
-	dir    string
-	outDir string
-	yes    bool
-	json   bool
+	dir       string
+	outDir    string
+	skillsDir string
+	yes       bool
+	json      bool
 }
 
 func newScanCmd() *cobra.Command {
@@ -67,13 +72,17 @@ func newScanCmd() *cobra.Command {
 		Long:  scanLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.skillsDir != "" && cmd.Flags().Changed("out-dir") {
+				return usageErrorf("--out-dir and --skills-dir cannot be used together: --skills-dir writes DIR/<name>/SKILL.md")
+			}
 			return scanRun(cmd, opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.dir, "dir", "", "the history to scan (default ~/.claude/projects)")
 	f.BoolVar(&opts.yes, "yes", false, "compile every replayable session without asking")
-	f.StringVar(&opts.outDir, "out-dir", defaultScanOutDir, "write the compiled skills to `DIR`")
+	f.StringVar(&opts.outDir, "out-dir", defaultScanOutDir, "write the compiled skills to `DIR` as <name>.skill.md")
+	f.StringVar(&opts.skillsDir, "skills-dir", "", "write the compiled skills as Agent Skills, `DIR`/<name>/SKILL.md (e.g. .claude/skills); not with --out-dir")
 	f.BoolVar(&opts.json, "json", false, "print the findings as JSON")
 	return cmd
 }
@@ -174,7 +183,7 @@ func compileChosen(w io.Writer, res *scan.Result, chosen []int, opts scanOptions
 	}
 	for _, i := range chosen {
 		e := res.Replayable[i]
-		c := compileEntry(e, opts.outDir)
+		c := compileEntry(e, opts)
 		out = append(out, c)
 		if opts.json {
 			continue
@@ -192,7 +201,7 @@ func compileChosen(w io.Writer, res *scan.Result, chosen []int, opts scanOptions
 }
 
 // compileEntry compiles one scanned session exactly as from-session does.
-func compileEntry(e *scan.Entry, outDir string) scanCompiled {
+func compileEntry(e *scan.Entry, opts scanOptions) scanCompiled {
 	c := scanCompiled{Path: e.Path}
 	f, err := os.Open(e.Path)
 	if err != nil {
@@ -206,7 +215,15 @@ func compileEntry(e *scan.Entry, outDir string) scanCompiled {
 		return c
 	}
 	name := scanSkillName(e, s)
-	c.Skill = filepath.Join(outDir, name+".skill.md")
+	c.Skill = filepath.Join(opts.outDir, name+".skill.md")
+	if opts.skillsDir != "" {
+		// The folder is the name the compiler gives the skill, so an
+		// agent that loads DIR/<name>/SKILL.md finds the two agree.
+		if n := agentskill.Name(name); n != "" {
+			name = n
+		}
+		c.Skill = filepath.Join(opts.skillsDir, name, "SKILL.md")
+	}
 	if _, err := os.Lstat(c.Skill); err == nil {
 		c.Status = "exists"
 		return c
