@@ -135,6 +135,25 @@ func Walk(v Value, fn func(Value) bool) {
 	}
 }
 
+// WalkLeaves calls fn with every scalar leaf of v, depth first, and the
+// object key it is the value of ("" at the top; an array's elements take
+// the array's key).
+func WalkLeaves(v Value, key string, fn func(leaf Value, key string)) {
+	switch v := v.(type) {
+	case nil:
+	case *Object:
+		for _, m := range v.Members {
+			WalkLeaves(m.Value, m.Key, fn)
+		}
+	case *Array:
+		for _, e := range v.Elements {
+			WalkLeaves(e, key, fn)
+		}
+	default:
+		fn(v, key)
+	}
+}
+
 // Holes returns every template hole in the string leaves of v, in file order.
 func Holes(v Value) []*Hole {
 	var out []*Hole

@@ -403,7 +403,7 @@ func (c *compiler) readPicks() error {
 		doc := document{text: js}
 		sent := map[string]bool{}
 		args, _ := grammar.ParseArgs(string(call.Args), ast.Pos{})
-		walkLeaves(args, "", func(v ast.Value, _ string) {
+		ast.WalkLeaves(args, "", func(v ast.Value, _ string) {
 			if s, ok := v.(*ast.String); ok && s.Value != "" {
 				sent[s.Value] = true
 			}

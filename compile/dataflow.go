@@ -175,14 +175,14 @@ type argLeaf struct {
 	eligible bool   // long enough to be recovered or asked about as repeated
 	raw      string // the string's value, or the number as written
 	key      string // what it matches: the string, or the number's canonical text
-	member   string // the object key it is the value of, "" in an array or at the top
+	member   string // the object key it is the value of (an array's elements take the array's key), "" at the top
 }
 
 // argLeaves lists the string and number leaves of a call's arguments.
 // They are appended to out, which the caller may reuse.
 func argLeaves(args ast.Value, out []argLeaf) []argLeaf {
 	ord := 0
-	walkLeaves(args, "", func(v ast.Value, member string) {
+	ast.WalkLeaves(args, "", func(v ast.Value, member string) {
 		if l := leafOf(v); l.key != "" || l.template {
 			l.ord, l.member = ord, member
 			out = append(out, l)
@@ -190,23 +190,6 @@ func argLeaves(args ast.Value, out []argLeaf) []argLeaf {
 		ord++
 	})
 	return out
-}
-
-// walkLeaves calls fn with every scalar leaf of v, depth first, and the
-// object key it is the value of.
-func walkLeaves(v ast.Value, member string, fn func(ast.Value, string)) {
-	switch v := v.(type) {
-	case *ast.Object:
-		for _, m := range v.Members {
-			walkLeaves(m.Value, m.Key, fn)
-		}
-	case *ast.Array:
-		for _, e := range v.Elements {
-			walkLeaves(e, member, fn)
-		}
-	default:
-		fn(v, member)
-	}
 }
 
 // leafOf describes a string or number leaf; any other value gives the zero

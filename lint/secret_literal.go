@@ -96,7 +96,11 @@ func runSecretLiteral(p *Pass) {
 		if st.Action == nil {
 			continue
 		}
-		eachString(st.Action.Args, "", func(s *ast.String, key string) {
+		ast.WalkLeaves(st.Action.Args, "", func(leaf ast.Value, key string) {
+			s, ok := leaf.(*ast.String)
+			if !ok {
+				return
+			}
 			for _, m := range secrets.FindField(key, s.Value) {
 				if namer == nil {
 					namer = newSecretNamer(p)
@@ -104,23 +108,6 @@ func runSecretLiteral(p *Pass) {
 				reportSecret(p, st.Number, s, key, m, namer)
 			}
 		})
-	}
-}
-
-// eachString calls fn for every string leaf of v with the object key it
-// sits under (an array's elements inherit the array's key).
-func eachString(v ast.Value, key string, fn func(*ast.String, string)) {
-	switch v := v.(type) {
-	case *ast.String:
-		fn(v, key)
-	case *ast.Object:
-		for _, m := range v.Members {
-			eachString(m.Value, m.Key, fn)
-		}
-	case *ast.Array:
-		for _, e := range v.Elements {
-			eachString(e, key, fn)
-		}
 	}
 }
 

@@ -2,12 +2,10 @@ package session_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,20 +70,7 @@ func TestClaudeLoadsCompiledSkill(t *testing.T) {
 	}))
 	defer api.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-p", "Which skills do you have?", "--output-format", "text")
-	cmd.Dir = proj
-	cmd.Env = []string{
-		"HOME=" + home, "PATH=" + os.Getenv("PATH"),
-		"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-offline-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("claude failed: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
+	runClaudeOffline(t, bin, proj, home, api.URL, 2*time.Minute, "-p", "Which skills do you have?", "--output-format", "text")
 	mu.Lock()
 	defer mu.Unlock()
 	desc := x.Summary().Name

@@ -74,23 +74,11 @@ func TestClaudeLive(t *testing.T) {
 	if err := os.WriteFile(mcpConfig, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-p", "Create an item called weekly report and read it back.",
+	stream := runClaudeOffline(t, bin, proj, home, api.URL, 3*time.Minute,
+		"-p", "Create an item called weekly report and read it back.",
 		"--output-format", "stream-json", "--verbose",
 		"--mcp-config", mcpConfig, "--strict-mcp-config",
 		"--allowedTools", "mcp__items__create_item mcp__items__get_item mcp__items__fail Bash")
-	cmd.Dir = proj
-	cmd.Env = []string{
-		"HOME=" + home, "PATH=" + os.Getenv("PATH"),
-		"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-offline-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("claude failed: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
 	if problems := api.problems(); len(problems) > 0 {
 		t.Fatalf("the fake API saw unexpected requests: %v", problems)
 	}
@@ -102,7 +90,6 @@ func TestClaudeLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream := stdout.Bytes()
 	checkSameSteps(t, onDisk, stream)
 	if *updateFixtures {
 		writeFixture(t, "claude-file.jsonl", trimTranscript(t, onDisk))
@@ -342,4 +329,26 @@ func (s *sseWriter) text(index int, text string) {
 func (s *sseWriter) stop(reason string) {
 	s.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 20}})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// runClaudeOffline runs the Claude Code CLI in dir with a fresh HOME,
+// talking only to the fake Messages API at apiURL, and returns its stdout;
+// a failed run fails the test with both streams.
+func runClaudeOffline(t *testing.T, bin, dir, home, apiURL string, timeout time.Duration, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"),
+		"ANTHROPIC_BASE_URL=" + apiURL, "ANTHROPIC_API_KEY=sk-ant-offline-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("claude failed: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+	}
+	return stdout.Bytes()
 }

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -346,7 +348,7 @@ func (st worldState) restore(dir string) error {
 
 // diffState names the first path where two worlds differ, or "".
 func diffState(got, want worldState) string {
-	for _, p := range sortedKeys(want) {
+	for _, p := range slices.Sorted(maps.Keys(want)) {
 		g, ok := got[p]
 		switch {
 		case !ok:
@@ -355,7 +357,7 @@ func diffState(got, want worldState) string {
 			return fmt.Sprintf("%s holds %s; the correct run leaves %s", p, clip(g, 70), clip(want[p], 70))
 		}
 	}
-	for _, p := range sortedKeys(got) {
+	for _, p := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := want[p]; !ok {
 			return fmt.Sprintf("%s should not exist", p)
 		}
@@ -407,8 +409,8 @@ func firstDifference(a, b any, at string) (string, any, any) {
 		if !ok {
 			break
 		}
-		keys := sortedKeys(av)
-		for _, k := range sortedKeys(bv) {
+		keys := slices.Sorted(maps.Keys(av))
+		for _, k := range slices.Sorted(maps.Keys(bv)) {
 			if _, ok := av[k]; !ok {
 				keys = append(keys, k)
 			}

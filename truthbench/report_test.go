@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -144,13 +143,4 @@ func keepJSON(t *testing.T, keep string, sanitize *strings.Replacer, v any, name
 		return
 	}
 	keepBytes(t, keep, sanitize, append(data, '\n'), filepath.Base(name))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

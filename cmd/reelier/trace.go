@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -172,7 +174,7 @@ func printTraceText(w io.Writer, records []lined, results map[int]lined, p paint
 				ew.printf(" · wrapped: %s", strings.Join(rec.Wrapped, ", "))
 			}
 			ew.printf("\n")
-			for _, name := range sortedKeys(rec.ToolAnnotations) {
+			for _, name := range slices.Sorted(maps.Keys(rec.ToolAnnotations)) {
 				ew.printf("  %s: %s\n", p.paint("2", name), hints(rec.ToolAnnotations[name]))
 			}
 		case *trace.Note:
@@ -235,15 +237,6 @@ func hints(a trace.Annotations) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // The --json shapes.
