@@ -14,6 +14,15 @@
 //	reelier_find_skill    the skills already in the working directory that
 //	                      match a task description, ranked and explained
 //
+// Beside the tools, the same skills are offered through the MCP Skills
+// extension (io.modelcontextprotocol/skills, declared under
+// capabilities.extensions): skills/list and skills/get give each skill's
+// frontmatter and a manifest of its files with SHA-256 digests, the files
+// are skill:// resources read with resources/read, and
+// resources/directory/read lists a skill's folders. A folder holding a
+// SKILL.md is served whether or not it has Reelier steps (an ordinary
+// Agent Skill is still a skill); skills_ext.go says what is left out.
+//
 // Rules every tool keeps:
 //
 //   - A replay always runs at Level 0. No input can raise it: the LLM is

@@ -56,6 +56,8 @@ type Server struct {
 	tools   []string
 	// usage says, per tool, which arguments it takes.
 	usage map[string]string
+	// skillsPage is the page size of skills/list; 0 means the default.
+	skillsPage int
 }
 
 // instructions is what the server tells clients it is for.
@@ -87,8 +89,12 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "reelier", Title: "Reelier", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions})
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: serverCapabilities()})
 	s.addTools()
+	if err := s.addSkillsExtension(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.mcp.AddReceivingMiddleware(s.explainCalls)
 	return s, nil
 }

@@ -29,6 +29,11 @@ receipts without leaving the conversation:
   reelier_push          send run records to a receipt ledger (ok,
                         skipped-no-key or failed)
 
+The same skills (*.skill.md files and folders holding a SKILL.md, Reelier
+steps or not) are also offered through the MCP Skills extension
+(io.modelcontextprotocol/skills): skills/list and skills/get with each
+skill's frontmatter and file digests, the files as skill:// resources.
+
 This is not ` + "`reelier mcp`" + `: mcp is the recorder that fronts OTHER servers;
 serve fronts Reelier itself and wraps nothing.
 
