@@ -183,6 +183,9 @@ func TestCorruptConfig(t *testing.T) {
 		{"not an object", "[1, 2]", ": the file is not a JSON object"},
 		{"two values", "{} {}", ": the file holds more than one JSON value"},
 		{"empty", "", ":1:1: unexpected end of JSON input"},
+		// Columns count characters: é, 中, 😀 and a tab are one each.
+		{"after multi-byte characters", "{\"é中😀\":\t1,}", ":1:11: invalid character '}' looking for beginning of object key string"},
+		{"second line", "{\n  \"é\": [1 2]\n}", ":2:11: invalid character '2' after array element"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,6 +203,21 @@ func TestCorruptConfig(t *testing.T) {
 				t.Errorf("backups written: %v", b)
 			}
 		})
+	}
+}
+
+// TestPosition: a byte offset becomes a line and a column in characters;
+// an offset inside a character gives that character's column.
+func TestPosition(t *testing.T) {
+	data := []byte("a\né中😀\tx\n")
+	tests := []struct{ off, line, col int }{
+		{0, 1, 1}, {1, 1, 2}, {2, 2, 1}, {4, 2, 2}, {5, 2, 2}, {7, 2, 3},
+		{11, 2, 4}, {12, 2, 5}, {13, 2, 6}, {14, 3, 1}, {99, 3, 1}, {-1, 1, 1},
+	}
+	for _, tt := range tests {
+		if line, col := position(data, tt.off); line != tt.line || col != tt.col {
+			t.Errorf("position(%d) = %d:%d, want %d:%d", tt.off, line, col, tt.line, tt.col)
+		}
 	}
 }
 

@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ParseError is a config file that is not a JSON object; nothing is
 // changed in a file that gives one.
 type ParseError struct {
 	Path         string
-	Line, Column int // 0 when the position is unknown
+	Line, Column int // 1-based, the column in characters; 0 when the position is unknown
 	Err          error
 }
 
@@ -127,11 +128,21 @@ func checkObject(path string, data []byte) error {
 	return pe
 }
 
-// position turns a byte offset into a 1-based line and column.
+// position turns a byte offset into a 1-based line and a 1-based column
+// counted in characters (Unicode code points, an invalid byte counting as
+// one), the unit editors show and reelier's diagnostics use.
 func position(data []byte, off int) (line, col int) {
 	off = min(max(off, 0), len(data))
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
-	col = off - bytes.LastIndexByte(data[:off], '\n')
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	col = 1
+	for i := start; i < off; col++ {
+		_, size := utf8.DecodeRune(data[i:])
+		if i+size > off { // off is inside a character: give its column
+			break
+		}
+		i += size
+	}
 	return line, col
 }
 

@@ -70,7 +70,8 @@ type Diagnostic struct {
 	Fixes []SuggestedFix `json:"fixes,omitempty"`
 }
 
-// String renders the diagnostic as `path:line:col: severity: [step N: ]message [code]`.
+// String renders the diagnostic as `path:line:col: severity: [step N: ]message [code]`,
+// col counted in characters as Pos.Column is.
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	if d.File != "" {

@@ -1,13 +1,43 @@
 package ast
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // Pos is one place in a file: a byte offset plus the 1-based line and
-// 1-based byte column derived from it.
+// 1-based column derived from it.
+//
+// Offset is what code computes with. Line and Column are what people and
+// reports read, so the column counts characters (Unicode code points), the
+// unit editors show: "é", "中" and "😀" are one column each, and so is a
+// tab. A byte that is not valid UTF-8 counts as one character, as editors
+// show it as one replacement character. The language server converts
+// offsets to UTF-16 itself.
 type Pos struct {
 	Offset int `json:"offset"`
 	Line   int `json:"line"`
 	Column int `json:"column"`
+}
+
+// Column returns the 1-based column of byte offset off in line, a text
+// whose first byte is at column 1: one more than the number of characters
+// before off. An offset inside a character gives that character's column;
+// each byte past the end of line counts one column (a line terminator).
+func Column(line string, off int) int {
+	col, i := 1, 0
+	for i < off && i < len(line) {
+		size := 1
+		if line[i] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRuneInString(line[i:])
+			if i+size > off {
+				return col
+			}
+		}
+		i += size
+		col++
+	}
+	return col + max(off-i, 0)
 }
 
 // Range is the half-open byte span [Start, End) of a node in its file.

@@ -105,7 +105,7 @@ func (c *compiler) pair() (trailing []string, err error) {
 				bad = &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
 				return nil
 			}
-			args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{})
+			args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{Line: 1, Column: 1}) // columns in messages count from 1
 			if d != nil {
 				bad = &trace.LineError{Line: line, Field: "args", Msg: d.Message}
 				return nil

@@ -149,15 +149,17 @@ type exprError struct {
 // file. src must be a single line without surrounding blanks.
 func ParseAssert(src string, base ast.Pos) (ast.Assert, *ast.Diagnostic) {
 	var c exprCache
-	a, err := c.parseAssert(src, origin(base))
-	return a, err.diagnostic(origin(base))
+	org := fragment(base, src)
+	a, err := c.parseAssert(src, org)
+	return a, err.diagnostic(org)
 }
 
 // ParseBind parses one bind expression that starts at base in its file.
 func ParseBind(src string, base ast.Pos) (ast.Bind, *ast.Diagnostic) {
 	var c exprCache
-	b, err := c.parseBind(src, origin(base))
-	return b, err.diagnostic(origin(base))
+	org := fragment(base, src)
+	b, err := c.parseBind(src, org)
+	return b, err.diagnostic(org)
 }
 
 func (e *exprError) diagnostic(org origin) *ast.Diagnostic {
@@ -231,7 +233,7 @@ func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError)
 		}
 		return &ast.JSONLengthAssert{Range: rng, Path: path, Op: ast.Op(j.Length.Op.Value), OpRange: tok(j.Length.Op), Length: n, LenRange: tok(j.Length.N)}, nil
 	}
-	v, jerr := parseJSON(j.Value.Value, origin(org.at(j.Value.Pos.Offset)), nil)
+	v, jerr := parseJSON(j.Value.Value, org.from(j.Value.Pos.Offset), nil)
 	if jerr != nil {
 		return nil, unknownAssert(src, fmt.Errorf("the right-hand side is not a JSON scalar: %s", jerr.msg))
 	}

@@ -53,7 +53,7 @@ func (p *docParser) fields(step *ast.Step, from, to int) {
 		prose = nil
 		valStart := len(trimmed) - len(value)
 		b.ValueRange = org.span(valStart, valStart+len(value))
-		p.field(step, g.Key.Value, value, b, org.at(valStart))
+		p.field(step, g.Key.Value, value, b, org.from(valStart))
 	}
 	if seenBullet {
 		step.TrailingProse = prose
@@ -79,15 +79,14 @@ func isStepKey(k string) bool {
 	return false
 }
 
-// field stores one bullet in its step. The value starts at val.
-func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, val ast.Pos) {
+// field stores one bullet in its step. The value starts at org.
+func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org origin) {
 	dup := func(present bool) bool {
 		if present {
 			p.report(step.Number, CodeDuplicateField, b.Range, fmt.Sprintf(msgDuplicateField, key))
 		}
 		return present
 	}
-	org := origin(val)
 	switch key {
 	case "intent":
 		// An empty intent is kept, so the printer keeps its line and a
@@ -154,7 +153,7 @@ func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *as
 	}
 	a := &ast.ActionField{Bullet: b, Tool: g.Tool.Value, ToolRange: org.span(0, len(g.Tool.Value))}
 	argsAt := g.Args.Pos.Offset
-	v, jerr := parseJSON(g.Args.Value, origin(org.at(argsAt)), &p.exprs)
+	v, jerr := parseJSON(g.Args.Value, org.from(argsAt), &p.exprs)
 	if jerr != nil {
 		at := org.at(argsAt + jerr.at)
 		p.report(step, CodeInvalidJSON, ast.Range{Start: at, End: org.at(len(value))}, fmt.Sprintf(msgInvalidJSON, jerr.msg))
@@ -167,10 +166,10 @@ func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *as
 // ParseArgs parses an action's JSON arguments (with template holes) that
 // start at base in their file.
 func ParseArgs(src string, base ast.Pos) (ast.Value, *ast.Diagnostic) {
-	v, err := parseJSON(src, origin(base), &exprCache{})
+	org := fragment(base, src)
+	v, err := parseJSON(src, org, &exprCache{})
 	if err != nil {
-		at := origin(base).at(err.at)
-		return nil, &ast.Diagnostic{Range: ast.Range{Start: at, End: origin(base).at(len(src))}, Code: CodeInvalidJSON, Message: fmt.Sprintf(msgInvalidJSON, err.msg)}
+		return nil, &ast.Diagnostic{Range: org.span(err.at, len(src)), Code: CodeInvalidJSON, Message: fmt.Sprintf(msgInvalidJSON, err.msg)}
 	}
 	return v, nil
 }

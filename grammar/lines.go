@@ -3,6 +3,7 @@ package grammar
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
 )
@@ -11,7 +12,9 @@ import (
 // terminator, next is the offset of the following line.
 type line struct {
 	start, end, next int
-	num              int // 1-based
+	num              int    // 1-based
+	text             string // src[start:end], which columns count in
+	ascii            bool   // text is all ASCII: a column is a byte count
 }
 
 // splitLines cuts src into lines on "\n", dropping a "\r" before it.
@@ -25,10 +28,29 @@ func splitLines(src string) []line {
 		if end > start && src[end-1] == '\r' && next != end {
 			end--
 		}
-		lines = append(lines, line{start: start, end: end, next: next, num: num})
+		text := src[start:end]
+		lines = append(lines, line{start: start, end: end, next: next, num: num, text: text, ascii: isASCII(text)})
 		start = next
 	}
 	return lines
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// column returns the 1-based character column of byte k (0-based) of l.
+func (l line) column(k int) int {
+	if l.ascii {
+		return k + 1
+	}
+	return ast.Column(l.text, k)
 }
 
 // lineTable converts byte offsets to positions.
@@ -46,7 +68,7 @@ func (t lineTable) pos(off int) ast.Pos {
 		}
 		i = len(t) - 1
 	}
-	return ast.Pos{Offset: off, Line: t[i].num, Column: off - t[i].start + 1}
+	return ast.Pos{Offset: off, Line: t[i].num, Column: t[i].column(off - t[i].start)}
 }
 
 func (t lineTable) span(start, end int) ast.Range {
@@ -55,5 +77,6 @@ func (t lineTable) span(start, end int) ast.Range {
 
 // at returns the origin of byte col (0-based) of line l.
 func (l line) at(col int) origin {
-	return origin{Offset: l.start + col, Line: l.num, Column: col + 1}
+	text := l.text[min(max(col, 0), len(l.text)):]
+	return origin{Pos: ast.Pos{Offset: l.start + col, Line: l.num, Column: l.column(col)}, text: text, ascii: l.ascii}
 }

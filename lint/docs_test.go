@@ -60,18 +60,22 @@ remains, 1 when one does (parse errors included), and 2 on a usage error
 
 ## Output formats
 
+Every format gives the same 1-based lines and columns, and a column counts
+characters (Unicode code points), the unit editors show: ` + "`é`" + `, ` + "`中`" + `, ` + "`😀`" + ` and a
+tab are one column each.
+
 - ` + "`text`" + ` (default): one finding per line, sorted by file and position —
   ` + "`path:line:col: severity: step N: message [rule]`" + `, with any detail on
   indented lines below.
 - ` + "`json`" + `: one document, ` + "`{\"diagnostics\": [...]}`" + `, each finding with its file,
-  start and end line and column (1-based, in bytes), severity, rule, step,
-  message, detail, documentation URL and suggested fixes (text edits with
-  byte offsets).
+  start and end line and column, severity, rule, step, message, detail,
+  documentation URL and suggested fixes (text edits with byte offsets as
+  well as lines and columns).
 - ` + "`sarif`" + `: SARIF 2.1.0 with one run whose driver lists the rules that ran at
-  their configured level, for code-scanning upload. Columns are counted in
-  UTF-16 code units, as SARIF expects.
-- ` + "`github`" + `: GitHub Actions workflow commands (` + "`::error file=…,line=…::…`" + `), which
-  annotate the lines of a pull request.
+  their configured level, for code-scanning upload. The run declares its
+  column unit (` + "`\"columnKind\": \"unicodeCodePoints\"`" + `).
+- ` + "`github`" + `: GitHub Actions workflow commands (` + "`::error file=…,line=…,col=…::…`" + `),
+  which annotate the lines of a pull request.
 
 ## Fixes
 

@@ -137,7 +137,7 @@ func checkEdits(edits []ast.TextEdit, size int) error {
 	for i, e := range sorted {
 		s, end := e.Range.Start.Offset, e.Range.End.Offset
 		if s < 0 || s > end || end > size {
-			return fmt.Errorf("edit %d:%d-%d lies outside the file", e.Range.Start.Line, s, end)
+			return fmt.Errorf("edit of bytes %d-%d (line %d) lies outside the file", s, end, e.Range.Start.Line)
 		}
 		if i > 0 && conflict(sorted[i-1], e) {
 			return fmt.Errorf("edits overlap at offset %d", s)

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
 )
 
-// Output formats.
+// Output formats. Every one of them gives 1-based lines and columns, the
+// columns counted in characters (Unicode code points) as in ast.Pos.
 const (
 	FormatText   = "text"   // path:line:col: severity: message [rule]
 	FormatJSON   = "json"   // one JSON document
@@ -23,12 +22,9 @@ const (
 // Formats lists the output formats.
 var Formats = []string{FormatText, FormatJSON, FormatSARIF, FormatGitHub}
 
-// Result is the findings of one file, with the text they point into (the
-// fixed text after Fix), which the SARIF and GitHub formats need to count
-// columns in UTF-16 units.
+// Result is the findings of one file.
 type Result struct {
 	File        string
-	Src         []byte
 	Diagnostics ast.Diagnostics
 }
 
@@ -111,31 +107,20 @@ var githubLevels = map[ast.Severity]string{
 // writeGitHub prints one workflow command per finding, which GitHub
 // Actions shows as an annotation on the pull request's diff.
 func writeGitHub(w io.Writer, results []Result) error {
-	srcs := sources(results)
 	var b bytes.Buffer
 	for _, d := range all(results) {
-		src := srcs[d.File]
 		msg := d.Message
 		if d.Detail != "" {
 			msg += "\n" + d.Detail
 		}
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
 			githubLevels[d.Severity], escapeProperty(d.File),
-			d.Range.Start.Line, utf16Column(src, d.Range.Start),
-			d.Range.End.Line, utf16Column(src, d.Range.End),
+			d.Range.Start.Line, d.Range.Start.Column,
+			d.Range.End.Line, d.Range.End.Column,
 			escapeProperty("reelier lint: "+d.Code), escapeData(msg))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// sources maps each file name to its text without a byte order mark.
-func sources(results []Result) map[string][]byte {
-	m := make(map[string][]byte, len(results))
-	for _, r := range results {
-		m[r.File] = bytes.TrimPrefix(r.Src, utf8BOM)
-	}
-	return m
 }
 
 // escapeData escapes a workflow command's message.
@@ -146,25 +131,4 @@ func escapeData(s string) string {
 // escapeProperty escapes a workflow command's property value.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-// utf16Column converts a position's byte column to a 1-based column in
-// UTF-16 code units, the unit SARIF and GitHub count in. Without the
-// source text it returns the byte column.
-func utf16Column(src []byte, p ast.Pos) int {
-	start := p.Offset - (p.Column - 1)
-	if src == nil || start < 0 || p.Offset > len(src) || start > p.Offset {
-		return p.Column
-	}
-	n := 1
-	for line := src[start:p.Offset]; len(line) > 0; {
-		r, size := utf8.DecodeRune(line)
-		line = line[size:]
-		if utf16.RuneLen(r) == 2 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }

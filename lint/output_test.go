@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -42,7 +41,7 @@ func outputResults(t *testing.T) (*Driver, []Result) {
 		ParseFile("skills/sample.skill.md", []byte(sample)),
 		ParseFile("skills/broken.skill.md", []byte(strings.Replace(sample, "- effect: read\n", "- effect: maybe\n", 1))),
 	} {
-		results = append(results, Result{File: f.Name, Src: f.Src, Diagnostics: d.Run(f)})
+		results = append(results, Result{File: f.Name, Diagnostics: d.Run(f)})
 	}
 	return d, results
 }
@@ -127,7 +126,7 @@ func TestSARIF(t *testing.T) {
 		t.Fatalf("version %q, schema %q, %d runs", log.Version, log.Schema, len(log.Runs))
 	}
 	run := log.Runs[0]
-	if run.Tool.Driver.Name != "reelier" || len(run.Tool.Driver.Rules) != len(All()) || run.ColumnKind != "utf16CodeUnits" {
+	if run.Tool.Driver.Name != "reelier" || len(run.Tool.Driver.Rules) != len(All()) || run.ColumnKind != "unicodeCodePoints" {
 		t.Errorf("driver %q with %d rules, columnKind %q", run.Tool.Driver.Name, len(run.Tool.Driver.Rules), run.ColumnKind)
 	}
 	for _, r := range run.Tool.Driver.Rules {
@@ -154,11 +153,15 @@ func TestSARIF(t *testing.T) {
 			t.Errorf("location %+v", loc)
 		}
 	}
-	// The date in the unicode sample comes after "æ" (2 bytes, 1 UTF-16
-	// unit) and "🫐" (4 bytes, 2 units): its SARIF column is 3 less than
-	// its byte column.
+	// The date in the unicode sample comes after "æ" (2 bytes, one
+	// character) and "🫐" (4 bytes, one character): its SARIF column is 4
+	// less than its byte column.
 	line := unicodeSample[strings.Index(unicodeSample, "- action"):]
-	want := len(utf16.Encode([]rune(line[:strings.Index(line, "2026-07-10")]))) + 1
+	prefix := line[:strings.Index(line, "2026-07-10")]
+	want := utf8.RuneCountInString(prefix) + 1
+	if want != len(prefix)+1-4 {
+		t.Fatalf("the sample changed: %d characters before the date in %d bytes", want-1, len(prefix))
+	}
 	found := false
 	for _, res := range run.Results {
 		if res.RuleID == "date_literal" && strings.HasSuffix(res.Locations[0].PhysicalLocation.ArtifactLocation.URI, "unicode.skill.md") {
@@ -170,19 +173,6 @@ func TestSARIF(t *testing.T) {
 	}
 	if !found {
 		t.Error("no date_literal result for the unicode sample")
-	}
-}
-
-func TestUTF16Column(t *testing.T) {
-	src := []byte("a\nxæ🫐y")
-	pos := func(off int) ast.Pos { return ast.Pos{Offset: off, Line: 2, Column: off - 1} }
-	for off, want := range map[int]int{2: 1, 3: 2, 5: 3, 9: 5, 10: 6} {
-		if got := utf16Column(src, pos(off)); got != want {
-			t.Errorf("offset %d: column %d, want %d", off, got, want)
-		}
-	}
-	if got := utf16Column(nil, ast.Pos{Offset: 4, Column: 3}); got != 3 {
-		t.Errorf("without source: %d", got)
 	}
 }
 

@@ -74,7 +74,11 @@ func (p *Pass) pos(off int) ast.Pos {
 		p.lines = lineStarts(p.Src)
 	}
 	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off }) - 1
-	return ast.Pos{Offset: off, Line: i + 1, Column: off - p.lines[i] + 1}
+	start, end := p.lines[i], len(p.Src)
+	if i+1 < len(p.lines) {
+		end = p.lines[i+1]
+	}
+	return ast.Pos{Offset: off, Line: i + 1, Column: ast.Column(string(p.Src[start:end]), off-start)}
 }
 
 // span converts a byte range of Src to an ast.Range.

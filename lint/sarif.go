@@ -21,7 +21,8 @@ var sarifLevels = map[ast.Severity]string{
 
 // writeSARIF prints a SARIF 2.1.0 log with one run: the rules the driver
 // ran (with their configured level) and one result per finding, columns
-// counted in UTF-16 code units.
+// counted in Unicode code points (the run's columnKind says so), the same
+// columns every other output gives.
 func writeSARIF(w io.Writer, d *Driver, results []Result) error {
 	log := buildSARIF(d, results)
 	return log.PrettyWrite(w)
@@ -29,7 +30,7 @@ func writeSARIF(w io.Writer, d *Driver, results []Result) error {
 
 func buildSARIF(d *Driver, results []Result) *sarif.Report {
 	log := sarif.NewReport()
-	run := sarif.NewRunWithInformationURI("reelier", toolURL).WithColumnKind("utf16CodeUnits")
+	run := sarif.NewRunWithInformationURI("reelier", toolURL).WithColumnKind("unicodeCodePoints")
 	for _, r := range d.Rules() {
 		run.AddRule(r.Name).
 			WithName(r.Name).
@@ -39,9 +40,7 @@ func buildSARIF(d *Driver, results []Result) *sarif.Report {
 			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevels[d.Severity(r)])).
 			WithProperties(sarif.NewPropertyBag().Add("tags", []string{string(r.Category)}))
 	}
-	srcs := sources(results)
 	for _, dg := range all(results) {
-		src := srcs[dg.File]
 		msg := dg.Message
 		if dg.Detail != "" {
 			msg += "\n" + dg.Detail
@@ -52,12 +51,12 @@ func buildSARIF(d *Driver, results []Result) *sarif.Report {
 			AddLocation(sarif.NewLocationWithPhysicalLocation(
 				sarif.NewPhysicalLocation().
 					WithArtifactLocation(sarif.NewSimpleArtifactLocation(fileURI(dg.File))).
-					WithRegion(sarifRegion(src, dg.Range))))
+					WithRegion(sarifRegion(dg.Range))))
 		for _, fx := range dg.Fixes {
 			change := sarif.NewArtifactChange().WithArtifactLocation(sarif.NewSimpleArtifactLocation(fileURI(dg.File)))
 			for _, e := range fx.Edits {
 				change.AddReplacement(sarif.NewReplacement().
-					WithDeletedRegion(sarifRegion(src, e.Range)).
+					WithDeletedRegion(sarifRegion(e.Range)).
 					WithInsertedContent(sarif.NewArtifactContent().WithText(e.NewText)))
 			}
 			res.AddFixe(sarif.NewFix().WithDescription(sarif.NewTextMessage(fx.Title)).AddArtifactChange(change))
@@ -67,10 +66,12 @@ func buildSARIF(d *Driver, results []Result) *sarif.Report {
 	return log
 }
 
-func sarifRegion(src []byte, r ast.Range) *sarif.Region {
+// sarifRegion is a range as a SARIF region: 1-based lines and columns in
+// code points, the end column just past the last character.
+func sarifRegion(r ast.Range) *sarif.Region {
 	return sarif.NewRegion().
-		WithStartLine(r.Start.Line).WithStartColumn(utf16Column(src, r.Start)).
-		WithEndLine(r.End.Line).WithEndColumn(utf16Column(src, r.End))
+		WithStartLine(r.Start.Line).WithStartColumn(r.Start.Column).
+		WithEndLine(r.End.Line).WithEndColumn(r.End.Column)
 }
 
 // fileURI turns a path into a URI reference: relative paths stay relative

@@ -28,7 +28,8 @@ type LintOutput struct {
 	Diagnostics []LintDiagnostic `json:"diagnostics"`
 }
 
-// LintDiagnostic is one finding, at a 1-based line and byte column.
+// LintDiagnostic is one finding, at a 1-based line and a 1-based column
+// counted in characters (Unicode code points), as ast.Pos counts.
 type LintDiagnostic struct {
 	File     string   `json:"file"`
 	Line     int      `json:"line"`

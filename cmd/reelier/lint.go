@@ -179,7 +179,7 @@ func (l *lintSession) file(path string) {
 		return
 	}
 	f := &lint.File{Name: ls.path, Src: ls.src, Skill: ls.skill, Diags: ls.diags}
-	res := lint.Result{File: f.Name, Src: f.Src}
+	res := lint.Result{File: f.Name}
 	if l.opts.fix {
 		fixed := l.driver.Fix(f)
 		if fixed.Changed() {
@@ -193,7 +193,7 @@ func (l *lintSession) file(path string) {
 			}
 			fmt.Fprintf(l.errw, "%s: applied %d %s\n", f.Name, fixed.Applied, fixes)
 		}
-		res.Src, res.Diagnostics = fixed.Src, fixed.Diagnostics
+		res.Diagnostics = fixed.Diagnostics
 	} else {
 		res.Diagnostics = l.driver.Run(f)
 	}

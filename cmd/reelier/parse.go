@@ -68,6 +68,8 @@ type parsedSkill struct {
 	Steps       []parsedStep `json:"steps"`
 }
 
+// parseError is one rejection; line and column are 1-based, the column
+// counted in characters (Unicode code points), as every diagnostic is.
 type parseError struct {
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
