@@ -1,5 +1,10 @@
 package ast
 
+import (
+	"encoding/json"
+	"strings"
+)
+
 // Skill is a whole SKILL.md file.
 type Skill struct {
 	// BOM records that the file began with a UTF-8 byte order mark.
@@ -44,37 +49,194 @@ type Heading struct {
 	Range Range
 }
 
-// Frontmatter is the `---` fenced block of `key: value` lines.
+// Frontmatter is the `---` fenced block at the top of the file: the YAML
+// subset Agent Skills use (SPEC.md §2).
 type Frontmatter struct {
-	Range   Range
+	Range Range
+	// Text is the block as written, both fences and every line end
+	// included. The printer writes it back unchanged; a frontmatter built
+	// in code leaves it empty and is printed from Entries.
+	Text string
+	// Entries are the top-level keys in file order.
 	Entries []*FrontmatterEntry
 }
 
-// FrontmatterEntry is one `key: value` line, in file order.
+// ValueKind is the shape of a frontmatter value.
+type ValueKind int
+
+// The shapes the frontmatter subset allows.
+const (
+	// ScalarValue is one string (or a number, a boolean or null, as YAML
+	// reads it; see Type).
+	ScalarValue ValueKind = iota
+	// ListValue is a list of scalars, such as allowed-tools.
+	ListValue
+	// MapValue is a map of scalars, such as metadata.
+	MapValue
+)
+
+// MetadataPrefix starts every key Reelier keeps under `metadata`.
+const MetadataPrefix = "reelier-"
+
+// MetadataKeys are the metadata keys Reelier defines (SPEC.md §2.1).
+var MetadataKeys = []string{MetadataPrefix + "inputs"}
+
+// FrontmatterEntry is one key and its value: a top-level entry, an entry
+// of a map value (Key set) or an item of a list value (Key empty).
 type FrontmatterEntry struct {
-	Key        string
-	Value      string
+	Key  string
+	Kind ValueKind
+	// Value is a scalar's text as YAML reads it (quotes and escapes
+	// resolved); empty for lists and maps.
+	Value string
+	// Type is the YAML type a scalar reads as: "str", "int", "float",
+	// "bool", "null" or "timestamp".
+	Type string
+	// Flat reports a line YAML cannot read that was taken the way the
+	// original format reads it: the text after the first colon.
+	Flat bool
+	// Items are a list's items or a map's entries, in file order.
+	Items []*FrontmatterEntry
+	// Range covers the key through the end of the value; KeyRange is
+	// empty for a list item; ValueRange covers the value as written
+	// (quotes included).
 	Range      Range
 	KeyRange   Range
 	ValueRange Range
+	// KeyType is the YAML type a map entry's key reads as ("str" for
+	// every top-level key).
+	KeyType string
 }
 
 // Span implements Node.
 func (e *FrontmatterEntry) Span() Range { return e.Range }
 
-// Lookup returns the entry with the key, or nil. When a key is written
-// twice the later line wins, as it does for the original's parser.
+// Lookup returns the entry with the key, or nil. A key written twice is
+// rejected; in the partial tree the later entry wins.
 func (f *Frontmatter) Lookup(key string) *FrontmatterEntry {
 	if f == nil {
 		return nil
 	}
+	return lookup(f.Entries, key)
+}
+
+// Lookup returns the entry of a map value with the key, or nil.
+func (e *FrontmatterEntry) Lookup(key string) *FrontmatterEntry {
+	if e == nil || e.Kind != MapValue {
+		return nil
+	}
+	return lookup(e.Items, key)
+}
+
+func lookup(entries []*FrontmatterEntry, key string) *FrontmatterEntry {
 	var found *FrontmatterEntry
-	for _, e := range f.Entries {
+	for _, e := range entries {
 		if e.Key == key {
 			found = e
 		}
 	}
 	return found
+}
+
+// Metadata returns the entry of the `metadata` map with the key, or nil.
+func (f *Frontmatter) Metadata(key string) *FrontmatterEntry {
+	return f.Lookup("metadata").Lookup(key)
+}
+
+// Data returns the frontmatter as plain data for JSON, as a host reading
+// the YAML gets it: text as a string, a number as a json.Number, a boolean
+// as a bool, null as nil, a date as the text written; a slice for a list
+// and an ordered map for a map, keys in file order.
+func (f *Frontmatter) Data() OrderedMap {
+	if f == nil {
+		return nil
+	}
+	return entriesData(f.Entries)
+}
+
+func entriesData(entries []*FrontmatterEntry) OrderedMap {
+	m := make(OrderedMap, 0, len(entries))
+	for _, e := range entries {
+		// A later duplicate replaces the earlier one, as Lookup does.
+		m = m.without(e.Key)
+		m = append(m, KeyValue{Key: e.Key, Value: e.data()})
+	}
+	return m
+}
+
+func (e *FrontmatterEntry) data() any {
+	switch e.Kind {
+	case ListValue:
+		out := make([]any, len(e.Items))
+		for i, it := range e.Items {
+			out[i] = it.data()
+		}
+		return out
+	case MapValue:
+		return entriesData(e.Items)
+	}
+	switch e.Type {
+	case "null":
+		return nil
+	case "bool":
+		return strings.EqualFold(e.Value, "true")
+	case "int", "float":
+		// YAML spells some numbers JSON does not (0x1F, .inf): those stay
+		// text.
+		if json.Valid([]byte(e.Value)) {
+			return json.Number(e.Value)
+		}
+	}
+	return e.Value
+}
+
+// KeyValue is one entry of an OrderedMap.
+type KeyValue struct {
+	Key   string
+	Value any
+}
+
+// OrderedMap is a map that keeps its keys in order; it marshals to a JSON
+// object with its keys in that order.
+type OrderedMap []KeyValue
+
+func (m OrderedMap) without(key string) OrderedMap {
+	for i, kv := range m {
+		if kv.Key == key {
+			return append(m[:i:i], m[i+1:]...)
+		}
+	}
+	return m
+}
+
+// Get returns the value of key, or nil.
+func (m OrderedMap) Get(key string) any {
+	for _, kv := range m {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the map as a JSON object in key order.
+func (m OrderedMap) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, kv := range m {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
 }
 
 // Get returns the value of the entry with the key, or "".

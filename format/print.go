@@ -40,15 +40,13 @@ func Write(w io.Writer, s *ast.Skill, steps iter.Seq[*ast.Step]) error {
 		p.w.Write(utf8BOM)
 	}
 	if fm := s.Frontmatter; fm != nil {
-		p.line("---")
-		for _, e := range fm.Entries {
-			if e.Value == "" {
-				p.line(e.Key + ":")
-			} else {
-				p.line(e.Key + ": " + e.Value)
-			}
+		if fm.Text != "" {
+			// The frontmatter as written: YAML the printer has no
+			// business restyling.
+			p.w.WriteString(fm.Text)
+		} else {
+			p.frontmatter(fm)
 		}
-		p.line("---")
 	}
 	p.w.WriteString(s.Preamble.Text)
 	// A blank line separates a step from whatever follows it: the next

@@ -80,32 +80,11 @@ func (p *docParser) frontmatter() int {
 		p.report(0, CodeUnclosedFence, open, msgUnclosedFence)
 		return 1
 	}
-	fm := &ast.Frontmatter{Range: ast.Range{Start: open.Start, End: p.lineRange(p.lines[closing]).End}}
-	for _, l := range p.lines[1:closing] {
-		raw := p.text(l)
-		trimmed := strings.TrimSpace(raw)
-		if trimmed == "" {
-			continue
-		}
-		lead := strings.Index(raw, trimmed)
-		g, err := keyValueParser.ParseString("", trimmed)
-		if err != nil || !isFrontmatterKey(g.Key.Value) {
-			p.report(0, CodeFrontmatterLine, p.lineRange(l), fmt.Sprintf(msgFrontmatterLine, trimmed))
-			continue
-		}
-		org := l.at(lead)
-		e := &ast.FrontmatterEntry{
-			Key: g.Key.Value, Value: g.Value.Value,
-			Range:    org.span(0, len(trimmed)),
-			KeyRange: org.span(g.Key.Pos.Offset, g.Key.Pos.Offset+len(g.Key.Value)),
-		}
-		if g.Value.Value != "" {
-			e.ValueRange = org.span(g.Value.Pos.Offset, g.Value.Pos.Offset+len(g.Value.Value))
-		} else {
-			e.ValueRange = org.span(len(trimmed), len(trimmed))
-		}
-		fm.Entries = append(fm.Entries, e)
+	fm := &ast.Frontmatter{
+		Range: ast.Range{Start: open.Start, End: p.lineRange(p.lines[closing]).End},
+		Text:  p.src[p.lines[0].start:p.lines[closing].next],
 	}
+	p.readFrontmatter(fm, 0, closing)
 	p.skill.Frontmatter = fm
 	for _, key := range []string{"name", "description"} {
 		code := CodeMissingName

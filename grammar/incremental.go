@@ -40,7 +40,9 @@ func ReparseDiagnostics(filename string, prevSrc []byte, prev *ast.Skill, prevDi
 // last step parsed again.
 func reparse(filename string, prevSrc []byte, prev *ast.Skill, prevDiags ast.Diagnostics, src []byte, tree bool) (*ast.Skill, ast.Diagnostics) {
 	bom := bytes.HasPrefix(src, utf8BOM)
-	if prev == nil || len(prev.Steps) == 0 || prev.BOM != bom || bytes.HasPrefix(prevSrc, utf8BOM) != bom {
+	// Without a closed frontmatter, a `---` typed anywhere below could
+	// close the fence and change every line above it: parse it all.
+	if prev == nil || prev.Frontmatter == nil || len(prev.Steps) == 0 || prev.BOM != bom || bytes.HasPrefix(prevSrc, utf8BOM) != bom {
 		return Parse(filename, src)
 	}
 	old, cur := prevSrc, src

@@ -1,6 +1,7 @@
 package grammar_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,6 +157,42 @@ func TestSpecAssertFormsParse(t *testing.T) {
 		}
 		if got := strings.TrimPrefix(fmt.Sprintf("%T", a), "*ast."); got != f.Type {
 			t.Errorf("%q parsed as %s, spec says %s", ex, got, f.Type)
+		}
+	}
+}
+
+// TestSpecFrontmatter holds SPEC.md §2's tables to the parser: the
+// metadata keys Reelier defines, and each documented reading.
+func TestSpecFrontmatter(t *testing.T) {
+	tables := contractTables(t)
+	keys := column(t, tables["Reelier metadata keys"], 0)
+	if diff := cmp.Diff(ast.MetadataKeys, keys); diff != "" {
+		t.Errorf("SPEC.md's metadata keys disagree with ast.MetadataKeys (-code +spec):\n%s", diff)
+	}
+	rows := tables["Frontmatter readings"]
+	if len(rows) == 0 {
+		t.Fatal("SPEC.md has no frontmatter readings table")
+	}
+	for _, r := range rows {
+		fm := strings.ReplaceAll(strings.Trim(r[0], "`"), "⏎", "\n")
+		src := fmDoc(fm)
+		skill, diags := grammar.Parse("s.skill.md", src)
+		var errs []string
+		for _, d := range diags {
+			if d.Severity == ast.SeverityError {
+				errs = append(errs, fmt.Sprintf("`%s` at line %d", d.Code, d.Range.Start.Line))
+			}
+		}
+		want := r[1]
+		if strings.HasPrefix(want, "`{") {
+			got, err := json.Marshal(skill.Frontmatter.Data())
+			if err != nil || len(errs) > 0 || "`"+string(got)+"`" != want {
+				t.Errorf("%q reads as %s %v, SPEC.md says %s", fm, got, errs, want)
+			}
+			continue
+		}
+		if len(errs) != 1 || errs[0] != want {
+			t.Errorf("%q gives %v, SPEC.md says %s", fm, errs, want)
 		}
 	}
 }

@@ -372,12 +372,16 @@ func TestDocumentedInputs(t *testing.T) {
 	for _, tc := range []struct {
 		preamble string
 		want     string
+		// metadata, when set, is the frontmatter's metadata block.
+		metadata string
 	}{
-		{"Inputs: `{{owner}}`, `{{repo}}` — what to read.\n", "owner@Inputs: `{{owner}}`, `{{repo}}` — what to read. repo@Inputs: `{{owner}}`, `{{repo}}` — what to read."},
-		{"## Inputs\n\n- `{{owner}}`: the account\r\n- `{{repo}}`: its repository\n\n## Other\n\n{{later}}\n", "owner@- `{{owner}}`: the account repo@- `{{repo}}`: its repository"},
-		{"Inputs: none\n", ""},
+		{preamble: "Inputs: `{{owner}}`, `{{repo}}` — what to read.\n", want: "owner@Inputs: `{{owner}}`, `{{repo}}` — what to read. repo@Inputs: `{{owner}}`, `{{repo}}` — what to read."},
+		{preamble: "## Inputs\n\n- `{{owner}}`: the account\r\n- `{{repo}}`: its repository\n\n## Other\n\n{{later}}\n", want: "owner@- `{{owner}}`: the account repo@- `{{repo}}`: its repository"},
+		{preamble: "Inputs: none\n", want: ""},
+		{metadata: "metadata:\n  reelier-inputs: \"{{owner}} the account, {{repo}}\"\n", want: "owner@reelier-inputs: \"{{owner}} the account, {{repo}}\" repo@reelier-inputs: \"{{owner}} the account, {{repo}}\""},
+		{preamble: "Inputs: {{owner}}\n", metadata: "metadata: {reelier-inputs: \"{{repo}}\", owner: me}\n", want: "owner@Inputs: {{owner}} repo@reelier-inputs: \"{{repo}}\""},
 	} {
-		src := "---\nname: x\ndescription: x\n---\n\n# X\n\n" + tc.preamble + "\n### Step 1 — A\n- intent: a\n- action: t {}\n- assert: status == 200\n- effect: read\n"
+		src := "---\nname: x\ndescription: x\n" + tc.metadata + "---\n\n# X\n\n" + tc.preamble + "\n### Step 1 — A\n- intent: a\n- action: t {}\n- assert: status == 200\n- effect: read\n"
 		f := ParseFile("s", []byte(src))
 		var got []string
 		for _, in := range DocumentedInputs(f.Skill) {

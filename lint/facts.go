@@ -57,7 +57,7 @@ func (p *Pass) dataflow() *facts {
 }
 
 func computeFacts(s *ast.Skill) *facts {
-	f := &facts{inputs: findInputs(s.Preamble), binds: make([]*bindSite, 0, len(s.Steps))}
+	f := &facts{inputs: findInputs(s), binds: make([]*bindSite, 0, len(s.Steps))}
 	live := make(map[string]*bindSite, len(s.Steps))
 	for _, st := range s.Steps {
 		if st.Action != nil {

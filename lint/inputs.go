@@ -6,8 +6,9 @@ import (
 	"github.com/reelier/reelier/ast"
 )
 
-// inputsDoc is what the preamble says about the skill's inputs: an
-// `Inputs:` line (bold or plain) or an `Inputs` heading and the text under it.
+// inputsDoc is what the skill says about its inputs: an `Inputs:` line
+// (bold or plain) or an `Inputs` heading and the text under it in the
+// preamble, and the frontmatter's `metadata: reelier-inputs` value.
 type inputsDoc struct {
 	// found reports whether the preamble documents inputs at all.
 	found bool
@@ -24,8 +25,9 @@ type inputsDoc struct {
 	lineStart, valueStart, valueEnd int
 }
 
-// Input is a variable the skill's preamble documents as an input, written
-// `{{name}}` on its Inputs line or under its Inputs heading.
+// Input is a variable the skill documents as an input, written `{{name}}`
+// on its Inputs line, under its Inputs heading or in the frontmatter's
+// `reelier-inputs` metadata.
 type Input struct {
 	Name string
 	// Offset is the byte offset of the name in the file.
@@ -35,18 +37,35 @@ type Input struct {
 	Line string
 }
 
-// DocumentedInputs returns the inputs the preamble documents, in the order
-// written. The language server offers them in completion and explains them
+// DocumentedInputs returns the inputs the skill documents, in the order
+// written (the preamble's first, then the frontmatter's). The language server offers them in completion and explains them
 // in hover; the undocumented_input rule reads the same documentation.
 func DocumentedInputs(s *ast.Skill) []Input {
 	if s == nil {
 		return nil
 	}
-	return findInputs(s.Preamble).order
+	return findInputs(s).order
 }
 
-// findInputs reads the Inputs documentation out of the preamble.
-func findInputs(pre ast.Verbatim) inputsDoc {
+// findInputs reads the Inputs documentation out of the preamble and the
+// frontmatter.
+func findInputs(s *ast.Skill) inputsDoc {
+	doc := preambleInputs(s.Preamble)
+	fm := s.Frontmatter
+	if e := fm.Metadata(ast.MetadataPrefix + "inputs"); e != nil && e.Kind == ast.ScalarValue && fm.Text != "" {
+		base := fm.Range.Start.Offset
+		start, end := e.ValueRange.Start.Offset-base, e.ValueRange.End.Offset-base
+		if 0 <= start && start <= end && end <= len(fm.Text) {
+			line := fm.Text[e.Range.Start.Offset-base : end]
+			doc.found = true
+			doc.addWords(fm.Text[start:end], e.ValueRange.Start.Offset, strings.TrimSpace(line))
+		}
+	}
+	return doc
+}
+
+// preambleInputs reads the Inputs documentation out of the preamble.
+func preambleInputs(pre ast.Verbatim) inputsDoc {
 	doc := inputsDoc{words: map[string]bool{}, vars: map[string]bool{}, valueStart: -1}
 	text := pre.Text
 	base := pre.Range.Start.Offset

@@ -43,6 +43,7 @@ func TestHover(t *testing.T) {
 		{"inputs.skill.md", pos(11, 33), []string{"`{{owner}}` — an input, documented on line 8:", "> Inputs: `{{owner}}`, `{{repo}}` — the repository", "`REELIER_VAR_owner`", "`--var owner=…`"}},
 		{"inputs.skill.md", pos(18, 55), []string{"`{{branch}}` — bound by step 1 (line 14)"}},
 		{"inputs.skill.md", pos(18, 78), []string{"`{{tokn}}` is not bound by any earlier step"}},
+		{"inputs-meta.skill.md", pos(11, 33), []string{"`{{owner}}` — an input, documented on line 5:", "> reelier-inputs: \"{{owner}} the account, {{repo}} its repository\""}},
 		{"bookings.skill.md", pos(0, 0), nil},
 		{"bookings.skill.md", pos(12, 15), nil},
 		{"bookings.skill.md", pos(9999, 0), nil},
@@ -93,8 +94,9 @@ func TestDefinition(t *testing.T) {
 		{"inputs.skill.md", pos(11, 33), []protocol.Range{rng(7, 11, 7, 16)}}, // an input: its documentation
 		{"inputs.skill.md", pos(18, 35), []protocol.Range{rng(7, 11, 7, 16)}},
 		{"inputs.skill.md", pos(11, 53), []protocol.Range{rng(7, 24, 7, 28)}},
-		{"inputs.skill.md", pos(18, 56), []protocol.Range{rng(13, 8, 13, 14)}}, // bound, not an input
-		{"inputs.skill.md", pos(18, 78), nil},                                  // neither bound nor documented
+		{"inputs.skill.md", pos(18, 56), []protocol.Range{rng(13, 8, 13, 14)}},     // bound, not an input
+		{"inputs.skill.md", pos(18, 78), nil},                                      // neither bound nor documented
+		{"inputs-meta.skill.md", pos(11, 53), []protocol.Range{rng(4, 44, 4, 48)}}, // documented in the frontmatter
 		{"bookings.skill.md", pos(500, 1), nil},
 	}
 	for _, tc := range cases {
@@ -215,6 +217,7 @@ func TestCompletion(t *testing.T) {
 		{"bookings.skill.md", pos(22, 43), "inside a closed hole, after emoji"},
 		{"complete.skill.md", pos(99, 0), "past the end"},
 		{"inputs.skill.md", pos(18, 55), "in a hole: binds first, then documented inputs"},
+		{"inputs-meta.skill.md", pos(11, 33), "in a hole: inputs documented in the frontmatter"},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

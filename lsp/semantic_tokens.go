@@ -55,6 +55,9 @@ func SemanticTokens(doc *Document) *protocol.SemanticTokens {
 	if fm := skill.Frontmatter; fm != nil {
 		for _, e := range fm.Entries {
 			t.add(e.KeyRange, tokProperty, 0)
+			for _, it := range e.Items {
+				t.add(it.KeyRange, tokProperty, 0)
+			}
 		}
 	}
 	for _, st := range skill.Steps {

@@ -1,12 +1,10 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,7 +18,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
@@ -83,7 +80,7 @@ const (
 // frontmatter as JSON and every file it holds.
 type SkillEntry struct {
 	URI         string         `json:"uri"`
-	Frontmatter map[string]any `json:"frontmatter"`
+	Frontmatter ast.OrderedMap `json:"frontmatter"`
 	Resources   []SkillFile    `json:"resources"`
 }
 
@@ -326,7 +323,7 @@ type servedSkill struct {
 	file string
 	src  []byte
 	// frontmatter is the frontmatter as JSON-ready data.
-	frontmatter map[string]any
+	frontmatter ast.OrderedMap
 	// files are every file of the skill, its SKILL.md first; dirs are the
 	// URIs of its folders, its own included.
 	files []*servedFile
@@ -429,12 +426,12 @@ func (s *Server) extensionSkill(p string) *servedSkill {
 	if !frontmatterSound(sk, diags) {
 		return nil
 	}
-	fm, err := frontmatterJSON(sk, src)
-	if err != nil {
+	fm, ok := frontmatterJSON(sk)
+	if !ok {
 		return nil
 	}
-	name, _ := fm["name"].(string)
-	desc, _ := fm["description"].(string)
+	name, _ := fm.Get("name").(string)
+	desc, _ := fm.Get("description").(string)
 	if len(agentskill.NameProblems(name)) > 0 || strings.TrimSpace(desc) == "" {
 		return nil
 	}
@@ -536,75 +533,17 @@ func frontmatterSound(sk *ast.Skill, diags ast.Diagnostics) bool {
 	return true
 }
 
-// frontmatterJSON is the skill's frontmatter as JSON-ready data, every
-// field as YAML reads the block the grammar found between the fences:
-// strings, numbers, booleans and null as YAML types them, a timestamp as
-// the text written, lists and maps nested. An error means YAML does not
-// read the block as a map (a host could not read it either).
-//
-// frontmatter data: see ast
-func frontmatterJSON(sk *ast.Skill, src []byte) (map[string]any, error) {
-	lines := bytes.SplitAfter(src, []byte("\n"))
-	from, to := sk.Frontmatter.Range.Start.Line, sk.Frontmatter.Range.End.Line-1
-	if from < 1 || to > len(lines) || from > to {
-		return nil, errors.New("the frontmatter block is not where the grammar says")
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(bytes.Join(lines[from:to], nil), &doc); err != nil {
-		return nil, err
-	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, errors.New("the frontmatter is not a YAML map")
-	}
-	v, err := yamlData(doc.Content[0])
-	if err != nil {
-		return nil, err
-	}
-	if _, err := json.Marshal(v); err != nil {
-		return nil, err
-	}
-	return v.(map[string]any), nil
-}
-
-// yamlData converts a YAML node to plain data.
-func yamlData(n *yaml.Node) (any, error) {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		out := make([]any, len(n.Content))
-		for i, c := range n.Content {
-			v, err := yamlData(c)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
+// frontmatterJSON is the skill's frontmatter as JSON-ready data, as the
+// grammar read it (ast.Frontmatter.Data: YAML's types, keys in file
+// order). ok is false when a host reading the YAML would not read the same
+// thing: a line the grammar read the original, flat way.
+func frontmatterJSON(sk *ast.Skill) (fm ast.OrderedMap, ok bool) {
+	for _, e := range sk.Frontmatter.Entries {
+		if e.Flat {
+			return nil, false
 		}
-		return out, nil
-	case yaml.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-				return nil, fmt.Errorf("line %d: a key that is not a plain value", k.Line)
-			}
-			if _, dup := out[k.Value]; dup {
-				return nil, fmt.Errorf("line %d: %q is written twice", k.Line, k.Value)
-			}
-			v, err := yamlData(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			out[k.Value] = v
-		}
-		return out, nil
-	case yaml.ScalarNode:
-		if n.Tag == "!!timestamp" {
-			return n.Value, nil
-		}
-		var v any
-		err := n.Decode(&v)
-		return v, err
 	}
-	return nil, fmt.Errorf("line %d: YAML aliases are not read", n.Line)
+	return sk.Frontmatter.Data(), true
 }
 
 // fileMIME is the media type of a supporting file, by its extension;

@@ -63,9 +63,12 @@ type parsedStep struct {
 }
 
 type parsedSkill struct {
-	Name        string       `json:"name"`
-	Description string       `json:"description"`
-	Steps       []parsedStep `json:"steps"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Frontmatter is the whole frontmatter as a host reading its YAML
+	// gets it (SPEC.md §2), keys in file order.
+	Frontmatter ast.OrderedMap `json:"frontmatter"`
+	Steps       []parsedStep   `json:"steps"`
 }
 
 // parseError is one rejection; line and column are 1-based, the column
@@ -129,7 +132,7 @@ func parseRun(cmd *cobra.Command, opts parseOptions) error {
 }
 
 func summarize(s *ast.Skill) *parsedSkill {
-	ps := &parsedSkill{Name: s.Name(), Description: s.Description(), Steps: []parsedStep{}}
+	ps := &parsedSkill{Name: s.Name(), Description: s.Description(), Frontmatter: s.Frontmatter.Data(), Steps: []parsedStep{}}
 	for _, st := range s.Steps {
 		step := parsedStep{N: st.Number, Title: st.Title, Asserts: []string{}, Binds: []string{}, Effect: string(st.EffectValue())}
 		if st.Intent != nil {

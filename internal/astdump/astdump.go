@@ -18,7 +18,7 @@ func Skill(s *ast.Skill) string {
 	if fm := s.Frontmatter; fm != nil {
 		d.f(1, "frontmatter %s", rng(fm.Range))
 		for _, e := range fm.Entries {
-			d.f(2, "%q = %q key=%s value=%s", e.Key, e.Value, rng(e.KeyRange), rng(e.ValueRange))
+			d.entry(2, e)
 		}
 	}
 	d.verbatim(1, "preamble", s.Preamble)
@@ -30,6 +30,38 @@ func Skill(s *ast.Skill) string {
 }
 
 type dumper struct{ b strings.Builder }
+
+func (d *dumper) entry(depth int, e *ast.FrontmatterEntry) {
+	var attrs []string
+	if e.Flat {
+		attrs = append(attrs, "flat")
+	}
+	if e.Kind == ast.ScalarValue && e.Type != "str" {
+		attrs = append(attrs, "type="+e.Type)
+	}
+	if e.KeyType != "" && e.KeyType != "str" {
+		attrs = append(attrs, "keytype="+e.KeyType)
+	}
+	extra := ""
+	if len(attrs) > 0 {
+		extra = " " + strings.Join(attrs, " ")
+	}
+	switch e.Kind {
+	case ast.ListValue:
+		d.f(depth, "%q list key=%s value=%s", e.Key, rng(e.KeyRange), rng(e.ValueRange))
+	case ast.MapValue:
+		d.f(depth, "%q map key=%s value=%s", e.Key, rng(e.KeyRange), rng(e.ValueRange))
+	default:
+		if e.Key == "" {
+			d.f(depth, "- %q value=%s%s", e.Value, rng(e.ValueRange), extra)
+			return
+		}
+		d.f(depth, "%q = %q key=%s value=%s%s", e.Key, e.Value, rng(e.KeyRange), rng(e.ValueRange), extra)
+	}
+	for _, it := range e.Items {
+		d.entry(depth+1, it)
+	}
+}
 
 func (d *dumper) f(depth int, format string, args ...any) {
 	d.b.WriteString(strings.Repeat("  ", depth))
