@@ -134,7 +134,7 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 		}
 	}
 	res.Record.FinishedAt = runlog.Timestamp(opts.now())
-	res.Record.Finish()
+	res.Record.Finish(false)
 	res.Elapsed = time.Since(began)
 	return res
 }

@@ -223,7 +223,7 @@ func TestRunRecordGolden(t *testing.T) {
 	for i := range res.Record.Steps {
 		res.Record.Steps[i].Ms = 0
 	}
-	res.Record.Finish()
+	res.Record.Finish(false)
 	line, err := runlog.Marshal(&res.Record)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func TestRefusalRecordGolden(t *testing.T) {
 	s := parse(t, skill(step{title: "Delete everything", action: `http.post {"url": "{{base}}/echo", "body": {"all": true}}`, effect: "destructive"}))
 	res := runtime.Run(context.Background(), s, a.options())
 	res.Record.Steps[0].Ms = 0
-	res.Record.Finish()
+	res.Record.Finish(false)
 	line, err := runlog.Marshal(&res.Record)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func healedRecord(i int) []byte {
 	r.Steps[0].EscalationAttempted = &two
 	r.Steps[0].LLM = &runlog.LLMUsage{InputTokens: 900, OutputTokens: 120}
 	r.Steps[0].Why = &runlog.Why{Change: "L1: the list moved under data"}
-	r.Finish()
+	r.Finish(false)
 	line, _ := runlog.Marshal(&r)
 	return line
 }

@@ -236,7 +236,7 @@ func runCase(t *testing.T, c healCase, wire string) (string, []llmtest.Request) 
 	for i := range res.Record.Steps {
 		res.Record.Steps[i].Ms = 0
 	}
-	res.Record.Finish()
+	res.Record.Finish(false)
 	for _, p := range srv.Problems() {
 		t.Errorf("malformed request: %s", p)
 	}

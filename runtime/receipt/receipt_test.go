@@ -83,7 +83,7 @@ func run(t *testing.T, opts runtime.Options) (*runtime.Result, string) {
 			res.Record.Steps[i].Ms = int64(3 * (i + 1))
 		}
 	}
-	res.Record.Finish()
+	res.Record.Finish(false)
 	res.Elapsed = 21*time.Millisecond + 400*time.Microsecond
 	return res, srv.URL
 }
@@ -145,7 +145,7 @@ func TestJUnit(t *testing.T) {
 	passing, _ := run(t, runtime.Options{})
 	passing.Record.Skill = "bookings-ok"
 	passing.Record.Steps = passing.Record.Steps[:2]
-	passing.Record.Finish()
+	passing.Record.Finish(false)
 	out, err := JUnit([]Run{{File: "skills/bookings.skill.md", Result: failing}, {File: "skills/ok.skill.md", Result: passing}})
 	if err != nil {
 		t.Fatal(err)

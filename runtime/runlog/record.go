@@ -1,6 +1,9 @@
 package runlog
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Outcome is what happened to one step of a run.
 type Outcome string
@@ -29,8 +32,48 @@ func (o Outcome) Valid() bool {
 	return false
 }
 
+// Verdict is the one word for a whole run, the same in every output: the
+// receipt, the suite line, --json, serve's replay tool, JUnit, summary, the
+// Action and the ledger.
+type Verdict string
+
+// The four verdicts.
+const (
+	// VerdictPassed: no step failed and at least one step checked
+	// something.
+	VerdictPassed Verdict = "passed"
+	// VerdictFailed: a step failed — a check did not hold, or a tool, the
+	// environment, a gate or the inputs stopped it (see StepRecord.Kind).
+	VerdictFailed Verdict = "failed"
+	// VerdictUnchecked: no step failed, but none checked anything either.
+	VerdictUnchecked Verdict = "unchecked"
+	// VerdictInterrupted: the run was stopped (Ctrl-C, SIGTERM) before it
+	// finished; what ran is on the record, the rest is skipped.
+	VerdictInterrupted Verdict = "interrupted"
+)
+
+// Kind says why a step failed, for exit codes and JUnit (a check is a
+// <failure>, anything else an <error>).
+type Kind string
+
+// The failure kinds. Empty on a step that did not fail.
+const (
+	// KindCheck: an assert or bind did not hold (drift).
+	KindCheck Kind = "check"
+	// KindTool: the tool or its environment failed: a server crashed or
+	// is unknown, a call timed out, a connection was refused, the tool
+	// reported an error it could not recover from.
+	KindTool Kind = "tool"
+	// KindGate: the step's effect was not allowed (--allow-writes, --yes).
+	KindGate Kind = "gate"
+	// KindInput: the action could not be filled (a hole with no value, a
+	// malformed computed date).
+	KindInput Kind = "input"
+)
+
 // Record is one run of one skill. Field order and names are the on-disk
-// format.
+// format; fields after Totals were added later and are omitted when empty,
+// so older readers and older records keep working (SPEC.md §0).
 type Record struct {
 	// Skill is the skill's frontmatter name.
 	Skill string `json:"skill"`
@@ -38,11 +81,19 @@ type Record struct {
 	// precision, formatted by Timestamp.
 	StartedAt  string `json:"startedAt"`
 	FinishedAt string `json:"finishedAt"`
-	// Passed is true when no step failed; an unchecked step does not fail a
-	// run, but it is not counted as passed either.
+	// Passed is true exactly when Verdict is passed: no step failed and at
+	// least one step checked something.
 	Passed bool         `json:"passed"`
 	Steps  []StepRecord `json:"steps"`
 	Totals Totals       `json:"totals"`
+	// Verdict is the run's one word; records written before it existed
+	// get it from their steps (DeriveVerdict).
+	Verdict Verdict `json:"verdict,omitempty"`
+	// Path is the skill file as the run named it (slash-separated,
+	// relative when it was given relative); empty for stdin.
+	Path string `json:"path,omitempty"`
+	// SkillSHA256 is the hex SHA-256 of the skill file's bytes as run.
+	SkillSHA256 string `json:"skillSha256,omitempty"`
 }
 
 // StepRecord is one step of a run.
@@ -65,6 +116,36 @@ type StepRecord struct {
 	// Why is present only when the step's behaviour changed: the first
 	// failure of a failed step, or what a heal changed.
 	Why *Why `json:"why,omitempty"`
+	// Kind says why a failed step failed; empty otherwise.
+	Kind Kind `json:"kind,omitempty"`
+	// Action is the filled call (arguments after their holes were
+	// filled), redacted; nil when the step never got that far.
+	Action *ActionRecord `json:"action,omitempty"`
+	// Binds are the values the step's binds took, as JSON, redacted.
+	Binds map[string]json.RawMessage `json:"binds,omitempty"`
+	// Observation identifies what the tool returned without keeping it.
+	Observation *Digest `json:"observation,omitempty"`
+	// Attempts counts executions of a read step retried with --retry
+	// (absent when it ran once); each attempt's digest is in Tries.
+	Attempts int      `json:"attempts,omitempty"`
+	Tries    []Digest `json:"tries,omitempty"`
+	// Skip says why a skipped step did not run: "earlier step failed",
+	// "write gate", "interrupted".
+	Skip string `json:"skip,omitempty"`
+}
+
+// ActionRecord is a filled tool call as recorded.
+type ActionRecord struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Digest identifies an observation: the SHA-256 and size of its canonical
+// bytes (status, headers and body; see runtime.Observation.Digest).
+type Digest struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Status int    `json:"status,omitempty"`
 }
 
 // LLMUsage is the token count summed over every escalation attempt of a step.
@@ -79,6 +160,10 @@ type Why struct {
 	Trigger string `json:"trigger,omitempty"`
 	// Change is what a successful heal changed ("L1: <reason>").
 	Change string `json:"change,omitempty"`
+	// Before and After are the step's lines a heal replaced and the
+	// lines that replaced them, as written in the skill.
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
 }
 
 // Totals are the run's counts; Passed counts only steps whose outcome is
@@ -118,10 +203,35 @@ func CountSteps(steps []StepRecord) Totals {
 	return t
 }
 
-// Finish fills in Totals and Passed from the steps.
-func (r *Record) Finish() {
+// Finish fills in Totals, Verdict and Passed from the steps. interrupted
+// says the run was stopped before it finished.
+func (r *Record) Finish(interrupted bool) {
 	r.Totals = CountSteps(r.Steps)
-	r.Passed = r.Totals.Failed == 0
+	r.Verdict = DeriveVerdict(r.Totals)
+	if interrupted {
+		r.Verdict = VerdictInterrupted
+	}
+	r.Passed = r.Verdict == VerdictPassed
+}
+
+// DeriveVerdict is the verdict of a finished run's totals.
+func DeriveVerdict(t Totals) Verdict {
+	switch {
+	case t.Failed > 0:
+		return VerdictFailed
+	case t.Passed == 0:
+		return VerdictUnchecked
+	}
+	return VerdictPassed
+}
+
+// RunVerdict is the record's verdict: Verdict when it was written, and
+// for a record written before verdicts existed, the one its steps give.
+func (r *Record) RunVerdict() Verdict {
+	if r.Verdict != "" {
+		return r.Verdict
+	}
+	return DeriveVerdict(CountSteps(r.Steps))
 }
 
 // timestampLayout is JavaScript's Date.prototype.toISOString format.

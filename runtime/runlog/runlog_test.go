@@ -52,7 +52,7 @@ func record(skill string, failures int) *Record {
 		}
 		r.Steps = append(r.Steps, StepRecord{N: 2, Title: "two", Outcome: Failed, Failures: msgs, Why: &Why{Trigger: msgs[0]}})
 	}
-	r.Finish()
+	r.Finish(false)
 	return r
 }
 

@@ -112,7 +112,7 @@ func Record(skill string, i int, outcomes ...runlog.Outcome) []byte {
 		}
 		r.Steps = append(r.Steps, st)
 	}
-	r.Finish()
+	r.Finish(false)
 	r.FinishedAt = runlog.Timestamp(start.Add(time.Duration(r.Totals.Ms) * time.Millisecond))
 	line, err := runlog.Marshal(&r)
 	if err != nil {
