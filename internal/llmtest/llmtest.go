@@ -55,7 +55,8 @@ type Request struct {
 	Model  string
 	System string
 	Prompt string
-	// Key is the credential the request carried.
+	// Key is the credential the request carried ("" when a
+	// chat-completions request carried none).
 	Key string
 	// Problems are the ways the request's shape was wrong; none is a
 	// well-formed request.
@@ -231,10 +232,13 @@ func checkAnthropic(req *Request, h http.Header, body []byte) {
 }
 
 func checkOpenAI(req *Request, h http.Header, body []byte) {
-	auth := h.Get("Authorization")
-	req.Key = strings.TrimPrefix(auth, "Bearer ")
-	if !strings.HasPrefix(auth, "Bearer ") || req.Key == "" {
-		req.Problems = append(req.Problems, "no Authorization: Bearer header")
+	// A key is optional on this wire (a local server needs none), but one
+	// that is sent must be a non-empty bearer token.
+	if auth, sent := h["Authorization"]; sent {
+		req.Key = strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
+		if len(auth) != 1 || !strings.HasPrefix(auth[0], "Bearer ") || req.Key == "" {
+			req.Problems = append(req.Problems, fmt.Sprintf("Authorization %q, want one \"Bearer <key>\" or none", auth))
+		}
 	}
 	if h.Get("x-api-key") != "" {
 		req.Problems = append(req.Problems, "an x-api-key header on the chat-completions wire")

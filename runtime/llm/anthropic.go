@@ -15,9 +15,10 @@ type anthropic struct{ w *wire }
 
 // NewAnthropic returns the Anthropic Messages adapter for c, whatever the
 // host (NewClient picks it for api.anthropic.com). A base URL whose path
-// already ends in /v1 is not given a second one.
+// already ends in /v1 is not given a second one. The Messages API always
+// authenticates, so an empty key is an error.
 func NewAnthropic(c Config) (Client, error) {
-	u, err := c.check()
+	u, err := c.check(true)
 	if err != nil {
 		return nil, err
 	}

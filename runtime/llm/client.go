@@ -57,7 +57,8 @@ type wire struct {
 	shown string
 	key   string
 	hc    *http.Client
-	// auth sets the authentication and version headers.
+	// auth sets the authentication and version headers; with no key the
+	// chat-completions wire sets none.
 	auth func(h http.Header)
 }
 
@@ -87,7 +88,11 @@ func (w *wire) post(ctx context.Context, body any) ([]byte, error) {
 	case len(raw) > maxResponse:
 		return nil, fmt.Errorf("LLM request failed: the response from %s is larger than %d bytes", w.shown, maxResponse)
 	case resp.StatusCode/100 != 2:
-		return nil, w.scrub(fmt.Errorf("LLM request failed: %s answered HTTP %s: %s", w.shown, resp.Status, providerMessage(raw)))
+		hint := ""
+		if w.key == "" && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			hint = " (no API key was sent: set " + EnvAPIKey + " or pass --llm-api-key)"
+		}
+		return nil, w.scrub(fmt.Errorf("LLM request failed: %s answered HTTP %s: %s%s", w.shown, resp.Status, providerMessage(raw), hint))
 	}
 	return raw, nil
 }

@@ -44,7 +44,10 @@ type Config struct {
 	// BaseURL is the provider's root, such as https://api.anthropic.com or
 	// http://127.0.0.1:11434/v1.
 	BaseURL string
-	// APIKey authenticates every request; NewClient refuses an empty one.
+	// APIKey authenticates every request. The Anthropic wire needs one
+	// (NewClient refuses an empty key for api.anthropic.com); an
+	// OpenAI-compatible host gets no Authorization header without one, as
+	// a local server such as Ollama expects.
 	APIKey string
 	// Model serves Level 1, L2Model Level 2.
 	Model   string
@@ -91,7 +94,9 @@ func isAnthropic(base string) bool {
 
 // NewClient checks the configuration and returns the adapter for its host.
 // It is the only place a missing key is reported, so a run that never
-// escalates never needs one; the error names the variables to set.
+// escalates never needs one; the error names the variables to set. Only
+// the Anthropic wire requires a key: any other host is sent requests
+// without an Authorization header when there is none.
 func NewClient(c Config) (Client, error) {
 	if isAnthropic(c.BaseURL) {
 		return NewAnthropic(c)
@@ -99,13 +104,14 @@ func NewClient(c Config) (Client, error) {
 	return NewOpenAI(c)
 }
 
-// check validates the base URL and the key, naming what to set.
-func (c Config) check() (*url.URL, error) {
+// check validates the base URL and, when needKey is set, the key, naming
+// what to set.
+func (c Config) check(needKey bool) (*url.URL, error) {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("invalid LLM base URL %q: want http(s)://host[/path] (set --llm-base-url or %s)", c.BaseURL, EnvBaseURL)
 	}
-	if c.APIKey == "" {
+	if needKey && c.APIKey == "" {
 		vars := EnvAPIKey
 		if isAnthropic(c.BaseURL) {
 			vars += " (or " + EnvAnthropicKey + ")"

@@ -9,7 +9,9 @@
 //
 // Configuration is resolved flags, then environment, then defaults
 // (Resolve). Nothing here runs until a step actually escalates: the API key
-// is checked by NewClient, and a run at Level 0 never calls it. The key is
+// is checked by NewClient, and a run at Level 0 never calls it. Only the
+// Anthropic wire requires a key; an OpenAI-compatible host is sent no
+// Authorization header when there is none (a local server). The key is
 // sent only in the request's authentication header and is scrubbed from
 // every error and every response text this package returns.
 package llm

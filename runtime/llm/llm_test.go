@@ -3,10 +3,15 @@ package llm_test
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,8 +80,8 @@ func TestNewClientChecks(t *testing.T) {
 	}{
 		{name: "no key, anthropic", cfg: llm.Config{BaseURL: "https://api.anthropic.com"},
 			want: "no LLM API key for https://api.anthropic.com: set REELIER_LLM_API_KEY (or ANTHROPIC_API_KEY) or pass --llm-api-key"},
-		{name: "no key, other host", cfg: llm.Config{BaseURL: "http://127.0.0.1:11434/v1"},
-			want: "no LLM API key for http://127.0.0.1:11434/v1: set REELIER_LLM_API_KEY or pass --llm-api-key"},
+		{name: "no key, anthropic, any path", cfg: llm.Config{BaseURL: "https://api.anthropic.com/v1"},
+			want: "no LLM API key for https://api.anthropic.com/v1: set REELIER_LLM_API_KEY (or ANTHROPIC_API_KEY) or pass --llm-api-key"},
 		{name: "bad URL", cfg: llm.Config{BaseURL: "127.0.0.1:11434", APIKey: key},
 			want: `invalid LLM base URL "127.0.0.1:11434": want http(s)://host[/path] (set --llm-base-url or REELIER_LLM_BASE_URL)`},
 		{name: "no host", cfg: llm.Config{BaseURL: "https://", APIKey: key},
@@ -316,4 +321,132 @@ func client(t *testing.T, wire string, cfg llm.Config) (llm.Client, string) {
 		t.Fatal(err)
 	}
 	return c, path
+}
+
+// seen is what the header-recording server saw of one request.
+type seen struct {
+	path, model string
+	header      http.Header
+}
+
+// headerServer starts a chat-completions server on 127.0.0.1 that records
+// each request's path, model and headers and answers with status (200: a
+// reply with text).
+func headerServer(t *testing.T, status int) (*httptest.Server, func() []seen) {
+	t.Helper()
+	var mu sync.Mutex
+	var reqs []seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string `json:"model"`
+		}
+		raw, _ := io.ReadAll(r.Body)
+		json.Unmarshal(raw, &body)
+		mu.Lock()
+		reqs = append(reqs, seen{path: r.URL.Path, model: body.Model, header: r.Header.Clone()})
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			io.WriteString(w, `{"error":{"type":"invalid_request_error","message":"missing API key"}}`)
+			return
+		}
+		io.WriteString(w, `{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []seen {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]seen(nil), reqs...)
+	}
+}
+
+// TestOpenAIKeyOptional: an OpenAI-compatible host needs no key. Without
+// one the request carries no Authorization header at all; with one it
+// carries "Bearer <key>". A host that then refuses the request says that
+// no key was sent and how to give one.
+func TestOpenAIKeyOptional(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		status   int
+		wantAuth string // "" means no Authorization header
+		wantErr  string // URL stands for the endpoint
+	}{
+		{name: "no key", status: 200},
+		{name: "no key, the anthropic key is not sent elsewhere", env: map[string]string{"ANTHROPIC_API_KEY": "k-anth"}, status: 200},
+		{name: "key", env: map[string]string{"REELIER_LLM_API_KEY": key}, status: 200, wantAuth: "Bearer " + key},
+		{name: "no key, host wants one", status: 401,
+			wantErr: "LLM request failed: URL answered HTTP 401 Unauthorized: invalid_request_error: missing API key (no API key was sent: set REELIER_LLM_API_KEY or pass --llm-api-key)"},
+		{name: "wrong key", env: map[string]string{"REELIER_LLM_API_KEY": key}, status: 401, wantAuth: "Bearer " + key,
+			wantErr: "LLM request failed: URL answered HTTP 401 Unauthorized: invalid_request_error: missing API key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, requests := headerServer(t, tt.status)
+			c, err := llm.NewClient(llm.Resolve(llm.Flags{BaseURL: srv.URL + "/v1"}, env(tt.env)))
+			if err != nil {
+				t.Fatalf("NewClient: %v", err)
+			}
+			_, err = c.Complete(context.Background(), ask)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if want := strings.ReplaceAll(tt.wantErr, "URL", srv.URL+"/v1/chat/completions"); got != want {
+				t.Errorf("error %q\nwant  %q", got, want)
+			}
+			reqs := requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			auth, sent := reqs[0].header["Authorization"]
+			switch {
+			case tt.wantAuth == "" && sent:
+				t.Errorf("Authorization header %q sent without a key", auth)
+			case tt.wantAuth != "" && reqs[0].header.Get("Authorization") != tt.wantAuth:
+				t.Errorf("Authorization %q, want %q", reqs[0].header.Get("Authorization"), tt.wantAuth)
+			}
+			if v := reqs[0].header.Get("x-api-key"); v != "" {
+				t.Errorf("x-api-key %q on the chat-completions wire", v)
+			}
+		})
+	}
+}
+
+// TestREADMELocalExample runs the README's local-model example as written
+// — its --llm-base-url and --llm-model, no key anywhere — against a server
+// standing in for Ollama: every connection the client makes goes to a
+// recording server on 127.0.0.1, so the test needs nothing listening on
+// the example's port.
+func TestREADMELocalExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := regexp.MustCompile(`--llm-base-url (http://127\.0\.0\.1:\S+)`).FindSubmatch(readme)
+	model := regexp.MustCompile(`--llm-model (\S+)`).FindSubmatch(readme)
+	if base == nil || model == nil {
+		t.Fatal("README.md has no local example with --llm-base-url http://127.0.0.1:… and --llm-model")
+	}
+	srv, requests := headerServer(t, 200)
+	cfg := llm.Resolve(llm.Flags{BaseURL: string(base[1]), Model: string(model[1])}, env(nil))
+	cfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}}}
+	c, err := llm.NewClient(cfg)
+	if err != nil {
+		t.Fatalf("the README example builds no client: %v", err)
+	}
+	resp, err := c.Complete(context.Background(), llm.Request{Model: cfg.Model, System: "be brief", Prompt: "heal"})
+	if err != nil || resp.Text != "ok" {
+		t.Fatalf("Complete = %+v, %v", resp, err)
+	}
+	reqs := requests()
+	if len(reqs) != 1 || reqs[0].path != "/v1/chat/completions" || reqs[0].model != string(model[1]) {
+		t.Fatalf("requests %+v, want one to /v1/chat/completions for %s", reqs, model[1])
+	}
+	if _, sent := reqs[0].header["Authorization"]; sent {
+		t.Errorf("Authorization header %q sent without a key", reqs[0].header.Get("Authorization"))
+	}
 }

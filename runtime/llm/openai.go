@@ -13,9 +13,12 @@ import (
 type openAI struct{ w *wire }
 
 // NewOpenAI returns the chat-completions adapter for c, whatever the host
-// (NewClient picks it for every host but api.anthropic.com).
+// (NewClient picks it for every host but api.anthropic.com). The key is
+// sent as "Authorization: Bearer <key>"; with no key no Authorization
+// header is sent at all, which is what a local server (Ollama, vLLM,
+// llama.cpp) expects.
 func NewOpenAI(c Config) (Client, error) {
-	u, err := c.check()
+	u, err := c.check(false)
 	if err != nil {
 		return nil, err
 	}
@@ -23,7 +26,9 @@ func NewOpenAI(c Config) (Client, error) {
 	ep := endpoint(u, "/chat/completions")
 	u.User = nil
 	return &openAI{w: &wire{endpoint: ep, shown: endpoint(u, "/chat/completions"), key: key, hc: c.httpClient(), auth: func(h http.Header) {
-		h.Set("Authorization", "Bearer "+key)
+		if key != "" {
+			h.Set("Authorization", "Bearer "+key)
+		}
 	}}}, nil
 }
 
