@@ -90,7 +90,7 @@ func (d *Divergence) Rerun(ctx context.Context, args ast.Value) (*Action, *Obser
 		return nil, nil, err
 	}
 	act := &Action{Tool: d.Step.Action.Tool, Args: filled}
-	obs, err := d.tool.Call(ctx, filled)
+	obs, err := d.r.call(ctx, d.tool, filled)
 	switch {
 	case err != nil:
 		return act, nil, fmt.Errorf("Tool execution failed: %w", err)

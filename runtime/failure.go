@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/runtime/runlog"
 )
 
 // Failure is one reason a step failed.
@@ -17,6 +18,9 @@ type Failure struct {
 	// wanted and what the observation held. Both are empty when Expr is.
 	Expected string
 	Observed string
+	// Kind is why a step-level failure happened (tool, gate, input);
+	// empty for an expression that did not hold (a check).
+	Kind runlog.Kind
 }
 
 // notFound is how a missing path is shown.

@@ -2,12 +2,17 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/trace"
 )
 
 // Options configure a run.
@@ -38,6 +43,20 @@ type Options struct {
 	// the dry run that starts no server stands in for the servers the
 	// skill would start. Run ignores it.
 	SkillServers bool
+	// Limits bound each call and retry checks; the skill's own limits
+	// (SkillLimits) fill in what these leave zero.
+	Limits Limits
+	// SkipWrites records a step the effect gate refuses as skipped
+	// ("write gate") instead of failing the run; later steps that do not
+	// need its binds still run.
+	SkipWrites bool
+	// Redactor blanks secrets in what the record keeps of each step (the
+	// filled action, the values binds took). Nil means the one configured
+	// by the environment (trace.RedactorFromEnv).
+	Redactor *trace.Redactor
+	// Path and SkillSHA256 identify the skill file on the record.
+	Path        string
+	SkillSHA256 string
 }
 
 // Result is a finished run: its record and the details behind it.
@@ -86,6 +105,11 @@ type runner struct {
 	fill    filler
 	// start is the run's one clock reading.
 	start time.Time
+	// limits are the run's call limit and retries.
+	limits Limits
+	// unavailable maps a name a skipped step would have bound to that
+	// step's number (--skip-writes).
+	unavailable map[string]int
 }
 
 func (o Options) now() time.Time {
@@ -104,29 +128,57 @@ func (o Options) rootScope() *scope {
 	return s
 }
 
+// Skip reasons on the record.
+const (
+	SkipAfterFailure = "an earlier step failed"
+	SkipWriteGate    = "write gate"
+	SkipInterrupted  = "interrupted"
+)
+
 // Run replays the skill once. It never returns an error: everything that
-// goes wrong is a failed step in the result.
+// goes wrong is a failed step in the result. When ctx is cancelled (Ctrl-C)
+// the step in flight and every later one are skipped as interrupted and the
+// verdict is interrupted, never failed.
 func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	began := time.Now()
 	start := opts.now()
-	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(), today: dayOf(start)}, start: start}
-	res := &Result{
-		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps))},
-		Steps:  make([]*StepResult, len(skill.Steps)),
+	if opts.Redactor == nil {
+		opts.Redactor = trace.RedactorFromEnv()
 	}
-	diverged := false
+	limits, _ := SkillLimits(skill)
+	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(), today: dayOf(start)}, start: start,
+		limits: opts.Limits.Or(limits), unavailable: map[string]int{}}
+	res := &Result{
+		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps)),
+			Path: opts.Path, SkillSHA256: opts.SkillSHA256},
+		Steps: make([]*StepResult, len(skill.Steps)),
+	}
+	diverged, interrupted := false, false
 	for i, st := range skill.Steps {
 		rec := &res.Record.Steps[i]
 		*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Skipped, Failures: []string{}}
 		sr := &StepResult{Step: st, Record: rec}
 		res.Steps[i] = sr
-		if !diverged {
+		switch {
+		case interrupted || ctx.Err() != nil:
+			interrupted = true
+			rec.Skip = SkipInterrupted
+		case diverged:
+			rec.Skip = SkipAfterFailure
+		default:
 			if opts.OnStepStart != nil {
 				opts.OnStepStart(st)
 			}
 			t0 := time.Now()
 			r.step(ctx, sr)
 			rec.Ms = runlog.Millis(time.Since(t0))
+			if ctx.Err() != nil && rec.Outcome == runlog.Failed {
+				// Stopped from outside while it ran: not a failure.
+				interrupted = true
+				*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Skipped, Failures: []string{},
+					Skip: SkipInterrupted, Ms: rec.Ms, Action: rec.Action}
+				sr.Failures = nil
+			}
 			diverged = rec.Outcome == runlog.Failed
 		}
 		if opts.OnStep != nil {
@@ -134,7 +186,7 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 		}
 	}
 	res.Record.FinishedAt = runlog.Timestamp(opts.now())
-	res.Record.Finish(false)
+	res.Record.Finish(interrupted)
 	res.Elapsed = time.Since(began)
 	return res
 }
@@ -144,15 +196,26 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 // A step that diverged after its tool ran is offered to the Healer, whose
 // heal starts from a fresh child scope.
 func (r *runner) step(ctx context.Context, sr *StepResult) {
+	rec := sr.Record
+	if name, n := r.needsSkipped(sr.Step); n > 0 {
+		rec.Skip = fmt.Sprintf("needs {{%s}}, which step %d would have bound", name, n)
+		r.markUnavailable(sr.Step)
+		return
+	}
 	outer := r.fill.env
 	local := newScope(outer)
-	failures, asserted := r.execute(ctx, sr, local)
-	if len(failures) > 0 && sr.Observation != nil && r.opts.Healer != nil {
+	failures, asserted := r.attempts(ctx, sr, local)
+	if len(failures) == 1 && failures[0].Kind == runlog.KindGate && r.opts.SkipWrites {
+		rec.Skip = SkipWriteGate
+		r.markUnavailable(sr.Step)
+		return
+	}
+	if len(failures) > 0 && sr.Observation != nil && r.opts.Healer != nil && ctx.Err() == nil {
 		local = newScope(outer)
 		failures, asserted = r.escalate(ctx, sr, failures, local)
 	}
 	sr.Failures = failures
-	rec := sr.Record
+	r.record(sr, local)
 	switch {
 	case len(failures) > 0:
 		rec.Outcome = runlog.Failed
@@ -160,6 +223,10 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 			rec.Failures = append(rec.Failures, f.Message)
 		}
 		rec.Why = &runlog.Why{Trigger: failures[0].Message}
+		rec.Kind = failures[0].Kind
+		if rec.Kind == "" {
+			rec.Kind = runlog.KindCheck
+		}
 	case asserted:
 		rec.Outcome = runlog.Passed
 	default:
@@ -170,32 +237,174 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 	}
 }
 
+// attempts executes the step, again up to the retry limit while it is a
+// read step whose checks did not hold (never a write: a write is not safe
+// to repeat), waiting the retry interval between attempts. Every attempt's
+// observation digest goes on the record when there was more than one.
+func (r *runner) attempts(ctx context.Context, sr *StepResult, local *scope) ([]Failure, bool) {
+	failures, asserted := r.execute(ctx, sr, local)
+	if r.limits.Retry <= 0 || !r.retryable(sr, failures) {
+		return failures, asserted
+	}
+	rec := sr.Record
+	rec.Attempts = 1
+	rec.Tries = append(rec.Tries, sr.Observation.Digest())
+	for n := 0; n < r.limits.Retry && r.retryable(sr, failures); n++ {
+		if r.limits.RetryInterval > 0 {
+			t := time.NewTimer(r.limits.RetryInterval)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return failures, asserted
+			case <-t.C:
+			}
+		}
+		local.vars = nil
+		sr.Action, sr.Observation = nil, nil
+		failures, asserted = r.execute(ctx, sr, local)
+		rec.Attempts++
+		if sr.Observation != nil {
+			rec.Tries = append(rec.Tries, sr.Observation.Digest())
+		}
+	}
+	return failures, asserted
+}
+
+// retryable reports a read step whose tool answered and whose checks did
+// not hold.
+func (r *runner) retryable(sr *StepResult, failures []Failure) bool {
+	if len(failures) == 0 || sr.Observation == nil || failures[0].Kind != "" {
+		return false
+	}
+	effect := sr.Step.EffectValue()
+	if effect == "" {
+		if tool := r.opts.Tools[sr.Step.Action.Tool]; tool != nil {
+			effect = tool.Effect()
+		}
+	}
+	return effect == ast.EffectRead
+}
+
+// needsSkipped returns a name the step's action uses that a skipped step
+// would have bound (and no input supplies), with that step's number; 0
+// when there is none.
+func (r *runner) needsSkipped(st *ast.Step) (string, int) {
+	if len(r.unavailable) == 0 || st.Action == nil {
+		return "", 0
+	}
+	name, n := "", 0
+	ast.WalkLeaves(st.Action.Args, "", func(leaf ast.Value, _ string) {
+		s, ok := leaf.(*ast.String)
+		if !ok || n > 0 {
+			return
+		}
+		for _, h := range s.Holes {
+			if k, ok := r.unavailable[h.Name]; ok && h.Kind == ast.HoleVar {
+				if _, bound := r.fill.env.lookup(h.Name); !bound {
+					name, n = h.Name, k
+					return
+				}
+			}
+		}
+	})
+	return name, n
+}
+
+// markUnavailable notes the names a skipped step would have bound.
+func (r *runner) markUnavailable(st *ast.Step) {
+	if r.unavailable == nil {
+		r.unavailable = map[string]int{}
+	}
+	for _, b := range st.Binds {
+		r.unavailable[b.Expr.BoundName()] = st.Number
+	}
+}
+
+// recordAction puts the filled call on the record, redacted.
+func (r *runner) recordAction(rec *runlog.StepRecord, a *Action) {
+	if r.opts.Redactor == nil {
+		r.opts.Redactor = trace.RedactorFromEnv()
+	}
+	args, err := r.opts.Redactor.JSON(a.Args)
+	if err != nil {
+		args = json.RawMessage(`"` + trace.Redacted + `"`)
+	}
+	rec.Action = &runlog.ActionRecord{Tool: a.Tool, Args: args}
+}
+
+// record puts what the step did on its record: the filled action and the
+// values its binds took (both redacted) and the observation's digest.
+func (r *runner) record(sr *StepResult, local *scope) {
+	rec := sr.Record
+	if r.opts.Redactor == nil {
+		r.opts.Redactor = trace.RedactorFromEnv()
+	}
+	if sr.Action != nil {
+		r.recordAction(rec, sr.Action)
+	}
+	if sr.Observation != nil {
+		d := sr.Observation.Digest()
+		rec.Observation = &d
+	}
+	if len(local.vars) == 0 {
+		return
+	}
+	names := make([]string, 0, len(local.vars))
+	for name := range local.vars {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	obj := []byte{'{'}
+	for i, name := range names {
+		if i > 0 {
+			obj = append(obj, ',')
+		}
+		obj = jsondata.AppendString(obj, name)
+		obj = append(obj, ':')
+		obj = jsondata.Append(obj, local.vars[name])
+	}
+	obj = append(obj, '}')
+	redacted, err := r.opts.Redactor.JSON(obj)
+	if err != nil {
+		return
+	}
+	var binds map[string]json.RawMessage
+	if json.Unmarshal(redacted, &binds) == nil {
+		rec.Binds = binds
+	}
+}
+
 // execute fills, gates and calls the step's action and evaluates its
 // asserts and binds, binding into local. It reports the failures and
 // whether the step had any asserts.
 func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]Failure, bool) {
 	st := sr.Step
 	if st.Action == nil {
-		return stepFailure(msgNoAction), false
+		return stepFailure(runlog.KindTool, msgNoAction), false
 	}
 	tool, ok := r.opts.Tools[st.Action.Tool]
 	if !ok {
-		return stepFailure(unknownTool(st.Action.Tool, r.opts.Tools, r.servers)), false
+		return stepFailure(runlog.KindTool, unknownTool(st.Action.Tool, r.opts.Tools, r.servers)), false
 	}
 	args, fillErr := r.fill.fill(nil, st.Action.Args)
 	if refusal := r.gate(st, tool, args, fillErr); refusal != "" {
-		return stepFailure(refusal), false
+		if fillErr == nil {
+			// On the record what would have been sent; sr.Action stays
+			// nil, since nothing was.
+			r.recordAction(sr.Record, &Action{Tool: st.Action.Tool, Args: args})
+		}
+		return stepFailure(runlog.KindGate, refusal), false
 	}
 	if fillErr != nil {
-		return stepFailure(fillErr.Error()), false
+		return stepFailure(runlog.KindInput, fillErr.Error()), false
 	}
 	sr.Action = &Action{Tool: st.Action.Tool, Args: args}
-	obs, err := tool.Call(ctx, args)
+	obs, err := r.call(ctx, tool, args)
 	if err != nil {
-		return stepFailure("Tool execution failed: " + err.Error()), false
+		return stepFailure(runlog.KindTool, "Tool execution failed: "+err.Error()), false
 	}
 	if obs == nil {
-		return stepFailure("Tool execution failed: the tool returned no observation"), false
+		return stepFailure(runlog.KindTool, "Tool execution failed: the tool returned no observation"), false
 	}
 	sr.Observation = obs
 	ev := evaluation{obs: obs}
@@ -277,4 +486,27 @@ func shellArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
-func stepFailure(msg string) []Failure { return []Failure{{Message: msg}} }
+func stepFailure(kind runlog.Kind, msg string) []Failure {
+	return []Failure{{Message: msg, Kind: kind}}
+}
+
+// call calls the tool within the run's limit. A call that runs out of time
+// fails naming the limit and where it came from.
+func (r *runner) call(ctx context.Context, tool Tool, args []byte) (*Observation, error) {
+	limit := r.limits.Timeout
+	if limit <= 0 {
+		limit = DefaultTimeout
+		if t, ok := tool.(interface{ Timeout() time.Duration }); ok {
+			limit = t.Timeout()
+		}
+	}
+	callCtx, cancel := context.WithTimeoutCause(ctx, limit, errTimedOut)
+	defer cancel()
+	obs, err := tool.Call(callCtx, args)
+	if err != nil && ctx.Err() == nil && context.Cause(callCtx) == errTimedOut {
+		return nil, fmt.Errorf("no answer within %s (%s)", limit, r.limits.source(limit))
+	}
+	return obs, err
+}
+
+var errTimedOut = errors.New("the call's time limit passed")

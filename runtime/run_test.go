@@ -228,7 +228,7 @@ func TestRunRecordGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.Golden(t).Assert(t, "record", line)
+	testutil.Golden(t).Assert(t, "record", []byte(strings.ReplaceAll(string(line), a.URL, "http://127.0.0.1:PORT")))
 }
 
 // TestRefusalRecordGolden pins the record of a refused destructive step.

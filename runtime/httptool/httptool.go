@@ -29,14 +29,19 @@ type Tool struct {
 }
 
 // Register adds http.get and http.post to reg. A nil client means one with
-// the default transport and Timeout.
+// the default transport; each call is bounded by its context, which the
+// runtime gives the run's limit (Timeout unless the run or skill sets one).
 func Register(reg runtime.Registry, client *http.Client) {
 	if client == nil {
-		client = &http.Client{Timeout: Timeout}
+		client = &http.Client{}
 	}
 	reg["http.get"] = &Tool{method: http.MethodGet, effect: ast.EffectRead, client: client}
 	reg["http.post"] = &Tool{method: http.MethodPost, effect: ast.EffectDestructive, client: client}
 }
+
+// Timeout is the tool's own limit, which the runtime applies to each call
+// unless the run or the skill sets one (--timeout, reelier-timeout).
+func (t *Tool) Timeout() time.Duration { return Timeout }
 
 // Effect implements runtime.Tool: GET reads; POST is destructive, since a
 // POST is not safe to repeat unless the step's author says so, as the

@@ -1,0 +1,52 @@
+package runtime
+
+import (
+	"github.com/reelier/reelier/ast"
+)
+
+// Input is a variable a skill needs from outside: a `{{name}}` hole that
+// no earlier step binds and that is not a computed date.
+type Input struct {
+	Name string
+	// Step and Range are the first use of the hole.
+	Step  int
+	Range ast.Range
+}
+
+// Inputs lists the skill's inputs in order of first use.
+func Inputs(skill *ast.Skill) []Input {
+	bound := map[string]bool{}
+	seen := map[string]bool{}
+	var out []Input
+	for _, st := range skill.Steps {
+		if st.Action != nil {
+			ast.WalkLeaves(st.Action.Args, "", func(leaf ast.Value, _ string) {
+				s, ok := leaf.(*ast.String)
+				if !ok {
+					return
+				}
+				for _, h := range s.Holes {
+					if h.Kind == ast.HoleVar && !bound[h.Name] && !seen[h.Name] {
+						seen[h.Name] = true
+						out = append(out, Input{Name: h.Name, Step: st.Number, Range: h.Range})
+					}
+				}
+			})
+		}
+		for _, b := range st.Binds {
+			bound[b.Expr.BoundName()] = true
+		}
+	}
+	return out
+}
+
+// MissingInputs lists the inputs vars does not supply.
+func MissingInputs(skill *ast.Skill, vars map[string]string) []Input {
+	var out []Input
+	for _, in := range Inputs(skill) {
+		if _, ok := vars[in.Name]; !ok {
+			out = append(out, in)
+		}
+	}
+	return out
+}
