@@ -51,6 +51,9 @@ type Options struct {
 	// StoreDir is where the trust store lives; "" means the user config
 	// directory's reelier folder.
 	StoreDir string
+	// StartTimeout bounds each server's start and MCP handshake;
+	// mcpx.DefaultStartTimeout when 0.
+	StartTimeout time.Duration
 }
 
 // RefusedError is a refusal to start anything: a command that cannot be
@@ -156,7 +159,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
-		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Version: opts.Version})
+		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Version: opts.Version, StartTimeout: opts.StartTimeout})
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)

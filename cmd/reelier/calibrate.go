@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -96,9 +97,9 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	}
 	ro := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
 	httptool.Register(ro.Tools, nil)
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, ro.Tools)
+	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, 0, ro.Tools)
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 )
 
-// Exit codes, documented in the README and in `reelier --help`.
+// Exit codes, documented in the README, SPEC.md §14 and `reelier --help`.
 const (
-	exitOK     = 0 // success
-	exitFailed = 1 // a check failed, a difference was found, a step failed
-	exitUsage  = 2 // bad usage or bad input (unparseable skill, unreadable file)
+	exitOK          = 0   // success
+	exitFailed      = 1   // a check did not hold (drift), a difference was found
+	exitUsage       = 2   // bad usage or bad input: unparseable skill, unreadable file, missing inputs, a refused write
+	exitTool        = 3   // a tool or the environment failed: a server crashed or timed out, a connection was refused, a record could not be written
+	exitInterrupted = 130 // stopped by Ctrl-C or SIGTERM
 )
 
 // exitError carries an exit code out of a command. A nil err means the

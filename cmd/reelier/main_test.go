@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -33,6 +36,7 @@ func TestScripts(t *testing.T) {
 			"driftapi":    driftAPI,
 			"ledgerd":     ledgerD,
 			"ledgerconns": ledgerConns,
+			"exitcode":    exitCodeCmd,
 		},
 	})
 }
@@ -69,6 +73,10 @@ func fakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("GET /html", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "<html>maintenance</html>")
 	})
+	// /hang never answers: it holds the request until the client gives up.
+	mux.HandleFunc("GET /hang", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		if f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
@@ -83,4 +91,28 @@ func fakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	down.Close()
 	ts.Setenv("API", srv.URL)
 	ts.Setenv("DOWN", down.URL)
+}
+
+// exitCodeCmd is the script command `exitcode N PROG ARGS…`: it runs PROG
+// as exec does and fails unless it exits with status N, so scripts can
+// hold every documented exit status to its number.
+func exitCodeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROG [ARGS…]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
 }

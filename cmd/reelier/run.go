@@ -9,7 +9,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/mcpx"
@@ -112,6 +115,11 @@ type runOptions struct {
 	wrap        []string
 	// serversFromSkill trusts the skills' recorded servers to be started.
 	serversFromSkill bool
+	// timeout, retry and retryInterval bound calls and retry read steps;
+	// handshake bounds starting an MCP server.
+	timeout, retryInterval, handshake time.Duration
+	retry                             int
+	skipWrites, failOnUnchecked       bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -138,6 +146,12 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
 	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
+	f.DurationVar(&opts.timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")
+	f.DurationVar(&opts.handshake, "handshake-timeout", 0, "bound starting each MCP server and its handshake by `D` (default 60s)")
+	f.IntVar(&opts.retry, "retry", 0, "execute a read step whose checks did not hold up to `N` more times (never a write)")
+	f.DurationVar(&opts.retryInterval, "retry-interval", 0, "wait `D` before each retry (default 1s when --retry is set)")
+	f.BoolVar(&opts.skipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
+	f.BoolVar(&opts.failOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
 	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
 	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
@@ -160,14 +174,26 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		return usageErrorf("--max-level must be 0, 1 or 2, got %d", opts.maxLevel)
 	case opts.serversFromSkill && len(opts.wrap) > 0:
 		return usageErrorf("--servers-from-skill cannot be used with --wrap: --wrap replaces the servers the skills record")
+	case opts.timeout < 0 || opts.handshake < 0 || opts.retryInterval < 0:
+		return usageErrorf("--timeout, --handshake-timeout and --retry-interval must not be negative")
+	case opts.retry < 0 || opts.retry > 100:
+		return usageErrorf("--retry must be 0 to 100, got %d", opts.retry)
 	}
-	skills, err := loadSkills(cmd, opts.paths)
+	skills, broken, err := loadSuite(cmd, opts.paths, vars, opts.dryRun)
 	if err != nil {
 		return err
 	}
-	base := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
+	limits := runtime.Limits{Timeout: opts.timeout, Retry: opts.retry, RetryInterval: opts.retryInterval}
+	if opts.timeout > 0 {
+		limits.From = "--timeout"
+	}
+	if limits.Retry > 0 && limits.RetryInterval == 0 && !cmd.Flags().Changed("retry-interval") {
+		limits.RetryInterval = time.Second
+	}
+	base := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
+		Limits: limits, SkipWrites: opts.skipWrites}
 	httptool.Register(base.Tools, nil)
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if opts.dryRun && len(opts.wrap) == 0 {
 		// A dry run starts nothing: the tools the skills' Servers
@@ -177,7 +203,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		// --wrap is started for dry runs too, so tool names are checked
 		// against what the servers really offer; a dry run still calls
 		// no tool.
-		stop, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, base.Tools)
+		stop, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, opts.handshake, base.Tools)
 		if err != nil {
 			return err
 		}
@@ -187,10 +213,10 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)
 	}
 	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(),
-		ladder: ladders(opts.maxLevel, opts.llm, os.Getenv)}
+		ladder: ladders(opts.maxLevel, opts.llm, os.Getenv), broken: broken}
 	s.style = terminalStyle(s.out)
 	s.run(ctx, skills)
-	return s.finish()
+	return s.finish(ctx)
 }
 
 // startTools starts the MCP servers steps call and registers their tools
@@ -198,11 +224,11 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 // servers the skills record), the skills' recorded servers otherwise —
 // only now, after the skills have parsed, and only when trusted. The
 // returned function stops them.
-func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, trust bool, reg runtime.Registry) (func(), error) {
+func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
 	if len(wrap) > 0 {
-		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString()})
+		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString(), StartTimeout: handshake})
 		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
+			return nil, &exitError{code: exitTool, err: err}
 		}
 		router.Register(reg, cmd.ErrOrStderr())
 		return func() { router.Close() }, nil
@@ -211,13 +237,13 @@ func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, 
 	for i, l := range skills {
 		recorded[i] = &skillservers.Skill{Path: l.path, Stdin: l.path == stdinName, Skill: l.skill}
 	}
-	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: trust, Stderr: cmd.ErrOrStderr(), Version: versionString()})
+	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: trust, Stderr: cmd.ErrOrStderr(), Version: versionString(), StartTimeout: handshake})
 	var refused *skillservers.RefusedError
 	switch {
 	case errors.As(err, &refused):
 		return nil, usageErrorf("%s", refused.Msg)
 	case err != nil:
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{code: exitTool, err: err}
 	}
 	return stop, nil
 }
@@ -301,6 +327,92 @@ func loadSkills(cmd *cobra.Command, paths []string) ([]*loadedSkill, error) {
 		return nil, silentExit(exitUsage)
 	}
 	return skills, nil
+}
+
+// brokenSkill is a skill of a suite that cannot run: missing, unreadable,
+// unparseable, not a replayable skill, limits that do not read, or inputs
+// nobody supplied.
+type brokenSkill struct {
+	path string
+	err  error
+}
+
+// loadSuite reads, parses and checks every skill before anything runs.
+// Each problem is printed as it is found. A skill with a problem is
+// returned among the broken ones and the others still run; when every
+// skill is broken, nothing runs and the error says so (exit 2).
+func loadSuite(cmd *cobra.Command, paths []string, vars map[string]string, dryRun bool) ([]*loadedSkill, []brokenSkill, error) {
+	paths, err := expandSkillPaths(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	errw := cmd.ErrOrStderr()
+	var skills []*loadedSkill
+	var broken []brokenSkill
+	fail := func(path string, err error) {
+		broken = append(broken, brokenSkill{path: path, err: err})
+	}
+	for _, p := range paths {
+		l, err := loadSkill(p, cmd.InOrStdin())
+		switch {
+		case err != nil:
+			fmt.Fprintln(errw, "reelier run:", err)
+			fail(p, err)
+			continue
+		case l.diags.HasErrors() && isAgentSkillFile(l.path) && !grammar.HasStepHeader(l.src):
+			err := notReplayable(l.path)
+			fmt.Fprintln(errw, "reelier run:", err)
+			fail(l.path, err)
+			continue
+		}
+		printDiagnostics(errw, l.diags)
+		if l.diags.HasErrors() {
+			fail(l.path, fmt.Errorf("%s does not parse: %s", l.path, firstError(l.diags)))
+			continue
+		}
+		if _, err := runtime.SkillLimits(l.skill); err != nil {
+			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
+			fmt.Fprintln(errw, err)
+			fail(l.path, err)
+			continue
+		}
+		if missing := runtime.MissingInputs(l.skill, vars); len(missing) > 0 && !dryRun {
+			err := missingInputs(l.path, missing)
+			fmt.Fprintln(errw, err)
+			fail(l.path, err)
+			continue
+		}
+		skills = append(skills, l)
+	}
+	if len(skills) == 0 {
+		return nil, nil, silentExit(exitUsage)
+	}
+	return skills, broken, nil
+}
+
+// firstError is the first error among diags, rendered.
+func firstError(diags ast.Diagnostics) string {
+	for _, d := range diags {
+		if d.Severity == ast.SeverityError {
+			return d.String()
+		}
+	}
+	return ""
+}
+
+// missingInputs names every input the run was not given, where each is
+// first used and how to give it.
+func missingInputs(path string, missing []runtime.Input) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d input", path, len(missing))
+	if len(missing) > 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" not given, so nothing ran:")
+	for _, in := range missing {
+		fmt.Fprintf(&b, "\n  %s:%d:%d: {{%s}} (step %d) — --var %s=…, a --var-file line, or REELIER_VAR_%s", path, in.Range.Start.Line, in.Range.Start.Column, in.Name, in.Step, in.Name, in.Name)
+	}
+	return errors.New(b.String())
 }
 
 // terminalStyle decides live progress and colour for a writer: both need a

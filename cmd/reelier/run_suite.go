@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/receipt"
@@ -21,8 +24,13 @@ type suite struct {
 	// ladder gives a skill file its escalation ladder; nil at --max-level 0.
 	ladder func(skillFile string) runtime.Healer
 
-	runs   []receipt.Run
-	failed bool
+	// broken are the skills that could not run at all; they are
+	// reported and count in the exit status.
+	broken []brokenSkill
+
+	runs []receipt.Run
+	// code is the worst exit status so far.
+	code int
 }
 
 // outcome is one skill's run and where its record went.
@@ -92,6 +100,11 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 		}
 		o.Healer = s.ladder(file)
 	}
+	if l.path != stdinName {
+		o.Path = filepath.ToSlash(l.path)
+	}
+	sum := sha256.Sum256(l.src)
+	o.SkillSHA256 = hex.EncodeToString(sum[:])
 	res := runtime.Run(ctx, l.skill, o)
 	at, err := runlog.Append(s.opts.runsDir, &res.Record)
 	return &outcome{skill: l, res: res, recordAt: at, recordErr: err}
@@ -101,7 +114,7 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 // notes failures.
 func (s *suite) report(o *outcome) {
 	s.runs = append(s.runs, receipt.Run{File: o.skill.path, Result: o.res})
-	s.failed = s.failed || !o.res.Record.Passed
+	s.worst(runExit(&o.res.Record, s.opts.failOnUnchecked))
 	if s.opts.json {
 		if line, err := runlog.Marshal(&o.res.Record); err == nil {
 			s.out.Write(line)
@@ -110,7 +123,7 @@ func (s *suite) report(o *outcome) {
 		fmt.Fprintf(s.out, "  run record:   %s\n", o.recordAt)
 	}
 	if o.recordErr != nil {
-		s.failed = true
+		s.worst(exitTool)
 		fmt.Fprintf(s.errw, "reelier run: WARNING: the run record of %q was NOT saved to %s: %v\n", o.res.Record.Skill, o.recordAt, o.recordErr)
 	}
 	for _, sr := range o.res.Steps {
@@ -142,16 +155,76 @@ func (s *suite) textStyle() receipt.Style {
 	return *s.style
 }
 
-// finish writes the JUnit report and settles the exit status.
-func (s *suite) finish() error {
+// finish writes the JUnit report and settles the exit status: the worst
+// of the skills' (interrupted, then a tool or environment error, then bad
+// input, then drift).
+func (s *suite) finish(ctx context.Context) error {
+	for _, b := range s.broken {
+		s.runs = append(s.runs, receipt.Run{File: b.path, Err: b.err})
+		s.worst(exitUsage)
+	}
 	if s.opts.junit != "" {
 		if err := writeJUnit(s.opts.junit, s.runs); err != nil {
 			fmt.Fprintln(s.errw, "reelier run:", err)
-			s.failed = true
+			s.worst(exitTool)
 		}
 	}
-	if s.failed {
-		return silentExit(exitFailed)
+	if ctx.Err() != nil {
+		s.worst(exitInterrupted)
+	}
+	if s.code != exitOK {
+		return silentExit(s.code)
 	}
 	return nil
+}
+
+// worst keeps the more serious of two exit statuses.
+func (s *suite) worst(code int) {
+	if severity(code) > severity(s.code) {
+		s.code = code
+	}
+}
+
+// severity orders exit statuses: interrupted over a tool error over bad
+// input over drift over success.
+func severity(code int) int {
+	switch code {
+	case exitInterrupted:
+		return 4
+	case exitTool:
+		return 3
+	case exitUsage:
+		return 2
+	case exitFailed:
+		return 1
+	}
+	return 0
+}
+
+// runExit is the exit status one run earns (SPEC.md §14): its verdict, and
+// for a failed run the kind of its failing step.
+func runExit(rec *runlog.Record, failOnUnchecked bool) int {
+	switch rec.RunVerdict() {
+	case runlog.VerdictPassed:
+		return exitOK
+	case runlog.VerdictUnchecked:
+		if failOnUnchecked {
+			return exitFailed
+		}
+		return exitOK
+	case runlog.VerdictInterrupted:
+		return exitInterrupted
+	}
+	for _, st := range rec.Steps {
+		if st.Outcome != runlog.Failed {
+			continue
+		}
+		switch st.Kind {
+		case runlog.KindTool:
+			return exitTool
+		case runlog.KindGate, runlog.KindInput:
+			return exitUsage
+		}
+	}
+	return exitFailed
 }

@@ -2,11 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/runtime/runlog"
 )
 
 // TestTerminalStyle: live progress and colour only on a terminal; pipes,
@@ -84,5 +93,58 @@ func TestLoadVars(t *testing.T) {
 	}
 	if _, err := loadVars(nil, []string{filepath.Join(dir, "missing")}, nil); err == nil || exitCode(err) != exitUsage {
 		t.Errorf("a missing --var-file: %v", err)
+	}
+}
+
+// TestRunInterrupted: Ctrl-C while a step waits on its tool ends the run
+// with exit status 130 and a record whose verdict is interrupted, never
+// failed. The signal is sent once the server holds the request, so the
+// process is known to be mid-call.
+func TestRunInterrupted(t *testing.T) {
+	bin := testutil.ReelierBinary(t)
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	skill := "---\nname: hang\ndescription: Waits on an endpoint that never answers\n---\n\n" +
+		"### Step 1 — Wait\n- intent: Wait\n- action: http.get {\"url\": \"{{base}}/hang\"}\n- assert: status == 200\n- effect: read\n\n" +
+		"### Step 2 — Never\n- intent: Never reached\n- action: http.get {\"url\": \"{{base}}/never\"}\n- effect: read\n"
+	if err := os.WriteFile(filepath.Join(dir, "hang.skill.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--var", "base="+srv.URL, "hang.skill.md")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the request never arrived:\n%s", out.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130:\n%s", err, out.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".reelier", "runs", "hang.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec runlog.Record
+	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Verdict != runlog.VerdictInterrupted || rec.Totals.Failed != 0 || rec.Steps[0].Skip != "interrupted" || rec.Steps[1].Skip != "interrupted" {
+		t.Fatalf("record %+v", rec)
 	}
 }
