@@ -2,8 +2,11 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,7 +35,9 @@ var toolReplay = &mcp.Tool{
 	Title: "Replay a skill (Level 0, no LLM)",
 	Description: "Replay a .skill.md file deterministically: every step's tool call is made again and every assert checked, " +
 		"with no LLM at any point (always Level 0). Returns the run record exactly as it is appended to .reelier/runs/<skill>.jsonl: " +
-		"passed is true when no step failed; a step with no asserts is \"unchecked\" (it ran, nothing was verified) and is never counted as passed; " +
+		"verdict is passed (no step failed and something was checked), failed, unchecked (no step checked anything) or interrupted, and passed is true exactly when the verdict is passed; " +
+		"a step with no asserts is \"unchecked\" (it ran, nothing was verified) and is never counted as passed; a failed step's kind says why (check, tool, gate, input); " +
+		"every input (a {{name}} no earlier step binds) must be given in vars, or nothing runs and no record is written; " +
 		"after the first failed step the rest are \"skipped\". Destructive steps are refused unless allowDestructive is true, " +
 		"idempotent-write steps unless allowWrites (or allowDestructive) is true. A replay that ran is not an error even when a step failed: read passed and each step's failures.",
 	Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(true)},
@@ -46,12 +51,22 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	if err != nil {
 		return nil, runlog.Record{}, err
 	}
-	skill, _, err := s.loadSkill(base, in.SkillPath)
+	skill, src, err := s.loadSkill(base, in.SkillPath)
 	if err != nil {
 		return nil, runlog.Record{}, err
 	}
 	if err := checkVars(in.Vars); err != nil {
 		return nil, runlog.Record{}, err
+	}
+	if _, err := runtime.SkillLimits(skill); err != nil {
+		return nil, runlog.Record{}, fmt.Errorf("skillPath %q: %v; nothing ran", in.SkillPath, err)
+	}
+	if missing := runtime.MissingInputs(skill, in.Vars); len(missing) > 0 {
+		names := make([]string, len(missing))
+		for i, m := range missing {
+			names[i] = fmt.Sprintf("%s (step %d, line %d)", m.Name, m.Step, m.Range.Start.Line)
+		}
+		return nil, runlog.Record{}, fmt.Errorf("vars: the skill needs %s, so nothing ran and no run record was written; give each in vars", strings.Join(names, ", "))
 	}
 	tools := runtime.Registry{}
 	httptool.Register(tools, s.opts.HTTPClient)
@@ -63,13 +78,25 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		defer router.Close()
 		router.Register(tools, s.opts.Stderr)
 	}
+	sum := sha256.Sum256(src)
 	res := runtime.Run(ctx, skill, runtime.Options{
 		Tools: tools, Vars: in.Vars, Yes: in.AllowDestructive, AllowWrites: in.AllowWrites, Clock: s.opts.Clock,
+		Path: s.skillDisplay(base, in.SkillPath), SkillSHA256: hex.EncodeToString(sum[:]),
 	})
 	if err := s.appendRecord(base, &res.Record); err != nil {
 		return nil, runlog.Record{}, fmt.Errorf("the replay ran (passed: %t) but its run record could not be written: %w", res.Record.Passed, err)
 	}
 	return nil, res.Record, nil
+}
+
+// skillDisplay is how the record names the skill file: relative to the
+// working directory, slash-separated.
+func (s *Server) skillDisplay(base, given string) string {
+	p, _, err := within("skillPath", base, given, s.work)
+	if err != nil {
+		return filepath.ToSlash(given)
+	}
+	return s.display(p)
 }
 
 // loadSkill resolves, reads and parses a skill file inside the working

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/grammar"
 )
@@ -137,6 +139,17 @@ func (s *Server) addTools() {
 func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	s.tools = append(s.tools, t.Name)
 	s.usage[t.Name] = usage[In](t.Name)
+	if t.OutputSchema == nil {
+		// Raw JSON in a result (a run record's filled arguments and bind
+		// values) is any JSON value, not the byte array its Go type is.
+		schema, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[json.RawMessage](): {},
+		}})
+		if err != nil {
+			panic(fmt.Sprintf("%s: output schema: %v", t.Name, err))
+		}
+		t.OutputSchema = schema
+	}
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -170,7 +183,7 @@ func (s *Server) explainCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, nil
 		}
 		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError && len(r.Content) == 1 {
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError && len(r.Content) == 1 {
 			if tc, ok := r.Content[0].(*mcp.TextContent); ok && strings.HasPrefix(tc.Text, `validating "arguments"`) {
 				tc.Text += ". " + s.usage[name]
 			}

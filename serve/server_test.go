@@ -221,6 +221,23 @@ func TestReplay(t *testing.T) {
 	if hits.Load() != before {
 		t.Error("a skill that does not parse made requests")
 	}
+
+	// Inputs missing: an error naming them, nothing run, no record (an
+	// agent's natural first call must not pollute the history).
+	history := func() int {
+		data, _ := os.ReadFile(filepath.Join(dir, ".reelier", "runs", "bookings.jsonl"))
+		return strings.Count(string(data), "\n")
+	}
+	lines := history()
+	wantError(t, call(t, cs, "reelier_replay", `{"skillPath": "bookings.skill.md"}`), "the skill needs base (step 1, line", "nothing ran and no run record was written")
+	if hits.Load() != before || history() != lines {
+		t.Errorf("a replay with inputs missing ran (%d requests) or wrote a record (%d → %d lines)", hits.Load()-before, lines, history())
+	}
+	// The record names its file and content and carries a verdict.
+	decode(t, call(t, cs, "reelier_replay", `{"skillPath": "bookings.skill.md", `+vars+`}`), &rec)
+	if rec.Verdict != runlog.VerdictPassed || rec.Path != "bookings.skill.md" || len(rec.SkillSHA256) != 64 {
+		t.Errorf("record verdict %q path %q sha %q", rec.Verdict, rec.Path, rec.SkillSHA256)
+	}
 }
 
 // TestReplayWrap: on stdio, wrap starts MCP servers and the replay calls
