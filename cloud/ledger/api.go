@@ -42,7 +42,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	run := Run{
 		ID: newID(), Skill: up.skill, IdempotencyKey: idem, Record: up.record,
 		StartedAt: up.startedAt, FinishedAt: up.finishedAt,
-		Verdict: VerdictOf(up.totals), Totals: up.totals, ReceivedAt: s.now().UTC(),
+		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, ReceivedAt: s.now().UTC(),
 	}
 	id, dup, err := s.store.AddRun(r.Context(), run)
 	switch {

@@ -61,30 +61,30 @@ type Skill struct {
 	Uploads    int
 }
 
-// Verdict is a run's honest one-word result.
-type Verdict string
+// Verdict is a run's honest one-word result: the run record's own
+// (runlog.Verdict), so the ledger and every other output use one word.
+type Verdict = runlog.Verdict
 
-// The three verdicts. A run whose steps were never checked is never shown
-// as passed.
+// The verdicts. A run whose steps were never checked is never shown as
+// passed.
 const (
-	// VerdictPassed: no step failed and at least one step was checked.
-	VerdictPassed Verdict = "passed"
-	// VerdictFailed: a step failed.
-	VerdictFailed Verdict = "failed"
-	// VerdictUnchecked: no step failed, but none had an assertion either,
-	// so nothing was verified.
-	VerdictUnchecked Verdict = "unchecked"
+	VerdictPassed      = runlog.VerdictPassed
+	VerdictFailed      = runlog.VerdictFailed
+	VerdictUnchecked   = runlog.VerdictUnchecked
+	VerdictInterrupted = runlog.VerdictInterrupted
 )
 
 // VerdictOf derives the verdict from step counts.
-func VerdictOf(t runlog.Totals) Verdict {
-	switch {
-	case t.Failed > 0:
-		return VerdictFailed
-	case t.Passed > 0:
-		return VerdictPassed
+func VerdictOf(t runlog.Totals) Verdict { return runlog.DeriveVerdict(t) }
+
+// verdictOf is the verdict a received record earns: interrupted when it
+// says so, otherwise what its steps give (a record's own word is never
+// trusted over its steps).
+func verdictOf(rec *runlog.Record, t runlog.Totals) Verdict {
+	if rec.Verdict == VerdictInterrupted && t.Failed == 0 {
+		return VerdictInterrupted
 	}
-	return VerdictUnchecked
+	return VerdictOf(t)
 }
 
 // Run is one stored run record.

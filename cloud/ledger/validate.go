@@ -263,9 +263,16 @@ func (w walker) step(path string, v any) {
 // steps, a step's failures and level agree with its outcome, and a current
 // record's totals agree with its step outcomes.
 func (w walker) consistent(rec map[string]any, up *runUpload) {
-	failed := up.totals.Failed > 0
-	if up.rec.Passed == failed {
-		w.fe.add("record.passed", "is %v but %d step(s) failed; passed must be true exactly when no step failed", up.rec.Passed, up.totals.Failed)
+	switch v := up.rec.Verdict; {
+	case v == "":
+		// A record from before verdicts: passed meant "no step failed".
+		if failed := up.totals.Failed > 0; up.rec.Passed == failed {
+			w.fe.add("record.passed", "is %v but %d step(s) failed; passed must be true exactly when no step failed", up.rec.Passed, up.totals.Failed)
+		}
+	case v != verdictOf(&up.rec, up.totals):
+		w.fe.add("record.verdict", "is %q but the steps say %q", v, verdictOf(&up.rec, up.totals))
+	case up.rec.Passed != (v == VerdictPassed):
+		w.fe.add("record.passed", "is %v but the verdict is %q; passed must be true exactly when the verdict is passed", up.rec.Passed, v)
 	}
 	for i, s := range up.rec.Steps {
 		path := fmt.Sprintf("record.steps[%d]", i)
