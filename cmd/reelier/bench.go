@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/spf13/cobra"
@@ -77,6 +78,12 @@ func benchRun(cmd *cobra.Command, opts benchOptions) error {
 			fmt.Fprintf(errw, "reelier bench: %s:%d: stored totals disagree with the step outcomes; the outcomes are counted\n", path, e.Line)
 		}
 	}
+	// Two files may share a frontmatter name and so a history file: count
+	// only this file's runs (and those from before records named a file).
+	hist, unattributed := hist.ForFile(filepath.ToSlash(skills[0].path))
+	if unattributed > 0 {
+		fmt.Fprintf(errw, "reelier bench: %d record(s) in %s predate file paths on records and are counted, though another file named %q may have written them\n", unattributed, path, name)
+	}
 	sum := runlog.Summarize(name, hist)
 	out := cmd.OutOrStdout()
 	if opts.json {
@@ -107,7 +114,7 @@ func writeBench(w io.Writer, path string, s runlog.Summary) {
 	if s.Runs == 0 {
 		fmt.Fprintf(w, "runs:           0 (no run recorded yet)\n")
 	} else {
-		fmt.Fprintf(w, "runs:           %d (%d passed, %d failed), pass rate %.1f%%\n", s.Runs, s.PassedRuns, s.FailedRuns, 100*s.PassRate)
+		fmt.Fprintf(w, "runs:           %d (%d passed, %d failed, %d unchecked, %d interrupted), pass rate %.1f%%\n", s.Runs, s.PassedRuns, s.FailedRuns, s.UncheckedRuns, s.InterruptedRuns, 100*s.PassRate)
 	}
 	st := s.Steps
 	fmt.Fprintf(w, "steps:          %d total: %d passed, %d unchecked, %d failed, %d skipped\n", st.Total, st.Passed, st.Unchecked, st.Failed, st.Skipped)

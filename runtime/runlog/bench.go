@@ -8,12 +8,16 @@ import (
 // the step outcomes of each record, so legacy records count honestly too.
 type Summary struct {
 	Skill string `json:"skill"`
-	// Runs is the number of records read; PassedRuns those with no failed
-	// step. PassRate is PassedRuns/Runs, 0 when there are no runs.
-	Runs       int     `json:"runs"`
-	PassedRuns int     `json:"passedRuns"`
-	FailedRuns int     `json:"failedRuns"`
-	PassRate   float64 `json:"passRate"`
+	// Runs is the number of records read, counted by verdict: PassedRuns
+	// (no step failed and something was checked), FailedRuns, and
+	// UncheckedRuns and InterruptedRuns. PassRate is PassedRuns/Runs, 0
+	// when there are no runs: an unchecked run is not a pass.
+	Runs            int     `json:"runs"`
+	PassedRuns      int     `json:"passedRuns"`
+	FailedRuns      int     `json:"failedRuns"`
+	UncheckedRuns   int     `json:"uncheckedRuns"`
+	InterruptedRuns int     `json:"interruptedRuns"`
+	PassRate        float64 `json:"passRate"`
 	// Steps counts step outcomes over every run.
 	Steps StepCounts `json:"steps"`
 	// HealedAt counts the steps that ran (skipped ones excluded) by the
@@ -81,8 +85,15 @@ func Summarize(skill string, h *History) Summary {
 			s.InconsistentRecords++
 		}
 		t := CountSteps(e.Record.Steps)
-		if t.Failed == 0 {
+		switch e.Record.RunVerdict() {
+		case VerdictPassed:
 			s.PassedRuns++
+		case VerdictFailed:
+			s.FailedRuns++
+		case VerdictUnchecked:
+			s.UncheckedRuns++
+		case VerdictInterrupted:
+			s.InterruptedRuns++
 		}
 		s.Steps.Total += t.Steps
 		s.Steps.Passed += t.Passed
@@ -99,7 +110,6 @@ func Summarize(skill string, h *History) Summary {
 			s.countLevels(st)
 		}
 	}
-	s.FailedRuns = s.Runs - s.PassedRuns
 	if s.Runs > 0 {
 		s.PassRate = float64(s.PassedRuns) / float64(s.Runs)
 	}
@@ -139,4 +149,22 @@ func percentile(sorted []int64, p int) int64 {
 		rank = 1
 	}
 	return sorted[rank-1]
+}
+
+// ForFile keeps the entries of a history that belong to one skill file:
+// those whose record names path, and those written before records named
+// their file (which cannot be told apart and are kept). Two files that
+// share a frontmatter name share a history file; this separates them.
+func (h *History) ForFile(path string) (kept *History, unattributed int) {
+	kept = &History{Corrupt: h.Corrupt}
+	for _, e := range h.Entries {
+		switch e.Record.Path {
+		case path:
+			kept.Entries = append(kept.Entries, e)
+		case "":
+			kept.Entries = append(kept.Entries, e)
+			unattributed++
+		}
+	}
+	return kept, unattributed
 }

@@ -49,6 +49,10 @@ type storedRecord struct {
 	Passed     *bool         `json:"passed"`
 	Steps      *[]storedStep `json:"steps"`
 	Totals     *storedTotals `json:"totals"`
+	// Added later, absent from older records.
+	Verdict     Verdict `json:"verdict"`
+	Path        string  `json:"path"`
+	SkillSHA256 string  `json:"skillSha256"`
 }
 
 type storedStep struct {
@@ -61,6 +65,14 @@ type storedStep struct {
 	LLM                 *LLMUsage `json:"llm"`
 	EscalationAttempted *int      `json:"escalationAttempted"`
 	Why                 *Why      `json:"why"`
+	// Added later, absent from older records.
+	Kind        Kind                       `json:"kind"`
+	Action      *ActionRecord              `json:"action"`
+	Binds       map[string]json.RawMessage `json:"binds"`
+	Observation *Digest                    `json:"observation"`
+	Attempts    int                        `json:"attempts"`
+	Tries       []Digest                   `json:"tries"`
+	Skip        string                     `json:"skip"`
 }
 
 type storedTotals struct {
@@ -116,7 +128,8 @@ func parseLine(line []byte) (Entry, error) {
 	case s.Totals == nil:
 		return Entry{}, errors.New(`missing "totals"`)
 	}
-	rec := Record{Skill: *s.Skill, StartedAt: *s.StartedAt, FinishedAt: *s.FinishedAt, Passed: *s.Passed}
+	rec := Record{Skill: *s.Skill, StartedAt: *s.StartedAt, FinishedAt: *s.FinishedAt, Passed: *s.Passed,
+		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256}
 	for i, st := range *s.Steps {
 		if st.N == nil || st.Title == nil {
 			return Entry{}, fmt.Errorf(`step %d: missing "n" or "title"`, i+1)
@@ -127,6 +140,7 @@ func parseLine(line []byte) (Entry, error) {
 		rec.Steps = append(rec.Steps, StepRecord{
 			N: *st.N, Title: *st.Title, Level: st.Level, Outcome: st.Outcome, Ms: st.Ms,
 			Failures: st.Failures, LLM: st.LLM, EscalationAttempted: st.EscalationAttempted, Why: st.Why,
+			Kind: st.Kind, Action: st.Action, Binds: st.Binds, Observation: st.Observation, Attempts: st.Attempts, Tries: st.Tries, Skip: st.Skip,
 		})
 	}
 	derived := CountSteps(rec.Steps)

@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -119,7 +120,7 @@ func TestMarshalShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(line)
-	for _, want := range []string{`{"skill":"shape","startedAt":`, `"finishedAt":`, `"passed":false,"steps":[{"n":1,"title":"one","level":0,"outcome":"passed","ms":0,"failures":[]}`, `"why":{"trigger":`, `"totals":{"steps":2,"passed":1,"unchecked":0,"skipped":0,"failed":1,"ms":0,"llmInputTokens":0,"llmOutputTokens":0}}` + "\n"} {
+	for _, want := range []string{`{"skill":"shape","startedAt":`, `"finishedAt":`, `"passed":false,"steps":[{"n":1,"title":"one","level":0,"outcome":"passed","ms":0,"failures":[]}`, `"why":{"trigger":`, `"totals":{"steps":2,"passed":1,"unchecked":0,"skipped":0,"failed":1,"ms":0,"llmInputTokens":0,"llmOutputTokens":0},"verdict":"failed"}` + "\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("record %s\nlacks %s", s, want)
 		}
@@ -184,5 +185,41 @@ func TestOutcomeValid(t *testing.T) {
 	}
 	if Outcome("won").Valid() {
 		t.Error("won is valid")
+	}
+}
+
+// TestReadKeepsNewFields: a record read back keeps every field added after
+// the first format, and ForFile separates two files sharing a name.
+func TestReadKeepsNewFields(t *testing.T) {
+	a := record("shared", 1)
+	a.Path, a.SkillSHA256 = "a/shared.skill.md", strings.Repeat("a", 64)
+	a.Steps[1].Kind = KindCheck
+	a.Steps[0].Action = &ActionRecord{Tool: "t", Args: []byte(`{"q":1}`)}
+	a.Steps[0].Binds = map[string]json.RawMessage{"id": []byte(`"x"`)}
+	a.Steps[0].Observation = &Digest{SHA256: strings.Repeat("b", 64), Size: 3, Status: 200}
+	a.Steps[0].Attempts, a.Steps[0].Tries = 2, []Digest{{SHA256: "c", Size: 1}, {SHA256: "d", Size: 2}}
+	b := record("shared", 1)
+	b.Path = "b/shared.skill.md"
+	old := record("shared", 1)
+	var buf bytes.Buffer
+	for _, r := range []*Record{a, b, old} {
+		line, err := Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(line)
+	}
+	h, err := Read(&buf)
+	if err != nil || len(h.Entries) != 3 {
+		t.Fatalf("read: %v, %d entries", err, len(h.Entries))
+	}
+	want, _ := Marshal(a)
+	got, _ := Marshal(&h.Entries[0].Record)
+	if string(got) != string(want) {
+		t.Fatalf("read back\n%s\nwant\n%s", got, want)
+	}
+	kept, unattributed := h.ForFile("a/shared.skill.md")
+	if len(kept.Entries) != 2 || unattributed != 1 || kept.Entries[0].Record.Path != "a/shared.skill.md" {
+		t.Fatalf("ForFile kept %d (%d unattributed)", len(kept.Entries), unattributed)
 	}
 }
