@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/reelier/reelier/agentcfg"
@@ -112,11 +114,22 @@ func initRun(cmd *cobra.Command, opts initOptions) error {
 	if _, err := runlog.Append(filepath.Join(opts.dir, runlog.DefaultDir), &res.Record); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "reelier: the run record could not be written: %v\n", err)
 	}
+	me := whoAmI()
+	runsDir := []string{}
+	if filepath.Clean(opts.dir) != "." {
+		// --dir keeps the run records there too; the hints keep them there.
+		runsDir = []string{"--runs-dir", filepath.Join(opts.dir, runlog.DefaultDir)}
+	}
 	fmt.Fprintln(w, "\nNext steps:")
-	fmt.Fprintf(w, "  reelier run %s --wrap %s   # replay again\n", skillPath, agentcfg.ShellJoin([]string{displayCommand(exe) + " init --" + demoServerFlag}))
-	fmt.Fprintf(w, "  reelier push %s   # sync receipts (opt-in)\n", skillPath)
-	fmt.Fprintln(w, "  reelier scan   # find replayable workflows in your agent's history")
-	offerInstall(cmd, opts.yes)
+	wrap := me.command("init", "--"+demoServerFlag)
+	fmt.Fprintf(w, "  %s   # replay again\n", me.command(append(append([]string{"run", skillPath}, runsDir...), "--wrap", wrap)...))
+	fmt.Fprintf(w, "  %s   # what a push to your receipt ledger would send (opt-in: REELIER_CLOUD_URL, REELIER_CLOUD_KEY)\n", me.command(append(append([]string{"push", "--dry-run"}, runsDir...), skillPath)...))
+	if home, err := os.UserHomeDir(); err == nil {
+		if fi, err := os.Stat(filepath.Join(home, ".claude", "projects")); err == nil && fi.IsDir() {
+			fmt.Fprintf(w, "  %s   # find replayable workflows in your agent's history\n", me.command("scan"))
+		}
+	}
+	offerInstall(cmd, me, opts.yes)
 	if !res.Record.Passed {
 		return silentExit(exitFailed)
 	}
@@ -170,28 +183,122 @@ func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer)
 	return runtime.Run(ctx, skill, runtime.Options{Tools: tools}), nil
 }
 
-// displayCommand is how to name the reelier binary in a suggested
-// command: "reelier" when that is what PATH finds, its path otherwise.
-func displayCommand(exe string) string {
-	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
-		return "reelier"
+// modulePath is the module reelier is built from; cmdPackage its main
+// package.
+const (
+	modulePath = "github.com/reelier/reelier"
+	cmdPackage = modulePath + "/cmd/reelier"
+)
+
+// lastingReelier is where a printed command puts a lasting reelier when
+// this one is a temporary `go run` build: a shell word, expanded when the
+// command runs.
+const lastingReelier = `"$(go env GOPATH)/bin/reelier"`
+
+// self is how a printed command names this reelier, so that the command
+// runs as printed from the directory reelier was started in.
+type self struct {
+	// argv starts every command: ["reelier"] when PATH finds this very
+	// binary; under `go run`, ["go", "run", "./cmd/reelier"] (the path
+	// from here to the module's main package) or the package path; the
+	// binary's absolute path otherwise.
+	argv []string
+	// temporary is set for a `go run` build: it is deleted when it exits,
+	// so nothing that outlives it (an agent's config) may name it.
+	temporary bool
+	// build, when temporary, is the command that builds a lasting reelier
+	// at lastingReelier.
+	build string
+}
+
+// command is the shell command line running this reelier with args.
+func (s self) command(args ...string) string {
+	return agentcfg.ShellJoin(append(slices.Clone(s.argv), args...))
+}
+
+// lasting is how a command that outlives this process (an agent config,
+// `reelier install`) names reelier: this binary, or, for a temporary
+// build, the one s.build makes.
+func (s self) lasting(args ...string) string {
+	if !s.temporary {
+		return s.command(args...)
 	}
-	found, err := exec.LookPath("reelier")
-	if err != nil {
-		return exe
+	return strings.Join(append([]string{lastingReelier}, agentcfg.ShellJoin(args)), " ")
+}
+
+// whoAmI finds how to name the running reelier.
+func whoAmI() self {
+	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
+	version := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
 	}
-	a, errA := os.Stat(found)
-	b, errB := os.Stat(exe)
-	if errA == nil && errB == nil && os.SameFile(a, b) {
-		return "reelier"
+	return findSelf(exe, cwd, exec.LookPath, version)
+}
+
+// findSelf is whoAmI with its inputs: the executable, the working
+// directory, PATH's lookup and the main module's version.
+func findSelf(exe, cwd string, lookPath func(string) (string, error), version string) self {
+	if found, err := lookPath("reelier"); err == nil {
+		a, errA := os.Stat(found)
+		b, errB := os.Stat(exe)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return self{argv: []string{"reelier"}}
+		}
 	}
-	return exe
+	if exe != "" && !strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return self{argv: []string{exe}}
+	}
+	// A `go run` build (or no executable at all): run the source again.
+	pkg := cmdPackage
+	if version != "" && version != "(devel)" {
+		pkg += "@" + version
+	}
+	if dir, ok := moduleDir(cwd); ok {
+		if rel, err := filepath.Rel(cwd, filepath.Join(dir, "cmd", "reelier")); err == nil {
+			pkg = filepath.ToSlash(rel)
+			if !strings.HasPrefix(pkg, "../") {
+				pkg = "./" + pkg
+			}
+		}
+	}
+	s := self{argv: []string{"go", "run", pkg}, temporary: true}
+	if strings.Contains(pkg, "@") {
+		s.build = `GOBIN="$(go env GOPATH)/bin" ` + agentcfg.ShellJoin([]string{"go", "install", pkg})
+	} else {
+		s.build = "go build -o " + lastingReelier + " " + agentcfg.ShellJoin([]string{pkg})
+	}
+	return s
+}
+
+// moduleDir finds the root of reelier's own module at or above dir: the
+// nearest go.mod, when it declares modulePath.
+func moduleDir(dir string) (string, bool) {
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			for _, line := range strings.Split(string(data), "\n") {
+				if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
+					return dir, strings.Trim(f[1], `"`) == modulePath
+				}
+			}
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // offerInstall finds the agent's MCP config and offers to front its
 // local servers with the recorder: asked on a terminal (default no),
-// printed as a command otherwise or with --yes.
-func offerInstall(cmd *cobra.Command, yes bool) {
+// printed as commands otherwise or with --yes. A temporary `go run`
+// build is never written into a config: its commands build a lasting
+// reelier first.
+func offerInstall(cmd *cobra.Command, me self, yes bool) {
 	w := cmd.OutOrStdout()
 	candidates, err := agentConfigs("claude")
 	if err != nil {
@@ -200,7 +307,13 @@ func offerInstall(cmd *cobra.Command, yes bool) {
 	fmt.Fprintln(w)
 	cfg, err := agentcfg.Detect(candidates)
 	if err != nil {
-		fmt.Fprintf(w, "Your agent: %v.\nTo record your own MCP server, front it with the recorder:\n  claude mcp add <name> -- reelier mcp --wrap \"<server command>\"\n", err)
+		fmt.Fprintf(w, "Your agent: %v.\n", err)
+		if me.temporary {
+			fmt.Fprintf(w, "To record your own MCP server, build a lasting reelier (this one is a temporary `go run` build) and front the server with it:\n  %s\n", me.build)
+		} else {
+			fmt.Fprintln(w, "To record your own MCP server, front it with the recorder:")
+		}
+		fmt.Fprintf(w, "  claude mcp add <name> -- %s --wrap \"<server command>\"\n", me.lasting("mcp"))
 		return
 	}
 	exe, exeErr := reelierPath() // a `go run` build cannot be installed
@@ -218,8 +331,13 @@ func offerInstall(cmd *cobra.Command, yes bool) {
 		return
 	}
 	fmt.Fprintf(w, "Your agent: %s has %s the recorder can front. Recording through it is lossless and keeps tool annotations; compiling from history (reelier scan) is a reconstruction.\n", cfg.Path, pluralCount(n, "local MCP server"))
+	if me.temporary {
+		fmt.Fprintf(w, "To front them, build a lasting reelier (this one is a temporary `go run` build); the config is backed up first and %s reverts:\n  %s\n", me.lasting("uninstall"), me.build)
+		fmt.Fprintf(w, "  %s   # see the change\n  %s\n", me.lasting("install", "--dry-run"), me.lasting("install"))
+		return
+	}
 	if yes || exeErr != nil || !isTerminal(cmd.InOrStdin()) {
-		fmt.Fprintln(w, "To front them (the config is backed up first; reelier uninstall reverts):\n  reelier install --dry-run   # see the change\n  reelier install")
+		fmt.Fprintf(w, "To front them (the config is backed up first; %s reverts):\n  %s   # see the change\n  %s\n", me.command("uninstall"), me.command("install", "--dry-run"), me.command("install"))
 		return
 	}
 	fmt.Fprintf(w, "Front them now? The config is backed up first. [y/N] ")
@@ -230,6 +348,6 @@ func offerInstall(cmd *cobra.Command, yes bool) {
 			fmt.Fprintf(w, "%v\n", err)
 		}
 	default:
-		fmt.Fprintln(w, "Left it unchanged. Run reelier install whenever you like.")
+		fmt.Fprintf(w, "Left it unchanged. Run %s whenever you like.\n", me.command("install"))
 	}
 }
