@@ -32,11 +32,28 @@ LLM anywhere. After the first failed step the rest are skipped.
 
 Effects are gated: a destructive step is refused (its filled action is
 shown instead) unless --yes is given, and an idempotent-write step is
-refused unless --allow-writes or --yes is given. A refused step fails.
+refused unless --allow-writes or --yes is given. A refused step fails,
+unless --skip-writes records it as skipped: the steps after it still run,
+except those that need a value it would have bound.
+
+Inputs: every {{name}} that no earlier step binds must be given (--var,
+--var-file, or REELIER_VAR_<name> in the environment) before anything
+runs; otherwise nothing runs, each missing input is named at its line,
+and the exit status is 2.
+
+Time limits: each tool call gets --timeout (else the skill's metadata
+reelier-timeout, else 15s for http.* and 30s for MCP tools); a call that
+runs out of time fails its step as a tool error naming the limit.
+--handshake-timeout bounds starting an MCP server. --retry N executes a
+read step whose checks did not hold up to N more times (never a write),
+--retry-interval apart; every attempt is on the record.
 
 Each run appends one JSON line, its run record, to
-<runs-dir>/<skill-name>.jsonl. Outcomes are honest: a step with no asserts
-is "unchecked", never "passed", and totals keep the two apart.
+<runs-dir>/<skill-name>.jsonl: each step's outcome, filled action and bind
+values (redacted), and a digest of what the tool returned. Outcomes are
+honest: a step with no asserts is "unchecked", never "passed". Each run has
+one verdict — passed, failed, unchecked (nothing was checked) or
+interrupted — the same word in the receipt, --json and JUnit.
 
 Output: a receipt per skill on stdout (live, step by step, on a terminal;
 colours unless NO_COLOR is set); with --json the run records instead, one
@@ -59,6 +76,15 @@ REELIER_LLM_MODEL, --llm-l2-model / REELIER_LLM_L2_MODEL. The key is needed
 only when a step escalates; at --max-level 0, the default, no LLM is ever
 contacted.
 
+A heal may change what a check expects, or move it with its field, but
+not check less: a patch that drops a value check (==, !=, <, >, <=, >=,
+matches, contains, length, status) or turns it into a type, presence or
+status-only check is refused and the step fails, unless
+--allow-weaker-heal is given. The run record keeps each heal's lines
+before and after. --heal=propose leaves the skill file as it is and
+prints the unified diff of each healed skill after its receipt
+(--heal-patch FILE writes them to FILE instead; needed with --json).
+
 Template holes: {{name}} takes a --var or an earlier step's bind;
 {{today}}, {{today-Nd}} and {{today+Nd}} (N = 1..365) are UTC dates from
 one clock reading per run.
@@ -80,11 +106,14 @@ known. An unknown tool that the section lists names its server and the
 --wrap that starts it. A tool result becomes status 200 (500 when it is
 an error), no headers, and a body of its text blocks joined by newlines.
 
-Exit status: 0 when no step failed, 1 when a step failed (or a run record
-or report could not be written, or a server could not be started), 2 for
-usage errors, skills that cannot be read or parsed, and recorded servers
-that are not trusted yet or cannot be started as recorded (nothing is run
-then).
+Exit status (the worst over the skills of a suite): 0 passed or
+unchecked; 1 a check did not hold (or a run checked nothing and
+--fail-on-unchecked was given); 2 bad usage or input — a skill that
+cannot be read or parsed, missing inputs, a write the gate refused,
+recorded servers not trusted yet; 3 a tool or environment error — a
+server that cannot start or crashed, a call that timed out, a refused
+connection, a record that could not be written; 130 interrupted (Ctrl-C).
+A skill of a suite that cannot run is reported and the others still run.
 
 Examples:
   reelier run skills/weekly-bookings.skill.md
@@ -107,11 +136,14 @@ type runOptions struct {
 	allowWrites bool
 	dryRun      bool
 	json        bool
+	verbose     bool
 	jobs        int
 	junit       string
+	trace       string
 	runsDir     string
 	maxLevel    int
 	llm         llm.Flags
+	heal        healOptions
 	wrap        []string
 	// serversFromSkill trusts the skills' recorded servers to be started.
 	serversFromSkill bool
@@ -141,8 +173,10 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print every filled action; execute and write nothing")
 	f.BoolVar(&opts.json, "json", false, "print run records (JSON lines) instead of receipts")
+	f.BoolVar(&opts.verbose, "verbose", false, "show a failed step's whole response body in the receipt (by default its first 20 lines, 2,000 characters)")
 	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
 	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
@@ -157,6 +191,9 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
 	f.StringVar(&opts.llm.Model, "llm-model", "", "Level 1 `MODEL` (env "+llm.EnvModel+", default "+llm.DefaultModel+")")
 	f.StringVar(&opts.llm.L2Model, "llm-l2-model", "", "Level 2 `MODEL` (env "+llm.EnvL2Model+", default "+llm.DefaultL2Model+")")
+	f.StringVar(&opts.heal.mode, "heal", healWrite, "what a heal that holds does: `MODE` write (into the skill file, with a changelog line) or propose (leave the file, print the diff)")
+	f.StringVar(&opts.heal.patchFile, "heal-patch", "", "with --heal=propose, write the proposed heals as one unified diff to `FILE` instead of stdout")
+	f.BoolVar(&opts.heal.allowWeaker, "allow-weaker-heal", false, "accept a heal that drops value checks or turns them into type, presence or status checks")
 	return cmd
 }
 
@@ -170,6 +207,8 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		return usageErrorf("--jobs must be at least 1, got %d", opts.jobs)
 	case opts.dryRun && opts.junit != "":
 		return usageErrorf("--junit cannot be used with --dry-run: a dry run executes nothing")
+	case opts.dryRun && opts.trace != "":
+		return usageErrorf("--trace cannot be used with --dry-run: a dry run calls no tool")
 	case opts.maxLevel < 0 || opts.maxLevel > 2:
 		return usageErrorf("--max-level must be 0, 1 or 2, got %d", opts.maxLevel)
 	case opts.serversFromSkill && len(opts.wrap) > 0:
@@ -179,9 +218,15 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	case opts.retry < 0 || opts.retry > 100:
 		return usageErrorf("--retry must be 0 to 100, got %d", opts.retry)
 	}
+	if err := opts.heal.check(opts.json); err != nil {
+		return err
+	}
 	skills, broken, err := loadSuite(cmd, opts.paths, vars, opts.dryRun)
 	if err != nil {
 		return err
+	}
+	if opts.trace != "" && len(skills)+len(broken) > 1 {
+		return usageErrorf("--trace takes one skill: a trace is one replay (replay the skills one at a time, each with its own --trace FILE)")
 	}
 	limits := runtime.Limits{Timeout: opts.timeout, Retry: opts.retry, RetryInterval: opts.retryInterval}
 	if opts.timeout > 0 {
@@ -213,7 +258,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)
 	}
 	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(),
-		ladder: ladders(opts.maxLevel, opts.llm, os.Getenv), broken: broken}
+		ladder: ladders(opts.maxLevel, opts.llm, opts.heal, os.Getenv), broken: broken}
 	s.style = terminalStyle(s.out)
 	s.run(ctx, skills)
 	return s.finish(ctx)
