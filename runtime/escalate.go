@@ -126,6 +126,15 @@ type Healing struct {
 	// NotSaved is why a heal was not written back to the skill file; nil
 	// when it was written, or when nothing healed.
 	NotSaved error
+	// Before and After are the step's lines, as its skill prints them
+	// (`- assert: …`), that the heal replaced and the lines replacing them;
+	// the run record's why carries them.
+	Before []string
+	After  []string
+	// Proposal is set when the heal was proposed and not written (reelier
+	// run --heal=propose): the unified diff of the skill file with every
+	// heal of the run so far. The file itself was left as it was.
+	Proposal string
 }
 
 // escalate offers a diverged step to the Healer. A heal counts only if its
@@ -164,7 +173,7 @@ func (r *runner) escalate(ctx context.Context, sr *StepResult, failures []Failur
 		local.set(b.name, b.value)
 	}
 	rec.Level = h.Level
-	rec.Why = &runlog.Why{Change: fmt.Sprintf("L%d: %s", h.Level, h.Reason)}
+	rec.Why = &runlog.Why{Change: fmt.Sprintf("L%d: %s", h.Level, h.Reason), Before: h.Before, After: h.After}
 	return nil, len(h.Asserts) > 0
 }
 

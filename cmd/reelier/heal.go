@@ -1,12 +1,51 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 
+	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/heal"
 	"github.com/reelier/reelier/runtime/llm"
 )
+
+// What an accepted heal does with the skill file (--heal).
+const (
+	healWrite   = "write"   // write it back, with a changelog line (the default)
+	healPropose = "propose" // leave the file alone and show the diff
+)
+
+// healOptions are the run flags that decide what a heal may do and where
+// it goes.
+type healOptions struct {
+	// mode is healWrite or healPropose.
+	mode string
+	// patchFile, with healPropose, receives the proposed heals as one
+	// unified diff instead of stdout.
+	patchFile string
+	// allowWeaker accepts a heal that drops value checks.
+	allowWeaker bool
+}
+
+// check reports a usage error in the heal flags; json is --json.
+func (h healOptions) check(json bool) error {
+	switch {
+	case h.mode != healWrite && h.mode != healPropose:
+		return usageErrorf("--heal must be %s or %s, got %q", healWrite, healPropose, h.mode)
+	case h.patchFile != "" && h.mode != healPropose:
+		return usageErrorf("--heal-patch needs --heal=%s: a heal that is written back is already in the skill file", healPropose)
+	case h.mode == healPropose && json && h.patchFile == "":
+		return usageErrorf("--heal=%s with --json needs --heal-patch FILE: stdout carries the run records", healPropose)
+	}
+	return nil
+}
 
 // ladders returns what gives each skill its escalation ladder, or nil at
 // --max-level 0. A Level-0 run therefore has no Healer: it never reads the
@@ -14,13 +53,89 @@ import (
 // are resolved now (flags > environment > defaults) but the client, and
 // the check for a key, wait until a step actually escalates; every skill of
 // the run shares that one client.
-func ladders(level int, flags llm.Flags, getenv func(string) string) func(skillFile string) runtime.Healer {
+//
+// With --heal=propose the ladders leave the skill files alone; with
+// --heal-patch FILE an earlier FILE is removed now, and FILE is written
+// whenever a heal is proposed, holding every proposal of the run.
+func ladders(level int, flags llm.Flags, opts healOptions, getenv func(string) string) func(skillFile string) runtime.Healer {
+	var patch *proposals
+	if opts.mode == healPropose && opts.patchFile != "" {
+		patch = &proposals{path: opts.patchFile, diffs: map[string]string{}}
+		os.Remove(opts.patchFile) // a failure shows when a proposal is written
+	}
 	if level == 0 {
 		return nil
 	}
 	cfg := llm.Resolve(flags, getenv)
 	client := sync.OnceValues(func() (llm.Client, error) { return llm.NewClient(cfg) })
 	return func(skillFile string) runtime.Healer {
-		return &heal.Ladder{MaxLevel: level, NewClient: client, Model: cfg.Model, L2Model: cfg.L2Model, SkillPath: skillFile}
+		l := &heal.Ladder{MaxLevel: level, NewClient: client, Model: cfg.Model, L2Model: cfg.L2Model, SkillPath: skillFile,
+			AllowWeaker: opts.allowWeaker, Propose: opts.mode == healPropose}
+		if patch == nil {
+			return l
+		}
+		return &proposer{Ladder: l, patch: patch}
+	}
+}
+
+// proposer is a proposing ladder whose proposals go to --heal-patch.
+type proposer struct {
+	*heal.Ladder
+	patch *proposals
+}
+
+// Heal implements runtime.Healer: the ladder's heal, its proposal saved to
+// the patch file. A proposal that cannot be saved is reported like a heal
+// that could not be written back.
+func (p *proposer) Heal(ctx context.Context, d *runtime.Divergence) *runtime.Healing {
+	h := p.Ladder.Heal(ctx, d)
+	if h != nil && h.Proposal != "" {
+		if err := p.patch.add(p.SkillPath, h.Proposal); err != nil {
+			h.Proposal, h.NotSaved = "", fmt.Errorf("the proposed heal could not be saved: %w", err)
+		}
+	}
+	return h
+}
+
+// proposals keeps --heal-patch FILE holding the latest proposal of every
+// skill file, in file name order.
+type proposals struct {
+	mu    sync.Mutex
+	path  string
+	diffs map[string]string
+}
+
+func (p *proposals) add(skillFile, diff string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.diffs[skillFile] = diff
+	var b bytes.Buffer
+	for _, f := range slices.Sorted(maps.Keys(p.diffs)) {
+		b.WriteString(p.diffs[f])
+	}
+	if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", p.path, err)
+	}
+	if err := atomicfile.Write(p.path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", p.path, err)
+	}
+	return nil
+}
+
+// showProposal prints the diff of a run's proposed heals after its receipt,
+// unless --heal-patch takes them. The last proposal of a run holds every
+// heal of it.
+func (s *suite) showProposal(o *outcome) {
+	if s.opts.heal.patchFile != "" || s.opts.json {
+		return
+	}
+	diff := ""
+	for _, sr := range o.res.Steps {
+		if sr.Heal != nil && sr.Heal.Proposal != "" {
+			diff = sr.Heal.Proposal
+		}
+	}
+	if diff != "" {
+		fmt.Fprintf(s.out, "  proposed heal of %s, not written (apply it with patch -p0):\n%s", o.skill.path, diff)
 	}
 }

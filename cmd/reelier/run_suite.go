@@ -122,6 +122,7 @@ func (s *suite) report(o *outcome) {
 	} else if o.recordErr == nil {
 		fmt.Fprintf(s.out, "  run record:   %s\n", o.recordAt)
 	}
+	s.showProposal(o)
 	if o.recordErr != nil {
 		s.worst(exitTool)
 		fmt.Fprintf(s.errw, "reelier run: WARNING: the run record of %q was NOT saved to %s: %v\n", o.res.Record.Skill, o.recordAt, o.recordErr)

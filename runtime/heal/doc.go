@@ -13,9 +13,13 @@
 //
 // The model only ever answers a JSON object; it never writes a file. Every
 // proposed line is parsed with the skill grammar, a line break anywhere is
-// refused, a patch may not leave a checked step without asserts or drop a
-// name the step binds, patched arguments may use only names already bound,
-// and the patch must hold against its observation before it is accepted.
+// refused, a patch may not leave a checked step without asserts, drop a
+// name the step binds or (without AllowWeaker) drop a value check (the
+// weakening rule, weaken.go), patched arguments may use only names already
+// bound, and the patch must hold against its observation before it is
+// accepted. A heal that holds is written back, or with Propose only
+// offered as a diff; either way the record's why carries the step's lines
+// before and after.
 // The prompt carries the step's text, its failures and a bounded summary of
 // the observation: the status, the first ~2000 characters of the body and
 // up to 40 sampled json.<path> leaves.

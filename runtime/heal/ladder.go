@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/runtime"
@@ -12,7 +13,7 @@ import (
 	"github.com/reelier/reelier/runtime/writeback"
 )
 
-// Ladder is the escalation ladder for one skill; it implements
+// Ladder is the escalation ladder for one run of one skill; it implements
 // runtime.Healer. A run at Level 0 has no Ladder at all.
 type Ladder struct {
 	// MaxLevel is the highest level to try: 1 or 2.
@@ -27,6 +28,17 @@ type Ladder struct {
 	// SkillPath is the file heals are written back to; "" means the skill
 	// was not read from a file, and a heal holds for this run only.
 	SkillPath string
+	// AllowWeaker accepts a patch that drops a value check of the step
+	// (--allow-weaker-heal); without it such a patch is refused (weaken.go).
+	AllowWeaker bool
+	// Propose leaves the skill file as it is (--heal=propose): each heal
+	// that holds is applied to a copy in memory, and Healing.Proposal
+	// carries the unified diff of the file with every heal so far.
+	Propose bool
+
+	// original and proposed are the skill file as first read by a
+	// proposing ladder and with its heals applied.
+	original, proposed []byte
 }
 
 // errNoFile is why a heal of a skill read from no file is not saved.
@@ -87,6 +99,7 @@ func (e *escalation) try(ctx context.Context, level int, previous string) (strin
 	}
 	e.h.Level, e.h.Reason = level, p.reason
 	e.h.Asserts, e.h.Binds, e.h.Args = p.asserts, p.binds, p.args
+	e.h.Before, e.h.After = changedLines(e.d.Step, p)
 	return "", true
 }
 
@@ -108,7 +121,7 @@ func (e *escalation) propose(ctx context.Context, level int, previous string) (*
 	if err != nil {
 		return nil, nil, err.Error()
 	}
-	p, err := parsePatch(resp.Text, level, e.d)
+	p, err := parsePatch(resp.Text, level, e.d, e.ladder.AllowWeaker)
 	if err != nil {
 		return nil, nil, "patch refused: " + err.Error()
 	}
@@ -131,14 +144,32 @@ func (e *escalation) fail(msg string) {
 	e.h.Failures = append(e.h.Failures, runtime.Failure{Message: msg})
 }
 
-// save writes the heal back to the skill file.
+// save writes the heal back to the skill file or, when the ladder only
+// proposes, adds it to the proposal.
 func (l *Ladder) save(d *runtime.Divergence, h *runtime.Healing) error {
 	if l.SkillPath == "" {
 		return errNoFile
 	}
-	return writeback.Apply(l.SkillPath, &writeback.Heal{
+	wh := &writeback.Heal{
 		Step: d.Step.Number, Title: d.Step.Title, Tool: d.Step.Action.Tool,
 		Level: h.Level, Reason: h.Reason, Date: d.Now,
 		Asserts: h.Asserts, Binds: h.Binds, Args: h.Args,
-	})
+	}
+	if !l.Propose {
+		return writeback.Apply(l.SkillPath, wh)
+	}
+	if l.original == nil {
+		src, err := os.ReadFile(l.SkillPath)
+		if err != nil {
+			return err
+		}
+		l.original, l.proposed = src, src
+	}
+	out, err := writeback.Patch(l.SkillPath, l.proposed, wh)
+	if err != nil {
+		return err
+	}
+	l.proposed = out
+	h.Proposal = unifiedDiff(l.SkillPath, l.original, out)
+	return nil
 }

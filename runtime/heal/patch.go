@@ -41,8 +41,9 @@ type patch struct {
 }
 
 // parsePatch reads the model's reply and validates it for the level. Every
-// error is a reason to refuse the patch.
-func parsePatch(text string, level int, d *runtime.Divergence) (*patch, error) {
+// error is a reason to refuse the patch. allowWeaker accepts a patch that
+// drops value checks (--allow-weaker-heal).
+func parsePatch(text string, level int, d *runtime.Divergence, allowWeaker bool) (*patch, error) {
 	var p proposal
 	if err := decodeStrict(unfence(text), &p); err != nil {
 		return nil, fmt.Errorf("the reply is not a JSON patch object (%v); it starts %q", err, clip(text, 80))
@@ -73,7 +74,7 @@ func parsePatch(text string, level int, d *runtime.Divergence) (*patch, error) {
 			return nil, err
 		}
 	}
-	return out, keepsContract(out, d.Step)
+	return out, keepsContract(out, d.Step, allowWeaker)
 }
 
 // unfence strips one Markdown code fence around the whole reply, the one
@@ -155,9 +156,10 @@ func parseArgs(raw json.RawMessage, d *runtime.Divergence) (ast.Value, error) {
 }
 
 // keepsContract refuses a patch that would weaken the step: one that leaves
-// a checked step without asserts, or stops binding a name the step bound
-// (later steps may use it).
-func keepsContract(p *patch, st *ast.Step) error {
+// a checked step without asserts, stops binding a name the step bound
+// (later steps may use it) or, unless allowWeaker, drops a value check
+// (weaken.go).
+func keepsContract(p *patch, st *ast.Step, allowWeaker bool) error {
 	if len(st.Asserts) > 0 && len(p.asserts) == 0 {
 		return fmt.Errorf("the patch removes all %d asserts; a checked step must stay checked", len(st.Asserts))
 	}
@@ -170,6 +172,9 @@ func keepsContract(p *patch, st *ast.Step) error {
 		if !kept {
 			return fmt.Errorf("the patch no longer binds %q, which the step binds for later steps", name)
 		}
+	}
+	if lost := weakenings(stepAsserts(st), p.asserts); len(lost) > 0 && !allowWeaker {
+		return weakeningError(lost)
 	}
 	return nil
 }

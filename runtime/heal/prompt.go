@@ -28,6 +28,7 @@ Answer with one JSON object and nothing else:
 
 - "asserts" and "binds" replace the step's lists; leave a key out to keep that list unchanged.
 - Keep at least one assert, and keep every bind name the step already has: later steps use them.
+- Keep every value check (status, contains, not contains, ==, !=, >, <, >=, <=, matches, length): change the value it expects, or move it to the field's new path, but never drop it or turn it into a type or presence check (is string, is set). A patch that checks less is refused.
 - Each assert and bind is one line with no line breaks, in exactly these forms:
   status == N | status != N
   body contains "text" | body not contains "text"

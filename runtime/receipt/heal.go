@@ -9,8 +9,9 @@ import (
 )
 
 // writeHeal writes what escalation did for a step: the level that healed
-// it and why, or how far it climbed without healing; the tokens it spent;
-// and whether the heal reached the skill file.
+// it, why, and the step's lines before and after; or how far it climbed
+// without healing; the tokens it spent; and whether the heal reached the
+// skill file.
 func writeHeal(w io.Writer, sr *runtime.StepResult, s Style) {
 	h := sr.Heal
 	if h == nil || (h.Attempted == 0 && h.Level == 0) {
@@ -18,6 +19,10 @@ func writeHeal(w io.Writer, sr *runtime.StepResult, s Style) {
 	}
 	if h.Level > 0 {
 		fmt.Fprintf(w, "                 %s\n", s.paint(ansiGreen, fmt.Sprintf("↻ healed at L%d: %s", h.Level, h.Reason)))
+		if why := sr.Record.Why; why != nil && (len(why.Before) > 0 || len(why.After) > 0) {
+			writeLines(w, "before:", why.Before)
+			writeLines(w, "after: ", why.After)
+		}
 	} else {
 		fmt.Fprintf(w, "                 escalation tried %s, did not heal\n", levelsTried(h.Attempted))
 	}
@@ -26,10 +31,26 @@ func writeHeal(w io.Writer, sr *runtime.StepResult, s Style) {
 	}
 	switch {
 	case h.Level == 0:
+	case h.Proposal != "":
+		fmt.Fprintf(w, "                 proposed, not written: the skill file is unchanged (--heal=propose)\n")
 	case h.NotSaved != nil:
 		fmt.Fprintf(w, "                 %s\n", s.paint(ansiYellow, "⚠ NOT written back, so the next run will diverge again: "+h.NotSaved.Error()))
 	default:
 		fmt.Fprintf(w, "                 written back to the skill file, with a changelog line\n")
+	}
+}
+
+// writeLines writes one side of a heal's before/after block: the step's
+// lines as its skill writes them, under a label.
+func writeLines(w io.Writer, label string, lines []string) {
+	if len(lines) == 0 {
+		lines = []string{"(none)"}
+	}
+	for i, l := range lines {
+		if i > 0 {
+			label = "       "
+		}
+		fmt.Fprintf(w, "                 %s %s\n", label, l)
 	}
 }
 
