@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/termtext"
 )
 
 // Output formats. Every one of them gives 1-based lines and columns, the
@@ -54,9 +55,13 @@ func all(results []Result) ast.Diagnostics {
 	return out
 }
 
+// writeText prints one finding a line (its detail indented below it).
+// Messages quote the skill, so the file, message and detail are escaped
+// for the terminal: a skill cannot repaint the output that reports on it.
 func writeText(w io.Writer, results []Result) error {
 	var b bytes.Buffer
 	for _, d := range all(results) {
+		d.File, d.Message, d.Detail = termtext.Line(d.File), termtext.Line(d.Message), termtext.Block(d.Detail)
 		b.WriteString(d.String())
 		b.WriteByte('\n')
 	}

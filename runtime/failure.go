@@ -26,15 +26,19 @@ type Failure struct {
 // notFound is how a missing path is shown.
 const notFound = "(not found)"
 
-// maxShown bounds a value or body quoted in a failure.
+// maxShown bounds the start of a body quoted in a failure message.
 const maxShown = 200
+
+// maxObserved bounds an observed value shown in a failure: a receipt shows
+// it whole up to this many bytes, and the record's message quotes it.
+const maxObserved = 2000
 
 // show renders a resolved value for a failure message.
 func show(v any, found bool) string {
 	if !found {
 		return notFound
 	}
-	return clip(jsondata.String(v), maxShown)
+	return clip(jsondata.String(v), maxObserved)
 }
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.

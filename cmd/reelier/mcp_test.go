@@ -40,26 +40,3 @@ func TestMCPAndTraceExitCodes(t *testing.T) {
 		})
 	}
 }
-
-// TestTraceColour: on a terminal, notes, tools and outcomes are coloured.
-func TestTraceColour(t *testing.T) {
-	src := `{"t":"meta","seq":0,"name":"n","startedAt":"s","wrapped":[]}
-{"t":"note","seq":1,"ts":"s","text":"step"}
-{"t":"call","seq":2,"i":0,"ts":"s","tool":"x","args":{}}
-{"t":"result","seq":3,"i":0,"ok":false,"ms":1,"body":{"content":[],"isError":true}}
-`
-	records, problems, err := readTrace(strings.NewReader(src))
-	if err != nil || len(problems) > 0 {
-		t.Fatal(err, problems)
-	}
-	results := map[int]lined{0: records[3]}
-	var b bytes.Buffer
-	if err := printTraceText(&b, records, results, painter(true)); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"\x1b[1;36m## step\x1b[0m", "\x1b[1mx\x1b[0m", "\x1b[31merror\x1b[0m"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("no %q in %q", want, b.String())
-		}
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
 )
 
@@ -49,26 +50,29 @@ func dryRunSkills(w io.Writer, skills []*loadedSkill, opts runtime.Options, asJS
 	return nil
 }
 
+// writeDryText prints the plan for reading; everything that came from the
+// skill or its inputs is escaped for the terminal.
 func writeDryText(w io.Writer, l *loadedSkill, plan []runtime.PlannedStep, skillServers bool) {
-	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", l.skill.Name(), l.path)
+	line := termtext.Line
+	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", line(l.skill.Name()), line(l.path))
 	if skillServers && len(l.skill.Servers) > 0 {
 		var list []string
 		for _, sv := range l.skill.Servers {
 			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
 		}
-		fmt.Fprintf(w, "  servers recorded in the skill, not started by a dry run: %s\n", strings.Join(list, ", "))
+		fmt.Fprintf(w, "  servers recorded in the skill, not started by a dry run: %s\n", line(strings.Join(list, ", ")))
 	}
 	for _, p := range plan {
 		gate := ""
 		if p.NeedsFlag != "" {
 			gate = ", refused without " + p.NeedsFlag
 		}
-		fmt.Fprintf(w, "  %3d  %s [%s%s]\n", p.Step.Number, p.Step.Title, p.Effect, gate)
+		fmt.Fprintf(w, "  %3d  %s [%s%s]\n", p.Step.Number, line(p.Step.Title), line(string(p.Effect)), gate)
 		if p.Err != nil {
-			fmt.Fprintf(w, "         ✗ %v\n", p.Err)
+			fmt.Fprintf(w, "         ✗ %s\n", line(p.Err.Error()))
 			continue
 		}
-		fmt.Fprintf(w, "         %s\n", p.Action)
+		fmt.Fprintf(w, "         %s\n", line(p.Action.String()))
 	}
 }
 

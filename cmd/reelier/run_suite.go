@@ -80,13 +80,13 @@ func (s *suite) run(ctx context.Context, skills []*loadedSkill) {
 
 // runLive runs one skill with its receipt written step by step.
 func (s *suite) runLive(ctx context.Context, l *loadedSkill) *outcome {
-	p := &receipt.Progress{W: s.out, Style: *s.style}
+	p := &receipt.Progress{W: s.out, Style: s.textStyle(), File: l.path}
 	receipt.Header(s.out, l.path, l.skill.Name())
 	opts := s.base
 	opts.OnStepStart = p.Start
 	opts.OnStep = p.Done
 	done := s.runOne(ctx, l, opts)
-	receipt.Footer(s.out, done.res, *s.style)
+	receipt.Footer(s.out, done.res, s.textStyle())
 	return done
 }
 
@@ -140,20 +140,15 @@ func (s *suite) summarize() {
 	if s.opts.json || len(s.runs) < 2 {
 		return
 	}
-	passed := 0
-	for _, r := range s.runs {
-		if r.Result.Record.Passed {
-			passed++
-		}
-	}
-	fmt.Fprintf(s.out, "suite: %d skills, %d passed, %d failed\n", len(s.runs), passed, len(s.runs)-passed)
+	receipt.Suite(s.out, s.runs)
 }
 
 func (s *suite) textStyle() receipt.Style {
-	if s.style == nil {
-		return receipt.Style{}
+	st := receipt.Style{Verbose: s.opts.verbose}
+	if s.style != nil {
+		st.Color = s.style.Color
 	}
-	return *s.style
+	return st
 }
 
 // finish writes the JUnit report and settles the exit status: the worst

@@ -30,6 +30,10 @@ const (
 		`{"n":2,"title":"Open the first booking","level":0,"outcome":"failed","ms":4890,"failures":["status == 200 failed: got 404"],"llm":{"inputTokens":3950,"outputTokens":530},"escalationAttempted":2,"why":{"trigger":"status == 200 failed: got 404"}},` +
 		`{"n":3,"title":"Summarise","level":0,"outcome":"skipped","ms":0,"failures":[]}],` +
 		`"totals":{"steps":3,"passed":1,"unchecked":0,"skipped":1,"failed":1,"ms":9090,"llmInputTokens":5790,"llmOutputTokens":742}}`
+	// hostileRecord's title and failure try to repaint a terminal.
+	hostileRecord = `{"skill":"evil\u202e","startedAt":"2026-07-20T08:00:00.000Z","finishedAt":"2026-07-20T08:00:00.100Z","passed":false,"steps":[` +
+		`{"n":1,"title":"Innocent\u001b[2J\u001b[H\rPASS\u202edoog","level":0,"outcome":"failed","ms":100,"failures":["got \"\u001b]0;owned\u0007\"\r\nsecond line"]}],` +
+		`"totals":{"steps":1,"passed":0,"unchecked":0,"skipped":0,"failed":1,"ms":100,"llmInputTokens":0,"llmOutputTokens":0}}`
 	// legacyRecord predates honest totals: its passed count includes the
 	// unchecked step and it has no unchecked or skipped count.
 	legacyRecord = `{"skill":"old","startedAt":"2025-01-02T08:00:00.000Z","finishedAt":"2025-01-02T08:00:00.100Z","passed":true,"steps":[` +
@@ -54,6 +58,10 @@ func TestSummary(t *testing.T) {
 		{"latest-of-several", failedRecord + "\nnot json\n" + passedRecord + "\n", []string{"--push", "failed"}},
 		{"legacy", legacyRecord + "\n", nil},
 		{"no-readable-record", "{\"skill\": 1}\n\n", nil},
+		// The newest line was cut off while it was written: no verdict,
+		// not the older record's.
+		{"torn-newest", failedRecord + "\n" + passedRecord + "\n" + passedRecord[:97], []string{"--push", "failed"}},
+		{"hostile", hostileRecord + "\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,9 @@ type Run struct {
 	// File is the skill file as it was named on the command line.
 	File   string
 	Result *runtime.Result
+	// Err is why a skill of the suite could not run at all (missing,
+	// unreadable, unparseable, inputs missing); Result is nil then.
+	Err error
 }
 
 // The JUnit XML document, in the shape CI systems read (the schema of
@@ -53,6 +56,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 }
 
@@ -66,22 +70,32 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// Reasons given for steps that are reported as skipped.
-const (
-	reasonUnchecked = "unchecked: the step ran but has no asserts, so nothing was verified"
-	reasonSkipped   = "not run: an earlier step failed"
-)
+// reasonUnchecked is the reason an unchecked step is reported as skipped.
+const reasonUnchecked = "unchecked: the step ran but has no asserts, so nothing was verified"
 
 // JUnit renders the runs as a JUnit XML report: one testsuite per skill,
-// one testcase per step. A failed step is a failure whose text lists every
-// failure message; unchecked and skipped steps are skipped with a reason.
+// one testcase per step. A step whose check failed (an assert or bind did
+// not hold) is a <failure>; a step that failed for any other reason — the
+// tool, a gate, its inputs — is an <error>; the text lists every failure
+// message and the type is the kind. Unchecked and skipped steps are
+// <skipped> with a reason. Each suite's reelier.verdict property is the
+// run's verdict.
 func JUnit(runs []Run) ([]byte, error) {
 	doc := junitSuites{Name: "reelier"}
 	var total time.Duration
 	for _, r := range runs {
+		if r.Result == nil {
+			// A skill that could not run: one testcase, in error.
+			s := brokenSuite(r)
+			doc.Tests += s.Tests
+			doc.Errors += s.Errors
+			doc.Suites = append(doc.Suites, s)
+			continue
+		}
 		s := suite(r)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
+		doc.Errors += s.Errors
 		doc.Skipped += s.Skipped
 		total += r.Result.Elapsed
 		doc.Suites = append(doc.Suites, s)
@@ -114,6 +128,7 @@ func suite(r Run) junitSuite {
 		Timestamp: junitTimestamp(rec.StartedAt),
 		File:      r.File,
 		Properties: []junitProperty{
+			{Name: "reelier.verdict", Value: string(rec.RunVerdict())},
 			{Name: "reelier.level", Value: fmt.Sprint(highestLevel(rec.Steps))},
 			{Name: "reelier.llmTokens", Value: fmt.Sprint(rec.Totals.LLMInputTokens + rec.Totals.LLMOutputTokens)},
 		},
@@ -122,17 +137,24 @@ func suite(r Run) junitSuite {
 		c := junitCase{Name: fmt.Sprintf("step %d: %s", st.N, st.Title), Classname: rec.Skill, Time: seconds(st.Ms)}
 		switch st.Outcome {
 		case runlog.Failed:
-			s.Failures++
-			c.Failure = &junitFailure{Message: "step failed", Type: "divergence", Text: strings.Join(st.Failures, "\n")}
+			kind := kindOf(&st)
+			f := &junitFailure{Message: "step failed", Type: string(kind), Text: strings.Join(st.Failures, "\n")}
 			if len(st.Failures) > 0 {
-				c.Failure.Message = st.Failures[0]
+				f.Message = st.Failures[0]
+			}
+			if kind == runlog.KindCheck {
+				s.Failures++
+				c.Failure = f
+			} else {
+				s.Errors++
+				c.Error = f
 			}
 		case runlog.Unchecked:
 			s.Skipped++
 			c.Skipped = &junitSkipped{Message: reasonUnchecked}
 		case runlog.Skipped:
 			s.Skipped++
-			c.Skipped = &junitSkipped{Message: reasonSkipped}
+			c.Skipped = &junitSkipped{Message: "not run: " + skipReason(st.Skip)}
 		}
 		s.Cases = append(s.Cases, c)
 	}
@@ -150,4 +172,18 @@ func junitTimestamp(ts string) string {
 		return ts
 	}
 	return t.UTC().Format("2006-01-02T15:04:05")
+}
+
+// brokenSuite reports a skill that could not run as one testcase in error.
+func brokenSuite(r Run) junitSuite {
+	msg := "the skill could not run"
+	if r.Err != nil {
+		msg = r.Err.Error()
+	}
+	first, _, _ := strings.Cut(msg, "\n")
+	return junitSuite{
+		Name: r.File, Tests: 1, Errors: 1, Time: seconds(0), File: r.File,
+		Cases: []junitCase{{Name: "load " + r.File, Classname: r.File, Time: seconds(0),
+			Error: &junitFailure{Message: first, Type: "input", Text: msg}}},
+	}
 }

@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/runlog"
 )
 
 // Progress writes step lines live on a terminal: a "running" line when a
@@ -14,17 +14,23 @@ import (
 type Progress struct {
 	W     io.Writer
 	Style Style
+	// File is the skill file as given, for the file:line of failures.
+	File string
+	// running is set while a step's running line is showing.
+	running bool
 }
 
 // Start shows the step as running. The line is overwritten by Done.
 func (p *Progress) Start(st *ast.Step) {
-	fmt.Fprintf(p.W, "  %s %3d  %s", p.Style.paint(ansiDim, fmt.Sprintf("%-9s", "RUN")), st.Number, st.Title)
+	p.running = true
+	fmt.Fprintf(p.W, "  %s %3d  %s", p.Style.paint(ansiDim, fmt.Sprintf("%-9s", "RUN")), st.Number, termtext.Line(st.Title))
 }
 
 // Done replaces the running line with the step's result.
 func (p *Progress) Done(sr *runtime.StepResult) {
-	if sr.Record.Outcome != runlog.Skipped { // a skipped step never started
+	if p.running { // a step skipped from the start has no running line
 		fmt.Fprint(p.W, "\r\x1b[K")
+		p.running = false
 	}
-	Step(p.W, sr, p.Style)
+	Step(p.W, p.File, sr, p.Style)
 }

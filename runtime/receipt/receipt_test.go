@@ -61,31 +61,47 @@ description: every outcome once
 // measured duration so the receipt is reproducible.
 func run(t *testing.T, opts runtime.Options) (*runtime.Result, string) {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return runSrc(t, context.Background(), skillSrc, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bookings" {
 			io.WriteString(w, `{"bookings":[{"id":"bk_1"},{"id":"bk_2"}]}`)
 			return
 		}
 		io.WriteString(w, `{"id":"bk_1","status":"pending","guests":2,"note":null,"text":"`+strings.Repeat("long ", 60)+`"}`)
-	}))
+	}, opts)
+}
+
+// runSrc replays a skill against handler on 127.0.0.1 ({{base}} is its
+// URL) with durations fixed, and returns the result and the URL.
+func runSrc(t *testing.T, ctx context.Context, src string, handler http.HandlerFunc, opts runtime.Options) (*runtime.Result, string) {
+	t.Helper()
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	s, diags := grammar.Parse("bookings.skill.md", []byte(skillSrc))
+	s, diags := grammar.Parse("bookings.skill.md", []byte(src))
 	if len(diags) > 0 {
 		t.Fatal(diags)
 	}
 	opts.Tools = runtime.Registry{}
 	httptool.Register(opts.Tools, nil)
-	opts.Vars = map[string]string{"base": srv.URL}
+	if opts.Vars == nil {
+		opts.Vars = map[string]string{}
+	}
+	opts.Vars["base"] = srv.URL
 	opts.Clock = func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }
-	res := runtime.Run(context.Background(), s, opts)
+	res := runtime.Run(ctx, s, opts)
 	for i := range res.Record.Steps {
 		if res.Record.Steps[i].Outcome != runlog.Skipped {
 			res.Record.Steps[i].Ms = int64(3 * (i + 1))
 		}
 	}
-	res.Record.Finish(false)
+	res.Record.Finish(res.Record.Verdict == runlog.VerdictInterrupted)
 	res.Elapsed = 21*time.Millisecond + 400*time.Microsecond
 	return res, srv.URL
+}
+
+// pinned replaces the test server's URL and any port in out.
+func pinned(out []byte, url string) []byte {
+	out = bytes.ReplaceAll(out, []byte(url), []byte("http://127.0.0.1:PORT"))
+	return regexp.MustCompile(`127\.0\.0\.1:\d+`).ReplaceAll(out, []byte("127.0.0.1:PORT"))
 }
 
 func TestText(t *testing.T) {
@@ -101,7 +117,7 @@ func TestTextRefusal(t *testing.T) {
 	res.Steps[0].Record.Outcome = runlog.Failed
 	res.Steps[0].Failures = []runtime.Failure{{Message: "Refusing to execute destructive step without --yes. Filled action: http.post {\"url\":\"" + url + "/x\"}"}}
 	var b bytes.Buffer
-	Step(&b, res.Steps[0], Style{})
+	Step(&b, "skills/bookings.skill.md", res.Steps[0], Style{})
 	if !strings.Contains(b.String(), "✗ Refusing to execute destructive step without --yes. Filled action: http.post") {
 		t.Errorf("refusal line missing from\n%s", b.String())
 	}
@@ -109,7 +125,7 @@ func TestTextRefusal(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := &Progress{W: &b, Style: Style{Color: true}}
+	p := &Progress{W: &b, Style: Style{Color: true}, File: "skills/bookings.skill.md"}
 	res, url := run(t, runtime.Options{OnStepStart: p.Start, OnStep: p.Done})
 	Footer(&b, res, p.Style)
 	out := strings.ReplaceAll(b.String(), url, "http://127.0.0.1:PORT")
@@ -127,31 +143,41 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-func TestExcerpt(t *testing.T) {
-	if got := excerpt(""); got != "(empty)" {
-		t.Errorf("empty body: %s", got)
-	}
-	if got := excerpt("a\n  b\tc"); got != "a b c" {
-		t.Errorf("flattened: %q", got)
-	}
-	long := strings.Repeat("é", 200)
-	if got := excerpt(long); !strings.HasSuffix(got, "…") || len(got) > excerptLen+len("…") {
-		t.Errorf("long body excerpt %q", got)
-	}
-}
-
+// TestJUnit: a failed check is a <failure>, a step that failed for any
+// other reason (here the write gate) an <error>, and unchecked steps and
+// steps that did not run are <skipped> with their reason.
 func TestJUnit(t *testing.T) {
 	failing, url := run(t, runtime.Options{})
 	passing, _ := run(t, runtime.Options{})
 	passing.Record.Skill = "bookings-ok"
 	passing.Record.Steps = passing.Record.Steps[:2]
 	passing.Record.Finish(false)
-	out, err := JUnit([]Run{{File: "skills/bookings.skill.md", Result: failing}, {File: "skills/ok.skill.md", Result: passing}})
+	const gateSrc = "---\nname: cancel\ndescription: d\n---\n\n## Steps\n\n" +
+		"### Step 1 — Cancel it\n- intent: i\n- action: http.post {\"url\": \"{{base}}/x\"}\n- effect: destructive\n\n" +
+		"### Step 2 — Upsert\n- intent: i\n- action: http.post {\"url\": \"{{base}}/y\"}\n- assert: status == 200\n- effect: idempotent-write\n"
+	gated, gateURL := runSrc(t, context.Background(), gateSrc, serve("{}"), runtime.Options{})
+	held, heldURL := runSrc(t, context.Background(), gateSrc, serve("{}"), runtime.Options{Yes: false, SkipWrites: true})
+	held.Record.Skill = "cancel-held"
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	stopped, _ := runSrc(t, cancelled, gateSrc, serve("{}"), runtime.Options{})
+	stopped.Record.Skill = "cancel-interrupted"
+	out, err := JUnit([]Run{
+		{File: "skills/bookings.skill.md", Result: failing}, {File: "skills/ok.skill.md", Result: passing},
+		{File: "skills/cancel.skill.md", Result: gated}, {File: "skills/cancel.skill.md", Result: held},
+		{File: "skills/cancel.skill.md", Result: stopped},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	validateJUnit(t, out)
-	testutil.Golden(t).Assert(t, "report", bytes.ReplaceAll(out, []byte(url), []byte("http://127.0.0.1:PORT")))
+	for _, want := range []string{`<failure message=`, `<error message="Refusing to execute destructive step`, `type="gate"`, `<skipped message="not run: the run was interrupted">`, `<skipped message="not run: the write gate held it back`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
+	out = pinned(pinned(pinned(out, url), gateURL), heldURL)
+	testutil.Golden(t).Assert(t, "report", out)
 }
 
 // The JUnit schema shape (Ant's junit task, as CI reporters read it),
@@ -191,7 +217,11 @@ type xCase struct {
 		Type    string `xml:"type,attr"`
 		Text    string `xml:",chardata"`
 	} `xml:"failure"`
-	Error   []struct{} `xml:"error"`
+	Error   []struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	} `xml:"error"`
 	Skipped []struct {
 		Message string `xml:"message,attr"`
 	} `xml:"skipped"`
@@ -222,12 +252,12 @@ func validateJUnit(t *testing.T, data []byte) {
 		}
 		return n
 	}
-	var tests, failures, skipped int
+	var tests, failures, errs, skipped int
 	for _, s := range doc.Suites {
 		if s.Name == "" || !decimalRE.MatchString(s.Time) || !timestampRE.MatchString(s.Timestamp) {
 			t.Errorf("suite %q: name, time %q or timestamp %q invalid", s.Name, s.Time, s.Timestamp)
 		}
-		var f, sk int
+		var f, e, sk int
 		for _, c := range s.Cases {
 			if c.Name == "" || c.Classname == "" || !decimalRE.MatchString(c.Time) {
 				t.Errorf("testcase %+v lacks name, classname or a decimal time", c)
@@ -238,20 +268,25 @@ func validateJUnit(t *testing.T, data []byte) {
 			if len(c.Failure) == 1 && (c.Failure[0].Message == "" || c.Failure[0].Text == "") {
 				t.Errorf("failure of %q without message or text", c.Name)
 			}
+			if len(c.Error) == 1 && (c.Error[0].Message == "" || c.Error[0].Type == "" || c.Error[0].Text == "") {
+				t.Errorf("error of %q without message, type or text", c.Name)
+			}
 			if len(c.Skipped) == 1 && c.Skipped[0].Message == "" {
 				t.Errorf("skipped %q without a reason", c.Name)
 			}
 			f += len(c.Failure)
+			e += len(c.Error)
 			sk += len(c.Skipped)
 		}
-		if count(s.Tests) != len(s.Cases) || count(s.Failures) != f || count(s.Skipped) != sk || count(s.Errors) != 0 {
-			t.Errorf("suite %q counts tests=%s failures=%s skipped=%s disagree with its testcases", s.Name, s.Tests, s.Failures, s.Skipped)
+		if count(s.Tests) != len(s.Cases) || count(s.Failures) != f || count(s.Skipped) != sk || count(s.Errors) != e {
+			t.Errorf("suite %q counts tests=%s failures=%s errors=%s skipped=%s disagree with its testcases", s.Name, s.Tests, s.Failures, s.Errors, s.Skipped)
 		}
 		tests += len(s.Cases)
 		failures += f
+		errs += e
 		skipped += sk
 	}
-	if count(doc.Tests) != tests || count(doc.Failures) != failures || count(doc.Skipped) != skipped || !decimalRE.MatchString(doc.Time) {
+	if count(doc.Tests) != tests || count(doc.Failures) != failures || count(doc.Errors) != errs || count(doc.Skipped) != skipped || !decimalRE.MatchString(doc.Time) {
 		t.Errorf("testsuites totals %+v disagree with the suites", doc)
 	}
 	if !bytes.Contains(data, []byte(reasonUnchecked)) {

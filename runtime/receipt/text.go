@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 )
@@ -13,6 +17,9 @@ import (
 type Style struct {
 	// Color adds ANSI colours to outcome labels.
 	Color bool
+	// Verbose shows a failed step's whole response body instead of its
+	// first lines (run --verbose).
+	Verbose bool
 }
 
 // ANSI colour codes for the outcome labels.
@@ -24,31 +31,48 @@ const (
 	ansiDim    = "\x1b[2m"
 )
 
-// excerptLen bounds the body excerpt shown under a failed step.
-const excerptLen = 160
+// Bounds on the response body shown under a failed step, unless Verbose.
+const (
+	// inlineBody is the longest body shown on the response line itself.
+	inlineBody = 160
+	// maxBodyLines and maxBodyChars bound a body shown line by line.
+	maxBodyLines = 20
+	maxBodyChars = 2000
+)
 
-// Text writes the whole receipt of one run.
+// Indents of the lines under a step line.
+const (
+	detail = "                 "     // failures, response, heal, next
+	nested = "                     " // expected, observed
+	quoted = "                   │ " // the lines of a body
+	elided = "                   "   // what a bounded body left out
+)
+
+// Text writes the whole receipt of one run; name is the skill file as
+// given, and failures are located in it as name:line.
 func Text(w io.Writer, name string, res *runtime.Result, s Style) {
 	Header(w, name, res.Record.Skill)
 	for _, sr := range res.Steps {
-		Step(w, sr, s)
+		Step(w, name, sr, s)
 	}
 	Footer(w, res, s)
 }
 
 // Header writes the receipt's first line; name is the skill file as given.
 func Header(w io.Writer, name, skill string) {
-	fmt.Fprintf(w, "skill %s (%s)\n", skill, name)
+	fmt.Fprintf(w, "skill %s (%s)\n", termtext.Line(skill), termtext.Line(name))
 }
 
-// Step writes one step's line and, for a failed step, its failures.
-func Step(w io.Writer, sr *runtime.StepResult, s Style) {
+// Step writes one step's line and, for a failed step, its failures, each
+// assert or bind located as file:line, the response, and what to do next.
+// file is the skill file as given; "" when there is none.
+func Step(w io.Writer, file string, sr *runtime.StepResult, s Style) {
 	rec := sr.Record
 	label, color := outcomeLabel(rec.Outcome)
-	fmt.Fprintf(w, "  %s %3d  %s", s.paint(color, fmt.Sprintf("%-9s", label)), rec.N, rec.Title)
+	fmt.Fprintf(w, "  %s %3d  %s", s.paint(color, fmt.Sprintf("%-9s", label)), rec.N, termtext.Line(rec.Title))
 	switch rec.Outcome {
 	case runlog.Skipped:
-		fmt.Fprintln(w, "  (not run: an earlier step failed)")
+		fmt.Fprintf(w, "  (not run: %s)\n", skipReason(rec.Skip))
 		return
 	case runlog.Unchecked:
 		fmt.Fprintf(w, "  %dms  (no asserts: it ran, nothing was verified)\n", rec.Ms)
@@ -57,39 +81,220 @@ func Step(w io.Writer, sr *runtime.StepResult, s Style) {
 	}
 	fmt.Fprintf(w, "  %dms\n", rec.Ms)
 	for _, f := range sr.Failures {
-		writeFailure(w, f)
+		writeFailure(w, file, sr.Step, f)
 	}
 	if rec.Outcome == runlog.Failed && sr.Observation != nil {
-		fmt.Fprintf(w, "                 response: status %d, body %s\n", sr.Observation.Status, excerpt(sr.Observation.Body))
+		writeResponse(w, sr.Observation, s.Verbose)
 	}
 	writeHeal(w, sr, s)
+	if rec.Outcome == runlog.Failed {
+		writeNext(w, file, sr)
+	}
 }
 
-// writeFailure writes one failure, with expected and observed when known.
-func writeFailure(w io.Writer, f runtime.Failure) {
+// skipReason says why a step did not run, from the record's Skip.
+func skipReason(skip string) string {
+	switch skip {
+	case "", runtime.SkipAfterFailure:
+		return "an earlier step failed"
+	case runtime.SkipInterrupted:
+		return "the run was interrupted"
+	case runtime.SkipWriteGate:
+		return "the write gate held it back (--allow-writes or --yes lets it run)"
+	}
+	return termtext.Line(skip)
+}
+
+// writeFailure writes one failure: an assert or bind that failed is named
+// at its line of the skill file, with expected and observed when known.
+func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure) {
+	at := ""
+	if line := exprLine(st, f.Expr); line > 0 {
+		at = location(file, line) + ": "
+	}
 	if f.Expr == "" || f.Expected == "" {
-		fmt.Fprintf(w, "                 ✗ %s\n", f.Message)
+		fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(f.Message))
 		return
 	}
-	fmt.Fprintf(w, "                 ✗ %s\n", f.Expr)
-	fmt.Fprintf(w, "                     expected: %s\n", f.Expected)
-	fmt.Fprintf(w, "                     observed: %s\n", f.Observed)
+	fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(f.Expr))
+	fmt.Fprintf(w, "%sexpected: %s\n", nested, termtext.Line(f.Expected))
+	fmt.Fprintf(w, "%sobserved: %s\n", nested, termtext.Line(f.Observed))
 }
 
-// excerpt shows the start of a body on one line.
-func excerpt(body string) string {
+// exprLine is the line of the step's assert or bind whose canonical text
+// is expr; 0 when none is.
+func exprLine(st *ast.Step, expr string) int {
+	if st == nil || expr == "" {
+		return 0
+	}
+	for _, a := range st.Asserts {
+		if a.Expr != nil && format.Assert(a.Expr) == expr {
+			return a.Range.Start.Line
+		}
+	}
+	for _, b := range st.Binds {
+		if b.Expr != nil && format.Bind(b.Expr) == expr {
+			return b.Range.Start.Line
+		}
+	}
+	return 0
+}
+
+// location renders file:line, or "line N" when there is no file.
+func location(file string, line int) string {
+	if file == "" {
+		return fmt.Sprintf("line %d", line)
+	}
+	return fmt.Sprintf("%s:%d", termtext.Line(file), line)
+}
+
+// writeResponse shows the response a failed step got. A short one-line
+// body stays on the response line; a longer one is quoted line by line,
+// its line breaks kept, up to maxBodyLines lines and maxBodyChars
+// characters unless verbose.
+func writeResponse(w io.Writer, obs *runtime.Observation, verbose bool) {
+	body := strings.TrimSuffix(strings.TrimSuffix(obs.Body, "\n"), "\r")
 	if body == "" {
-		return "(empty)"
+		fmt.Fprintf(w, "%sresponse: status %d, body (empty)\n", detail, obs.Status)
+		return
 	}
-	flat := strings.Join(strings.Fields(body), " ")
-	if len(flat) <= excerptLen {
-		return flat
+	if !strings.Contains(body, "\n") && utf8.RuneCountInString(body) <= inlineBody {
+		fmt.Fprintf(w, "%sresponse: status %d, body %s\n", detail, obs.Status, termtext.Line(body))
+		return
 	}
-	cut := excerptLen
-	for cut > 0 && flat[cut]&0xC0 == 0x80 {
-		cut--
+	lines := strings.Split(body, "\n")
+	fmt.Fprintf(w, "%sresponse: status %d, body of %s, %s:\n", detail, obs.Status, plural(len(lines), "line"), plural(len(obs.Body), "byte"))
+	shown, moreLines, moreChars := bodyLines(lines, verbose)
+	for _, l := range shown {
+		fmt.Fprintf(w, "%s%s\n", quoted, l)
 	}
-	return flat[:cut] + "…"
+	switch {
+	case moreLines > 0:
+		fmt.Fprintf(w, "%s…%d more %s (--verbose shows all)\n", elided, moreLines, noun(moreLines, "line"))
+	case moreChars > 0:
+		fmt.Fprintf(w, "%s…%d more %s (--verbose shows all)\n", elided, moreChars, noun(moreChars, "character"))
+	}
+}
+
+// bodyLines bounds a body's lines for a receipt, escaping each: at most
+// maxBodyLines lines and maxBodyChars characters, a line cut short ending
+// in "…". It says how many lines, or else characters, were left out.
+func bodyLines(lines []string, verbose bool) (shown []string, moreLines, moreChars int) {
+	budget := maxBodyChars
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if verbose {
+			shown = append(shown, termtext.Line(l))
+			continue
+		}
+		if i == maxBodyLines {
+			return shown, len(lines) - i, 0
+		}
+		n := utf8.RuneCountInString(l)
+		if n > budget {
+			shown = append(shown, termtext.Line(firstRunes(l, budget))+"…")
+			if rest := len(lines) - i - 1; rest > 0 {
+				return shown, rest, 0
+			}
+			return shown, 0, n - budget
+		}
+		budget -= n
+		shown = append(shown, termtext.Line(l))
+	}
+	return shown, 0, 0
+}
+
+// firstRunes is the first n characters of s.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// plural renders "1 line", "3 lines".
+func plural(n int, word string) string { return fmt.Sprintf("%d %s", n, noun(n, word)) }
+
+// noun is word for one, and its plural otherwise.
+func noun(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// writeNext points at what to do about a failed step: let an LLM propose
+// a heal, give a flag or a value, or the line of the skill to edit.
+func writeNext(w io.Writer, file string, sr *runtime.StepResult) {
+	st := sr.Step
+	if st == nil {
+		return
+	}
+	action := st.Range.Start.Line
+	if st.Action != nil {
+		action = st.Action.Range.Start.Line
+	}
+	var next string
+	switch kindOf(sr.Record) {
+	case runlog.KindCheck:
+		line := firstFailingLine(st, sr.Failures)
+		switch {
+		case sr.Heal == nil:
+			next = fmt.Sprintf("rerun with --max-level 1 to let an LLM propose a heal, or edit %s", location(file, line))
+		default:
+			next = fmt.Sprintf("edit %s", location(file, line))
+		}
+	case runlog.KindGate:
+		at := action
+		if st.Effect != nil {
+			at = st.Effect.Range.Start.Line
+		}
+		next = fmt.Sprintf("rerun with %s if the step should run, or edit its effect at %s", gateFlag(sr), location(file, at))
+	case runlog.KindInput:
+		next = fmt.Sprintf("give the missing value (--var name=value), or edit the action at %s", location(file, action))
+	default:
+		next = fmt.Sprintf("check the tool and its server, or edit the action at %s", location(file, action))
+	}
+	fmt.Fprintf(w, "%snext: %s\n", detail, next)
+}
+
+// firstFailingLine is the line of the first assert or bind that failed;
+// without one (a body that is not JSON), the first assert's, else the
+// step's header.
+func firstFailingLine(st *ast.Step, failures []runtime.Failure) int {
+	for _, f := range failures {
+		if line := exprLine(st, f.Expr); line > 0 {
+			return line
+		}
+	}
+	if len(st.Asserts) > 0 {
+		return st.Asserts[0].Range.Start.Line
+	}
+	return st.Range.Start.Line
+}
+
+// gateFlag is the flag that lets a refused step run.
+func gateFlag(sr *runtime.StepResult) string {
+	effect := sr.Step.EffectValue()
+	if effect == "" && len(sr.Failures) > 0 && strings.Contains(sr.Failures[0].Message, "--allow-writes") {
+		effect = ast.EffectIdempotentWrite
+	}
+	if effect == ast.EffectIdempotentWrite {
+		return "--allow-writes"
+	}
+	return "--yes"
+}
+
+// kindOf says why a failed step failed; a record written before kinds
+// existed failed a check.
+func kindOf(rec *runlog.StepRecord) runlog.Kind {
+	if rec.Kind == "" {
+		return runlog.KindCheck
+	}
+	return rec.Kind
 }
 
 // Footer writes the totals, the measured replay time and token count, and
@@ -104,11 +309,58 @@ func Footer(w io.Writer, res *runtime.Result, s Style) {
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
 	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
 	writeHealed(w, res)
-	if res.Record.Passed {
-		fmt.Fprintf(w, "  result:       %s\n", s.paint(ansiGreen, "PASSED"))
-	} else {
-		fmt.Fprintf(w, "  result:       %s\n", s.paint(ansiRed, "FAILED"))
+	v := res.Record.RunVerdict()
+	fmt.Fprintf(w, "  result:       %s%s\n", s.paint(verdictColor(v), VerdictWord(v)), verdictNote(v))
+}
+
+// VerdictWord is how a verdict is written in a receipt, a suite line and
+// a summary heading: PASSED, FAILED, UNCHECKED, INTERRUPTED.
+func VerdictWord(v runlog.Verdict) string { return strings.ToUpper(string(v)) }
+
+func verdictColor(v runlog.Verdict) string {
+	switch v {
+	case runlog.VerdictPassed:
+		return ansiGreen
+	case runlog.VerdictFailed:
+		return ansiRed
 	}
+	return ansiYellow
+}
+
+// verdictNote explains the two verdicts that are neither pass nor fail.
+func verdictNote(v runlog.Verdict) string {
+	switch v {
+	case runlog.VerdictUnchecked:
+		return "  (no step has asserts, so nothing was verified)"
+	case runlog.VerdictInterrupted:
+		return "  (stopped before the end; the steps it did not reach are skipped)"
+	}
+	return ""
+}
+
+// Suite writes the suite line of a run of several skills: how many ran and
+// how many got each verdict (unchecked, interrupted, and skills that could
+// not run at all only when there are some).
+func Suite(w io.Writer, runs []Run) {
+	count := map[runlog.Verdict]int{}
+	broken := 0
+	for _, r := range runs {
+		if r.Result == nil {
+			broken++
+			continue
+		}
+		count[r.Result.Record.RunVerdict()]++
+	}
+	fmt.Fprintf(w, "suite: %d skills, %d passed, %d failed", len(runs), count[runlog.VerdictPassed], count[runlog.VerdictFailed])
+	for _, v := range []runlog.Verdict{runlog.VerdictUnchecked, runlog.VerdictInterrupted} {
+		if count[v] > 0 {
+			fmt.Fprintf(w, ", %d %s", count[v], v)
+		}
+	}
+	if broken > 0 {
+		fmt.Fprintf(w, ", %d could not run", broken)
+	}
+	fmt.Fprintln(w)
 }
 
 // formatDuration shows whole milliseconds, or a fraction below 10ms.
