@@ -24,6 +24,9 @@ const downstreamProtocol = "2025-11-25"
 // stdin is closed before killing it.
 const stopGrace = 3 * time.Second
 
+// stderrDrain is how long a server's stderr is read after it exited.
+const stderrDrain = time.Second
+
 // Downstream is one wrapped MCP server, running as a child process.
 type Downstream struct {
 	// Index is the server's position in --wrap order, from 0.
@@ -91,8 +94,8 @@ func (d *Downstream) GetPrompt(ctx context.Context, params *mcp.GetPromptParams)
 
 // startDownstream starts one --wrap command and completes the MCP
 // handshake with it. The process inherits the environment; its stderr goes
-// to stderr.
-func startDownstream(ctx context.Context, index int, command string, opts Options) (*Downstream, error) {
+// to stderr, line by line (nil discards it).
+func startDownstream(ctx context.Context, index int, command string, stderr *lineWriter, opts Options) (*Downstream, error) {
 	argv, err := shlex.Split(command)
 	if err != nil {
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
@@ -101,7 +104,7 @@ func startDownstream(ctx context.Context, index int, command string, opts Option
 		return nil, fmt.Errorf("--wrap %q: the command is empty", command)
 	}
 	d := &Downstream{Index: index, Name: command, exited: make(chan struct{})}
-	conn, err := d.spawn(argv, opts.Stderr)
+	conn, err := d.spawn(argv, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
 	}
@@ -130,7 +133,7 @@ func startDownstream(ctx context.Context, index int, command string, opts Option
 
 // spawn starts the process on pipes the proxy owns, so that its exit can
 // be waited for without racing the reads of its output.
-func (d *Downstream) spawn(argv []string, stderr io.Writer) (mcp.Transport, error) {
+func (d *Downstream) spawn(argv []string, stderr *lineWriter) (mcp.Transport, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -142,7 +145,13 @@ func (d *Downstream) spawn(argv []string, stderr io.Writer) (mcp.Transport, erro
 		return nil, err
 	}
 	d.cmd = exec.Command(argv[0], argv[1:]...)
-	d.cmd.Stdin, d.cmd.Stdout, d.cmd.Stderr = inR, outW, stderr
+	d.cmd.Stdin, d.cmd.Stdout = inR, outW
+	if stderr != nil {
+		d.cmd.Stderr = stderr
+		// A grandchild still holding the stderr pipe (npx's node) must
+		// not keep Wait from returning once the server itself exited.
+		d.cmd.WaitDelay = stderrDrain
+	}
 	err = d.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -154,6 +163,9 @@ func (d *Downstream) spawn(argv []string, stderr io.Writer) (mcp.Transport, erro
 	d.stdin = inW
 	go func() {
 		d.waitErr = d.cmd.Wait()
+		if stderr != nil {
+			stderr.flush()
+		}
 		close(d.exited)
 	}()
 	return &mcp.IOTransport{Reader: outR, Writer: inW}, nil

@@ -177,3 +177,55 @@ func (stub) Effect() ast.Effect { return ast.EffectRead }
 func (stub) Call(context.Context, []byte) (*runtime.Observation, error) {
 	return &runtime.Observation{}, nil
 }
+
+// TestServerStderr starts servers that each write two stderr lines: every
+// line reaches Stderr prefixed with the server's name (a given name, else
+// the command's label, numbered when two share it); Quiet drops them but
+// keeps Reelier's own warnings.
+func TestServerStderr(t *testing.T) {
+	say := func(name string) string { return server(name) + ` -say "starting up" -say 'ready on stdio'` }
+	label := mcpx.ServerLabel(server("a"))
+	tests := []struct {
+		name  string
+		wrap  []string
+		opts  mcpx.Options
+		want  []string
+		never []string
+	}{
+		{name: "label from the command", wrap: []string{say("a")},
+			want: []string{"[" + label + "] starting up\n[" + label + "] ready on stdio\n"}},
+		{name: "given names", wrap: []string{say("a"), say("b")}, opts: mcpx.Options{Names: []string{"alpha", "beta"}},
+			want: []string{"[alpha] starting up\n[alpha] ready on stdio\n", "[beta] starting up\n[beta] ready on stdio\n"}},
+		{name: "a shared label is numbered", wrap: []string{say("a"), say("b")},
+			want: []string{"[" + label + "#0] starting up\n[" + label + "#0] ready on stdio\n", "[" + label + "#1] starting up\n"}},
+		{name: "quiet", wrap: []string{say("a"), say("b")}, opts: mcpx.Options{Quiet: true},
+			want: []string{"tool name collision"}, never: []string{"] starting up\n", "] ready on stdio\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			tt.opts.Stderr = &stderr
+			r, err := mcpx.Start(context.Background(), tt.wrap, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close() // the servers' stderr is read to its end by then
+			got := stderr.String()
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, got)
+				}
+			}
+			for _, n := range tt.never {
+				if strings.Contains(got, n) {
+					t.Errorf("stderr has %q:\n%s", n, got)
+				}
+			}
+			for _, line := range strings.SplitAfter(got, "\n") {
+				if line != "" && !strings.HasPrefix(line, "[") {
+					t.Errorf("an unprefixed or broken line %q in:\n%s", line, got)
+				}
+			}
+		})
+	}
+}

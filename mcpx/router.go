@@ -32,9 +32,16 @@ const DefaultStartTimeout = 60 * time.Second
 
 // Options configure Start.
 type Options struct {
-	// Stderr receives the downstreams' own stderr and the collision
-	// warnings; nil discards both.
+	// Stderr receives the downstreams' own stderr, each line prefixed
+	// with "[name] " (Names, else ServerLabel of the command), and the
+	// collision warnings; nil discards both.
 	Stderr io.Writer
+	// Names are the downstreams' names for that prefix, by --wrap index;
+	// a missing or empty one is the command's ServerLabel.
+	Names []string
+	// Quiet discards the downstreams' own stderr; the collision warnings
+	// still go to Stderr.
+	Quiet bool
 	// Version is reported to downstreams as the client's version.
 	Version string
 	// StartTimeout bounds each downstream's start; DefaultStartTimeout if 0.
@@ -131,9 +138,10 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Router, error) {
 	}
 	ds := make([]*Downstream, len(wrap))
 	errs := make([]error, len(wrap))
+	stderr, warn := stderrLines(wrap, opts)
 	var wg sync.WaitGroup
 	for k, command := range wrap {
-		wg.Go(func() { ds[k], errs[k] = startDownstream(ctx, k, command, opts) })
+		wg.Go(func() { ds[k], errs[k] = startDownstream(ctx, k, command, stderr[k], opts) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -145,9 +153,9 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Router, error) {
 		return nil, err
 	}
 	r := newRouter(ds)
-	if opts.Stderr != nil {
+	if warn != nil {
 		for _, c := range r.collisions {
-			fmt.Fprintln(opts.Stderr, c)
+			fmt.Fprintln(warn, c)
 		}
 	}
 	return r, nil

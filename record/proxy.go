@@ -23,9 +23,13 @@ type Options struct {
 	Redactor *trace.Redactor
 	// Now is the trace clock; time.Now if nil.
 	Now func() time.Time
-	// Stderr receives the downstreams' stderr and the proxy's warnings;
-	// nil discards them.
+	// Stderr receives the downstreams' stderr, each line prefixed with
+	// "[name] " (see mcpx.Options), and the proxy's warnings; nil
+	// discards them.
 	Stderr io.Writer
+	// Quiet discards the downstreams' stderr; the proxy's warnings still
+	// go to Stderr.
+	Quiet bool
 	// Version is the proxy's version, as reported to both sides.
 	Version string
 	// StartTimeout bounds each downstream's start; see mcpx.Options.
@@ -59,6 +63,7 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
 	p := &Proxy{opts: opts, progress: progressRelay{sessions: map[any]*mcp.ServerSession{}}}
 	router, err := mcpx.Start(ctx, wrap, mcpx.Options{
 		Stderr:       opts.Stderr,
+		Quiet:        opts.Quiet,
 		Version:      opts.Version,
 		StartTimeout: opts.StartTimeout,
 		OnProgress:   p.progress.forward,

@@ -54,6 +54,9 @@ type Options struct {
 	// StartTimeout bounds each server's start and MCP handshake;
 	// mcpx.DefaultStartTimeout when 0.
 	StartTimeout time.Duration
+	// Quiet discards the servers' own stderr (otherwise each line is
+	// printed as "[name] line", name as the Servers section gives it).
+	Quiet bool
 }
 
 // RefusedError is a refusal to start anything: a command that cannot be
@@ -154,12 +157,13 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		if len(skills) > 1 {
 			where = skillPaths(g.skills)
 		}
-		var list []string
+		var list, names []string
 		for _, sv := range g.servers {
 			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
+			names = append(names, sv.Name)
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
-		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Version: opts.Version, StartTimeout: opts.StartTimeout})
+		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Names: names, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout})
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)

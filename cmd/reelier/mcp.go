@@ -33,6 +33,10 @@ tokens, GitHub/Slack/AWS/Google/Stripe keys, JWTs, private keys, URL
 passwords, Authorization/Cookie/X-Api-Key values, and the values of the
 environment variables named in REELIER_REDACT, comma-separated).
 
+Each wrapped server's stderr is printed line by line as "[name] line",
+the name being the server's program or package ("npx -y @acme/crm-mcp"
+is crm-mcp); --quiet discards it.
+
 When two downstreams have a tool of the same name, the later one's is
 exposed as <index>_<name> (index from 0 in --wrap order) and a warning
 is printed to stderr; ` + "`reelier run --wrap`" + ` resolves names the same way.
@@ -63,6 +67,7 @@ const proxyGCPercent = 400
 type mcpOptions struct {
 	wrap     []string
 	traceDir string
+	quiet    bool
 }
 
 func newMCPCmd() *cobra.Command {
@@ -79,6 +84,7 @@ func newMCPCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as a downstream MCP server and re-expose its tools (repeatable)")
 	f.StringVar(&opts.traceDir, "trace-dir", trace.DefaultDir, "directory the recordings are written to")
+	f.BoolVar(&opts.quiet, "quiet", false, "discard the wrapped servers' stderr (otherwise printed as \"[name] line\")")
 	return cmd
 }
 
@@ -100,6 +106,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		TraceDir: opts.traceDir,
 		Redactor: trace.RedactorFromEnv(),
 		Stderr:   stderr,
+		Quiet:    opts.quiet,
 		Version:  versionString(),
 	})
 	if err != nil {

@@ -28,6 +28,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--version"}, exitOK},
 		{[]string{"nope"}, exitUsage},
 		{[]string{"parse"}, exitUsage},
+		{[]string{"run"}, exitUsage},
 		{[]string{"fmt", "--bogus"}, exitUsage},
 	}
 	for _, tt := range tests {

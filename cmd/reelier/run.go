@@ -160,7 +160,7 @@ func newRunCmd() *cobra.Command {
 		Use:   "run SKILL… [--var name=value]… [flags]",
 		Short: "Replay skills at Level 0 (no LLM) and print receipts",
 		Long:  runLong,
-		Args:  cobra.MinimumNArgs(1),
+		Args:  runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
 			return runRun(cmd, opts)
@@ -180,6 +180,7 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
 	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
+	f.Bool("quiet", false, "discard the MCP servers' stderr (otherwise printed as \"[name] line\")")
 	f.DurationVar(&opts.timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")
 	f.DurationVar(&opts.handshake, "handshake-timeout", 0, "bound starting each MCP server and its handshake by `D` (default 60s)")
 	f.IntVar(&opts.retry, "retry", 0, "execute a read step whose checks did not hold up to `N` more times (never a write)")
@@ -270,8 +271,9 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 // only now, after the skills have parsed, and only when trusted. The
 // returned function stops them.
 func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
+	quiet, _ := cmd.Flags().GetBool("quiet") // false for a command without --quiet
 	if len(wrap) > 0 {
-		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Version: versionString(), StartTimeout: handshake})
+		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake})
 		if err != nil {
 			return nil, &exitError{code: exitTool, err: err}
 		}
@@ -282,7 +284,7 @@ func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, 
 	for i, l := range skills {
 		recorded[i] = &skillservers.Skill{Path: l.path, Stdin: l.path == stdinName, Skill: l.skill}
 	}
-	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: trust, Stderr: cmd.ErrOrStderr(), Version: versionString(), StartTimeout: handshake})
+	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: trust, Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake})
 	var refused *skillservers.RefusedError
 	switch {
 	case errors.As(err, &refused):
@@ -291,6 +293,14 @@ func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, 
 		return nil, &exitError{code: exitTool, err: err}
 	}
 	return stop, nil
+}
+
+// runArgs refuses a run with nothing to replay, saying what to give.
+func runArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("run needs a skill to replay\nUsage: reelier run SKILL… | DIR [flags]\nRun 'reelier run --help' for the flags and examples.")
+	}
+	return nil
 }
 
 // parseVars turns name=value flags into variables.

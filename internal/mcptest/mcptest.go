@@ -209,8 +209,16 @@ func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.W
 	fs := flag.NewFlagSet("mcptestserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("name", "mcptest", "the server's `name`")
+	var say []string
+	fs.Func("say", "write `LINE` to stderr before serving (repeatable)", func(line string) error {
+		say = append(say, line)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	for _, line := range say {
+		fmt.Fprintln(stderr, line)
 	}
 	s := NewServer(Options{Name: *name})
 	if err := s.Run(context.Background(), &mcp.IOTransport{Reader: stdin, Writer: stdout}); err != nil {
