@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
 )
 
@@ -18,7 +19,7 @@ func writeHeal(w io.Writer, sr *runtime.StepResult, s Style) {
 		return
 	}
 	if h.Level > 0 {
-		fmt.Fprintf(w, "                 %s\n", s.paint(ansiGreen, fmt.Sprintf("↻ healed at L%d: %s", h.Level, h.Reason)))
+		fmt.Fprintf(w, "                 %s\n", s.paint(ansiGreen, fmt.Sprintf("↻ healed at L%d: %s", h.Level, termtext.Line(h.Reason))))
 		if why := sr.Record.Why; why != nil && (len(why.Before) > 0 || len(why.After) > 0) {
 			writeLines(w, "before:", why.Before)
 			writeLines(w, "after: ", why.After)
@@ -34,7 +35,7 @@ func writeHeal(w io.Writer, sr *runtime.StepResult, s Style) {
 	case h.Proposal != "":
 		fmt.Fprintf(w, "                 proposed, not written: the skill file is unchanged (--heal=propose)\n")
 	case h.NotSaved != nil:
-		fmt.Fprintf(w, "                 %s\n", s.paint(ansiYellow, "⚠ NOT written back, so the next run will diverge again: "+h.NotSaved.Error()))
+		fmt.Fprintf(w, "                 %s\n", s.paint(ansiYellow, "⚠ NOT written back, so the next run will diverge again: "+termtext.Line(h.NotSaved.Error())))
 	default:
 		fmt.Fprintf(w, "                 written back to the skill file, with a changelog line\n")
 	}
@@ -50,7 +51,7 @@ func writeLines(w io.Writer, label string, lines []string) {
 		if i > 0 {
 			label = "       "
 		}
-		fmt.Fprintf(w, "                 %s %s\n", label, l)
+		fmt.Fprintf(w, "                 %s %s\n", label, termtext.Line(l))
 	}
 }
 

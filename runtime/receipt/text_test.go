@@ -3,6 +3,7 @@ package receipt
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -231,5 +232,18 @@ func TestTextHostile(t *testing.T) {
 		if style == (Style{}) {
 			testutil.Golden(t).Assert(t, "hostile", []byte(out))
 		}
+	}
+}
+
+// TestHealTextEscaped: the heal's reason (LLM text), its before/after lines
+// and a not-saved error reach the terminal escaped.
+func TestHealTextEscaped(t *testing.T) {
+	var b strings.Builder
+	h := &runtime.Healing{Level: 1, Attempted: 1, Reason: "moved \x1b[2Jdata\u202e", NotSaved: errors.New("disk \x1b]0;full\a")}
+	rec := &runlog.StepRecord{Why: &runlog.Why{Before: []string{"- assert: json.a == \"\x1b[31m\""}, After: []string{"- assert: json.b == \"\r\""}}}
+	writeHeal(&b, &runtime.StepResult{Heal: h, Record: rec}, Style{})
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\r\a\u202e") {
+		t.Fatalf("raw control characters in %q", out)
 	}
 }
