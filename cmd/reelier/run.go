@@ -173,7 +173,7 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print every filled action; execute and write nothing")
 	f.BoolVar(&opts.json, "json", false, "print run records (JSON lines) instead of receipts")
-	f.BoolVar(&opts.verbose, "verbose", false, "show a failed step's whole response body in the receipt (by default its first 20 lines, 2,000 characters)")
+	f.BoolVar(&opts.verbose, "verbose", false, "show each step's request and response (redacted), and a failed step's whole response body (by default its first 20 lines, 2,000 characters)")
 	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
@@ -11,16 +12,32 @@ import (
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/trace"
 )
 
 // Style chooses how a receipt looks.
 type Style struct {
 	// Color adds ANSI colours to outcome labels.
 	Color bool
-	// Verbose shows a failed step's whole response body instead of its
-	// first lines (run --verbose).
+	// Verbose shows every step's request and response, and a failed
+	// step's whole response body instead of its first lines (run
+	// --verbose).
 	Verbose bool
+	// Redactor blanks secrets in the responses shown (requests come from
+	// the run record, already redacted). Nil means the one the
+	// environment configures (trace.RedactorFromEnv).
+	Redactor *trace.Redactor
 }
+
+// redactor is the style's redactor, or the environment's.
+func (s Style) redactor() *trace.Redactor {
+	if s.Redactor != nil {
+		return s.Redactor
+	}
+	return defaultRedactor()
+}
+
+var defaultRedactor = sync.OnceValue(trace.RedactorFromEnv)
 
 // ANSI colour codes for the outcome labels.
 const (
@@ -80,11 +97,14 @@ func Step(w io.Writer, file string, sr *runtime.StepResult, s Style) {
 		return
 	}
 	fmt.Fprintf(w, "  %dms\n", rec.Ms)
+	if s.Verbose && rec.Action != nil {
+		fmt.Fprintf(w, "%srequest:  %s %s\n", detail, termtext.Line(rec.Action.Tool), termtext.Line(string(rec.Action.Args)))
+	}
 	for _, f := range sr.Failures {
 		writeFailure(w, file, sr.Step, f)
 	}
-	if rec.Outcome == runlog.Failed && sr.Observation != nil {
-		writeResponse(w, sr.Observation, s.Verbose)
+	if sr.Observation != nil && (rec.Outcome == runlog.Failed || s.Verbose) {
+		writeResponse(w, sr.Observation, s.Verbose, s.redactor())
 	}
 	writeHeal(w, sr, s)
 	if rec.Outcome == runlog.Failed {
@@ -152,8 +172,8 @@ func location(file string, line int) string {
 // body stays on the response line; a longer one is quoted line by line,
 // its line breaks kept, up to maxBodyLines lines and maxBodyChars
 // characters unless verbose.
-func writeResponse(w io.Writer, obs *runtime.Observation, verbose bool) {
-	body := strings.TrimSuffix(strings.TrimSuffix(obs.Body, "\n"), "\r")
+func writeResponse(w io.Writer, obs *runtime.Observation, verbose bool, r *trace.Redactor) {
+	body := strings.TrimSuffix(strings.TrimSuffix(r.String("", obs.Body), "\n"), "\r")
 	if body == "" {
 		fmt.Fprintf(w, "%sresponse: status %d, body (empty)\n", detail, obs.Status)
 		return

@@ -247,3 +247,34 @@ func TestHealTextEscaped(t *testing.T) {
 		t.Fatalf("raw control characters in %q", out)
 	}
 }
+
+// TestVerboseExchange: --verbose shows every step's request (from the
+// record, redacted) and response, and a response's secrets are blanked in
+// every receipt, verbose or not.
+func TestVerboseExchange(t *testing.T) {
+	obs := &runtime.Observation{Status: 200, Body: `{"user":"ada","password":"hunter2-hunter2","token":"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}`}
+	rec := &runlog.StepRecord{N: 1, Title: "Log in", Outcome: runlog.Passed, Failures: []string{},
+		Action: &runlog.ActionRecord{Tool: "login", Args: []byte(`{"user":"ada","password":"«redacted»"}`)}}
+	sr := &runtime.StepResult{Record: rec, Observation: obs}
+	for _, verbose := range []bool{false, true} {
+		var b strings.Builder
+		Step(&b, "s.skill.md", sr, Style{Verbose: verbose})
+		out := b.String()
+		if strings.Contains(out, "hunter2") || strings.Contains(out, "ghp_0123") {
+			t.Fatalf("verbose %v: a secret reached the receipt:\n%s", verbose, out)
+		}
+		if got := strings.Contains(out, `request:  login {"user":"ada","password":"«redacted»"}`); got != verbose {
+			t.Errorf("verbose %v: request shown %v:\n%s", verbose, got, out)
+		}
+		if got := strings.Contains(out, "response: status 200"); got != verbose {
+			t.Errorf("verbose %v: response shown %v:\n%s", verbose, got, out)
+		}
+	}
+	// A failed step shows its response, redacted, without --verbose.
+	rec.Outcome, rec.Failures = runlog.Failed, []string{"json.user == \"bob\" failed"}
+	var b strings.Builder
+	Step(&b, "s.skill.md", sr, Style{})
+	if out := b.String(); !strings.Contains(out, "response: status 200") || strings.Contains(out, "hunter2") {
+		t.Fatalf("failed step:\n%s", out)
+	}
+}
