@@ -42,8 +42,9 @@ type Meta struct {
 	// absent when no wrapped tool declared any.
 	ToolAnnotations map[string]Annotations `json:"toolAnnotations,omitempty"`
 	// Observed says how the calls were observed: "proxy" (the recorder saw
-	// them on the wire), "stream" (a harness's own output) or "file" (a
-	// session file the agent could have written). Absent means "proxy".
+	// them on the wire), "stream" (a harness's own output), "file" (a
+	// session file the agent could have written) or "replay" (the calls a
+	// replay made, `reelier run --trace`). Absent means "proxy".
 	Observed string `json:"observed,omitempty"`
 	// Servers describes each wrapped downstream, in --wrap order: what it
 	// is called, the command that starts it (redacted) and the tools it

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/reelier/reelier/replaytrace"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
@@ -39,6 +40,7 @@ type outcome struct {
 	res       *runtime.Result
 	recordAt  string
 	recordErr error
+	traceErr  error
 }
 
 // run executes the skills, at most opts.jobs at a time, and reports each
@@ -105,9 +107,17 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 	}
 	sum := sha256.Sum256(l.src)
 	o.SkillSHA256 = hex.EncodeToString(sum[:])
+	var tr *replaytrace.Recorder
+	if s.opts.trace != "" {
+		tr = replaytrace.Attach(&o, l.skill, replaytrace.Options{Wrapped: len(s.opts.wrap) > 0})
+	}
 	res := runtime.Run(ctx, l.skill, o)
 	at, err := runlog.Append(s.opts.runsDir, &res.Record)
-	return &outcome{skill: l, res: res, recordAt: at, recordErr: err}
+	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}
+	if tr != nil {
+		out.traceErr = tr.WriteFile(s.opts.trace, res.Record.StartedAt)
+	}
+	return out
 }
 
 // report prints what follows a receipt (or the record, with --json) and
@@ -126,6 +136,13 @@ func (s *suite) report(o *outcome) {
 	if o.recordErr != nil {
 		s.worst(exitTool)
 		fmt.Fprintf(s.errw, "reelier run: WARNING: the run record of %q was NOT saved to %s: %v\n", o.res.Record.Skill, o.recordAt, o.recordErr)
+	}
+	switch {
+	case o.traceErr != nil:
+		s.worst(exitTool)
+		fmt.Fprintf(s.errw, "reelier run: WARNING: the replay trace was NOT written to %s: %v\n", s.opts.trace, o.traceErr)
+	case s.opts.trace != "" && !s.opts.json:
+		fmt.Fprintf(s.out, "  replay trace: %s\n", s.opts.trace)
 	}
 	for _, sr := range o.res.Steps {
 		if h := sr.Heal; h != nil && h.Level > 0 && h.NotSaved != nil {
