@@ -40,8 +40,8 @@ func TestBadInput(t *testing.T) {
 	tests := []struct{ name, src, want string }{
 		{"no calls", metaLine + `{"t":"note","seq":1,"ts":"s","text":"hi"}` + "\n", "the trace has no calls, so there is nothing to compile"},
 		{"only meta", metaLine, "the trace has no calls"},
-		{"empty file", "", "empty trace: no meta record"},
-		{"malformed json", metaLine + "{\"t\":\"call\",\n", "line 2: not a JSON object"},
+		{"empty file", "", "empty trace: no records"},
+		{"malformed json", metaLine + "{\"t\":\"call\",\n", "line 2: not a JSON record: expected a complete JSON object"},
 		{"unknown t", metaLine + `{"t":"span","seq":1}` + "\n", `line 2: field "t": unknown record type "span"`},
 		{"meta missing", callLine + okLine, `line 1: field "t": the first record must be meta`},
 		{"meta not first", callLine + metaLine, `line 1: field "t": the first record must be meta`},

@@ -183,12 +183,13 @@ func parseKnown(raw []byte, line int) (Record, error) {
 // with it, naming the field.
 func parseGeneral(raw []byte, line int) (Record, error) {
 	var w wireRecord
-	if err := json.Unmarshal(raw, &w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return nil, &LineError{Line: line, Field: te.Field, Msg: "want " + article(kindOfGo(te.Type.Kind().String()))}
-		}
-		return nil, &LineError{Line: line, Msg: "not a JSON object: " + err.Error()}
+	err := json.Unmarshal(raw, &w)
+	var te *json.UnmarshalTypeError
+	switch {
+	case raw[0] != '{' || err != nil && !(errors.As(err, &te) && te.Field != ""):
+		return nil, &LineError{Line: line, Msg: notARecord(raw, err)}
+	case err != nil:
+		return nil, &LineError{Line: line, Field: te.Field, Msg: "want " + article(kindOfGo(te.Type.Kind().String()))}
 	}
 	if w.T == nil {
 		return nil, &LineError{Line: line, Field: "t", Msg: "missing or not a string"}

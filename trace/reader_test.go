@@ -3,7 +3,9 @@ package trace_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -50,7 +52,17 @@ func TestReadRejects(t *testing.T) {
 	meta := `{"t":"meta","seq":0,"name":"n","startedAt":"s","wrapped":[]}` + "\n"
 	call := `{"t":"call","seq":1,"i":0,"ts":"s","tool":"x","args":{}}` + "\n"
 	tests := []struct{ name, src, want string }{
-		{"not json", meta + "{nope\n", "line 2: not a JSON object"},
+		{"not json", meta + "nope\n", `line 2: not a JSON record: expected a JSON object, found "nope" (invalid character 'o' in literal null, expecting 'u')`},
+		{"cut short", meta + `{"t":"call",` + "\n", `line 2: not a JSON record: expected a complete JSON object, found "{\"t\":\"call\"," (unexpected end of JSON input)`},
+		{"bad key", meta + "{nope\n", `line 2: not a JSON record: expected a complete JSON object, found "{nope" (invalid character 'n' looking for beginning of object key string)`},
+		{"array", meta + "[1, 2]\n", `line 2: not a JSON record: expected a JSON object, found an array: "[1, 2]"`},
+		{"string", meta + `"note"` + "\n", `line 2: not a JSON record: expected a JSON object, found a string: "\"note\""`},
+		{"number", meta + "42\n", `line 2: not a JSON record: expected a JSON object, found a number: "42"`},
+		{"boolean", meta + "true\n", `line 2: not a JSON record: expected a JSON object, found a boolean: "true"`},
+		{"null", meta + "null\n", `line 2: not a JSON record: expected a JSON object, found null`},
+		{"long text", meta + "this line is not JSON and it goes on and on and on\n",
+			`line 2: not a JSON record: expected a JSON object, found "this line is not JSON and it goes on and…" (invalid character 'h' in literal true, expecting 'r')`},
+		{"control characters quoted", meta + "\x1b[2J\n", `line 2: not a JSON record: expected a JSON object, found "\x1b[2J" (invalid character '\x1b' looking for beginning of value)`},
 		{"unknown t", meta + `{"t":"span","seq":1}` + "\n", `line 2: field "t": unknown record type "span"`},
 		{"missing t", meta + `{"seq":1}` + "\n", `line 2: field "t": missing or not a string`},
 		{"missing field", meta + `{"t":"note","seq":1,"ts":"s"}` + "\n", `line 2: field "text": missing`},
@@ -58,15 +70,17 @@ func TestReadRejects(t *testing.T) {
 		{"negative seq", meta + `{"t":"note","seq":-1,"ts":"s","text":""}` + "\n", `line 2: field "seq": want a non-negative integer`},
 		{"meta not first", call + meta, `line 1: field "t": the first record must be meta`},
 		{"two metas", meta + meta, `line 2: field "t": a second meta record`},
+		{"meta later", call + meta, `line 1: field "t": the first record must be meta`},
+		{"second result", meta + call + `{"t":"result","seq":2,"i":0,"ok":true,"ms":1,"body":{}}` + "\n" + `{"t":"result","seq":3,"i":0,"ok":true,"ms":1,"body":{}}` + "\n", `line 4: field "i": a second result for call index 0`},
 		{"duplicate i", meta + call + call, `line 3: field "i": duplicate call index 0`},
 		{"orphan result", meta + `{"t":"result","seq":1,"i":4,"ok":true,"ms":1,"body":{}}` + "\n", `line 2: field "i": result for call index 4, which has no earlier call`},
-		{"empty", "\n\n", "empty trace"},
+		{"empty", "\n\n", "empty trace: no records"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := trace.Read(strings.NewReader(tt.src))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("err = %v\nwant   %s", err, tt.want)
 			}
 		})
 	}
@@ -181,4 +195,39 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFileError: the one form a trace's problems are reported in, naming
+// the file once.
+func TestFileError(t *testing.T) {
+	_, openErr := os.Open("no/such.jsonl")
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"line", &trace.LineError{Line: 3, Msg: "not a JSON record: x"}, "t.jsonl:3: not a JSON record: x"},
+		{"field", &trace.LineError{Line: 2, Field: "seq", Msg: "missing"}, `t.jsonl:2: field "seq": missing`},
+		{"wrapped line", fmt.Errorf("compiling: %w", &trace.LineError{Line: 4, Msg: "m"}), "t.jsonl:4: m"},
+		{"empty", trace.ErrEmpty, "t.jsonl: empty trace: no records"},
+		{"other", errors.New("the trace has no calls"), "t.jsonl: the trace has no calls"},
+		{"path already said", errors.New("t.jsonl: changed while it was read"), "t.jsonl: changed while it was read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := trace.InFile("t.jsonl", tt.err).Error(); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	if got, want := trace.InFile("no/such.jsonl", openErr).Error(), "no/such.jsonl: cannot open it: no such file or directory"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if trace.InFile("x", nil) != nil {
+		t.Error("InFile(nil) is not nil")
+	}
+	once := trace.InFile("a.jsonl", trace.ErrEmpty)
+	if trace.InFile("a.jsonl", once) != once || !errors.Is(once, trace.ErrEmpty) {
+		t.Error("InFile wraps twice or hides the cause")
+	}
 }

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 )
@@ -46,7 +45,7 @@ func Read(r io.Reader) (*Trace, error) {
 }
 
 // ErrEmpty is returned for a trace without a single record.
-var ErrEmpty = errors.New("empty trace: no meta record")
+var ErrEmpty = errors.New("empty trace: no records")
 
 // Scan reads the trace in r one record at a time, makes Read's checks, and
 // hands each record with its place in the file to fn, meta first. Nothing is
@@ -63,9 +62,7 @@ func Scan(r io.Reader, fn func(rec Record, at Place) error) error {
 func ScanKnown(r io.Reader, known func(Place) bool, fn func(rec Record, at Place) error) error {
 	rd := NewReader(r)
 	rd.Known = known
-	calls := map[int]bool{}
-	results := map[int]bool{}
-	haveMeta, n := false, 0
+	var chk Checker
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -74,39 +71,14 @@ func ScanKnown(r io.Reader, known func(Place) bool, fn func(rec Record, at Place
 		if err != nil {
 			return err
 		}
-		line := rd.Line()
-		switch rec := rec.(type) {
-		case *Meta:
-			if haveMeta {
-				return &LineError{Line: line, Field: "t", Msg: "a second meta record; a trace has exactly one, first"}
-			}
-			if n > 0 {
-				return &LineError{Line: line, Field: "t", Msg: "the meta record must be the first record"}
-			}
-			haveMeta = true
-		case *Call:
-			if calls[rec.I] {
-				return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("duplicate call index %d", rec.I)}
-			}
-			calls[rec.I] = true
-		case *Result:
-			if !calls[rec.I] {
-				return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("result for call index %d, which has no earlier call", rec.I)}
-			}
-			if results[rec.I] {
-				return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("a second result for call index %d", rec.I)}
-			}
-			results[rec.I] = true
+		if bad := chk.Check(rec, rd.Line()); bad != nil {
+			return bad
 		}
-		if !haveMeta {
-			return &LineError{Line: line, Field: "t", Msg: "the first record must be meta"}
-		}
-		n++
 		if err := fn(rec, rd.Place()); err != nil {
 			return err
 		}
 	}
-	if !haveMeta {
+	if chk.Empty() {
 		return ErrEmpty
 	}
 	return nil

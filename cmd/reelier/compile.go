@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -93,7 +96,7 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	// Write prints the skill one step at a time.
 	x, err := compile.NewFile(opts.trace, compile.Options{Source: filepath.Base(opts.trace)})
 	if err != nil {
-		return usageErrorf("%s: %v", opts.trace, err)
+		return traceError(cmd, opts.trace, err)
 	}
 	summary := x.Summary()
 	out := opts.output
@@ -115,7 +118,7 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	}
 	if err := atomicfile.WriteFunc(out, 0o644, x.Write); err != nil {
 		if errors.Is(err, compile.ErrTraceChanged) {
-			return usageErrorf("%s: %v", opts.trace, err)
+			return traceError(cmd, opts.trace, err)
 		}
 		return usageErrorf("%v", err)
 	}
@@ -154,6 +157,21 @@ func defaultSkillPath(name, tracePath string) string {
 }
 
 // checkOverwrite refuses an existing output unless force is set.
+// traceError reports a problem reading the trace file at path, for
+// reelier compile and reelier trace alike, in trace.FileError's one form:
+// a line's problem alone on its line as "path:line: reason" (as reelier
+// trace lists every bad line, and as the parser's diagnostics read),
+// anything else as "reelier: path: reason". Exit 2.
+func traceError(cmd *cobra.Command, path string, err error) error {
+	err = trace.InFile(path, err)
+	var le *trace.LineError
+	if errors.As(err, &le) {
+		fmt.Fprintln(cmd.ErrOrStderr(), termtext.Line(err.Error()))
+		return silentExit(exitUsage)
+	}
+	return &exitError{code: exitUsage, err: err}
+}
+
 func checkOverwrite(path string, force bool) error {
 	info, err := os.Lstat(path)
 	switch {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 
+	"github.com/reelier/reelier/trace"
 	"github.com/reelier/reelier/trace/render"
 	"github.com/spf13/cobra"
 )
@@ -55,15 +56,15 @@ func newTraceCmd() *cobra.Command {
 func traceRun(cmd *cobra.Command, opts traceOptions) error {
 	f, err := os.Open(opts.path)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return traceError(cmd, opts.path, err)
 	}
 	defer f.Close()
 	tr, err := render.Read(f)
 	switch {
 	case err != nil:
-		return usageErrorf("%s: %v", opts.path, err)
+		return traceError(cmd, opts.path, err)
 	case tr.Empty():
-		return usageErrorf("%s: empty trace: no records", opts.path)
+		return traceError(cmd, opts.path, trace.ErrEmpty)
 	}
 	out := cmd.OutOrStdout()
 	if opts.json {

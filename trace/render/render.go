@@ -51,7 +51,7 @@ func (t *Trace) Empty() bool { return len(t.Records) == 0 && len(t.Problems) == 
 func Read(r io.Reader) (*Trace, error) {
 	rd := trace.NewReader(r)
 	t := &Trace{results: map[int]Lined{}}
-	calls := map[int]bool{}
+	var chk trace.Checker
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -66,39 +66,26 @@ func Read(r io.Reader) (*Trace, error) {
 			return nil, err
 		}
 		line := rd.Line()
-		switch rec := rec.(type) {
-		case *trace.Meta:
-			if len(t.Records) > 0 {
-				t.Problems = append(t.Problems, &trace.LineError{Line: line, Field: "t", Msg: "a meta record after the first record"})
-			}
-		case *trace.Call:
-			if calls[rec.I] {
-				t.Problems = append(t.Problems, &trace.LineError{Line: line, Field: "i", Msg: fmt.Sprintf("duplicate call index %d", rec.I)})
-			}
-			calls[rec.I] = true
-		case *trace.Result:
-			if !calls[rec.I] {
-				t.Problems = append(t.Problems, &trace.LineError{Line: line, Field: "i", Msg: fmt.Sprintf("result for call index %d, which has no earlier call", rec.I)})
-			}
+		// The structural faults, worded as compile's reading words them.
+		if bad := chk.Check(rec, line); bad != nil {
+			t.Problems = append(t.Problems, bad)
+		}
+		if rec, ok := rec.(*trace.Result); ok {
 			t.results[rec.I] = Lined{rec, line}
 		}
 		t.Records = append(t.Records, Lined{rec, line})
-	}
-	if len(t.Records) > 0 {
-		if _, ok := t.Records[0].Rec.(*trace.Meta); !ok {
-			t.Problems = append(t.Problems, &trace.LineError{Line: t.Records[0].Line, Field: "t", Msg: "the first record must be meta"})
-		}
 	}
 	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Line < t.Problems[j].Line })
 	return t, nil
 }
 
-// WriteProblems writes each problem as path:line: reason, one a line,
-// escaped for the terminal.
+// WriteProblems writes each problem as path:line: reason (trace.FileError,
+// the form reelier compile reports it in too), one a line, escaped for the
+// terminal.
 func (t *Trace) WriteProblems(w io.Writer, path string) error {
 	ew := &errWriter{w: w}
 	for _, p := range t.Problems {
-		ew.printf("%s:%s\n", termtext.Line(path), termtext.Line(strings.TrimPrefix(p.Error(), "line ")))
+		ew.printf("%s\n", termtext.Line(trace.InFile(path, p).Error()))
 	}
 	return ew.err
 }

@@ -76,7 +76,7 @@ func TestReadProblems(t *testing.T) {
 	var b bytes.Buffer
 	tr.WriteProblems(&b, "t.jsonl")
 	want := `t.jsonl:1: field "t": the first record must be meta
-t.jsonl:2: field "t": a meta record after the first record
+t.jsonl:2: field "t": the meta record must be the first record
 t.jsonl:4: field "i": duplicate call index 0
 t.jsonl:5: field "i": result for call index 7, which has no earlier call
 `
