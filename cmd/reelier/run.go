@@ -53,7 +53,10 @@ Each run appends one JSON line, its run record, to
 values (redacted), and a digest of what the tool returned. Outcomes are
 honest: a step with no asserts is "unchecked", never "passed". Each run has
 one verdict — passed, failed, unchecked (nothing was checked) or
-interrupted — the same word in the receipt, --json and JUnit.
+interrupted — the same word in the receipt, --json and JUnit. --trace FILE
+also writes the replay itself as a trace (one skill at a time), which
+reelier trace prints, reelier compile reads and reelier diff compares with
+the recording the skill came from.
 
 Output: a receipt per skill on stdout (live, step by step, on a terminal;
 colours unless NO_COLOR is set); with --json the run records instead, one
