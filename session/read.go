@@ -81,6 +81,8 @@ func Read(r io.Reader, opts Options) (*Session, error) {
 // lineFields are the top-level members of a line that matter.
 type lineFields struct {
 	typ, subtype, timestamp, cwd, sessionID, message []byte
+	// t is a Reelier trace record's kind ("meta", "call", …).
+	t []byte
 }
 
 // line reads one non-blank line.
@@ -100,6 +102,8 @@ func (s *Session) line(text []byte, last, first bool) {
 			f.sessionID = val
 		case keyIs(key, "message"):
 			f.message = val
+		case keyIs(key, "t"):
+			f.t = val
 		}
 	})
 	if !ok {
@@ -109,6 +113,10 @@ func (s *Session) line(text []byte, last, first bool) {
 			s.Lines.Invalid++
 		}
 		return
+	}
+	if first && f.typ == nil && strIs(f.t, "meta") {
+		// Every trace `reelier mcp` writes opens with its meta record.
+		s.ReelierTrace = true
 	}
 	at := s.meta(f)
 	switch {

@@ -26,6 +26,10 @@ type Session struct {
 	// Init is set when the input opened with the harness's system/init
 	// line, as `claude -p --output-format stream-json` output does.
 	Init bool
+	// ReelierTrace is set when the input opened with a Reelier trace's
+	// meta record ({"t":"meta",…}): a recording of `reelier mcp`, which
+	// `reelier compile` reads, not an agent's transcript.
+	ReelierTrace bool
 	// Calls are the replayable calls with a result, in call order.
 	Calls []*Call
 	// Skipped lists every call left out, by tool and reason.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/atomicfile"
@@ -39,9 +40,14 @@ directory (--name defaults to session-<first 8 characters of its id>);
 an existing file is only replaced with --force. --json prints a report
 instead of text.
 
+A Reelier trace (a recording of ` + "`reelier mcp`" + `, whose first line is
+{"t":"meta",…}) is not a transcript: it is refused with the
+` + "`reelier compile`" + ` command that reads it.
+
 Exit status: 0 when the skill was written; 1 when the session has no
 replayable call (nothing is written); 2 for usage errors, an unreadable
-transcript or an output file that exists or cannot be written.
+transcript, a Reelier trace, or an output file that exists or cannot be
+written.
 
 Examples:
   reelier from-session ~/.claude/projects/-home-ann-my-app/2f8e5c1a-….jsonl
@@ -94,6 +100,12 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 	if err != nil {
 		return err
 	}
+	if s.ReelierTrace {
+		if opts.input == "-" {
+			return usageErrorf("standard input is a Reelier trace (recorded by reelier mcp), not an agent session transcript; save it to a file and compile that: reelier compile FILE")
+		}
+		return usageErrorf("%s is a Reelier trace (recorded by reelier mcp), not an agent session transcript; compile it with: reelier compile %s", opts.input, agentcfg.ShellJoin([]string{opts.input}))
+	}
 	observed := session.ObservedFile
 	if opts.input == "-" && s.Init {
 		observed = session.ObservedStream
@@ -116,7 +128,13 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 	}
 	w := cmd.OutOrStdout()
 	if !opts.json {
-		s.WriteSkipped(w)
+		if len(s.Calls) == 0 && s.SkippedCalls() == 0 {
+			// "Skipped: none — every tool call replays" would contradict
+			// the "nothing replayable" that follows.
+			fmt.Fprintln(w, "Tool calls: none in this session.")
+		} else {
+			s.WriteSkipped(w)
+		}
 		s.WriteLines(w)
 	}
 	if len(s.Calls) == 0 {
