@@ -217,7 +217,7 @@ type xCase struct {
 		Type    string `xml:"type,attr"`
 		Text    string `xml:",chardata"`
 	} `xml:"failure"`
-	Error   []struct {
+	Error []struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
 		Text    string `xml:",chardata"`
