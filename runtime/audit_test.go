@@ -117,6 +117,7 @@ func TestRetry(t *testing.T) {
 		effect   string
 		after    int
 		retry    int
+		meta     string // reelier-retry-steps, when set
 		outcome  runlog.Outcome
 		calls    int
 		attempts int
@@ -125,11 +126,17 @@ func TestRetry(t *testing.T) {
 		{name: "never ready", effect: "read", after: 99, retry: 2, outcome: runlog.Failed, calls: 3, attempts: 3},
 		{name: "no retry", effect: "read", after: 2, retry: 0, outcome: runlog.Failed, calls: 1, attempts: 0},
 		{name: "a write is never repeated", effect: "idempotent-write", after: 2, retry: 5, outcome: runlog.Failed, calls: 1, attempts: 0},
+		{name: "the step the skill names", effect: "read", after: 2, retry: 3, meta: "1", outcome: runlog.Passed, calls: 2, attempts: 2},
+		{name: "a step the skill does not name", effect: "read", after: 2, retry: 3, meta: "2", outcome: runlog.Failed, calls: 1, attempts: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := &scripted{effect: ast.EffectRead, answer: ready(tc.after)}
-			src := skill(step{action: `poll {}`, effect: tc.effect, asserts: []string{`json.state == "done"`}})
-			res := run(t, src, runtime.Options{Tools: runtime.Registry{"poll": tool}, AllowWrites: true, Limits: runtime.Limits{Retry: tc.retry}})
+			src := skill(step{action: `poll {}`, effect: tc.effect, asserts: []string{`json.state == "done"`}}, step{action: `noop {}`})
+			if tc.meta != "" {
+				src = strings.Replace(src, "description: a test skill\n", "description: a test skill\nmetadata:\n  reelier-retry-steps: \""+tc.meta+"\"\n", 1)
+			}
+			noop := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) { return body("{}"), nil }}
+			res := run(t, src, runtime.Options{Tools: runtime.Registry{"poll": tool, "noop": noop}, AllowWrites: true, Limits: runtime.Limits{Retry: tc.retry}})
 			st := res.Record.Steps[0]
 			if st.Outcome != tc.outcome || tool.calls != tc.calls || st.Attempts != tc.attempts || len(st.Tries) != tc.attempts {
 				t.Fatalf("outcome %s calls %d attempts %d tries %d; want %s %d %d", st.Outcome, tool.calls, st.Attempts, len(st.Tries), tc.outcome, tc.calls, tc.attempts)

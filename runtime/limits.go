@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/reelier/reelier/ast"
@@ -24,6 +25,9 @@ type Limits struct {
 	// is executed; RetryInterval is the wait before each.
 	Retry         int
 	RetryInterval time.Duration
+	// RetrySteps, when not nil, names the only steps that are retried (a
+	// skill's reelier-retry-steps); nil retries every read step.
+	RetrySteps map[int]bool
 	// From names where Timeout came from, for the message of a call that
 	// ran out of time ("--timeout", "metadata reelier-timeout").
 	From string
@@ -39,6 +43,9 @@ func (l Limits) Or(other Limits) Limits {
 	}
 	if l.RetryInterval == 0 {
 		l.RetryInterval = other.RetryInterval
+	}
+	if l.RetrySteps == nil {
+		l.RetrySteps = other.RetrySteps
 	}
 	return l
 }
@@ -59,6 +66,7 @@ const (
 	MetaTimeout       = ast.MetadataPrefix + "timeout"
 	MetaRetry         = ast.MetadataPrefix + "retry"
 	MetaRetryInterval = ast.MetadataPrefix + "retry-interval"
+	MetaRetrySteps    = ast.MetadataPrefix + "retry-steps"
 )
 
 // maxRetry bounds retries, so a typo cannot keep a run polling for hours.
@@ -95,6 +103,18 @@ func SkillLimits(skill *ast.Skill) (Limits, error) {
 			bad(e, "a duration such as 500ms or 5s")
 		} else {
 			l.RetryInterval = d
+		}
+	}
+	if e := skill.Frontmatter.Metadata(MetaRetrySteps); e != nil {
+		l.RetrySteps = map[int]bool{}
+		for _, f := range strings.FieldsFunc(e.Value, func(r rune) bool { return r == ',' || r == ' ' }) {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 || n > len(skill.Steps) {
+				bad(e, fmt.Sprintf("step numbers from 1 to %d, separated by commas", len(skill.Steps)))
+				l.RetrySteps = nil
+				break
+			}
+			l.RetrySteps[n] = true
 		}
 	}
 	if len(errs) > 0 {

@@ -276,6 +276,9 @@ func (r *runner) retryable(sr *StepResult, failures []Failure) bool {
 	if len(failures) == 0 || sr.Observation == nil || failures[0].Kind != "" {
 		return false
 	}
+	if r.limits.RetrySteps != nil && !r.limits.RetrySteps[sr.Step.Number] {
+		return false
+	}
 	effect := sr.Step.EffectValue()
 	if effect == "" {
 		if tool := r.opts.Tools[sr.Step.Action.Tool]; tool != nil {

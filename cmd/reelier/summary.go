@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -30,6 +31,9 @@ says that no run record was written — no invented numbers — and points at
 the replay's log. When its newest line is not a readable record (a run
 stopped while writing it), the summary says the newest record is
 unreadable, with the line and the reason, and shows no older verdict.
+
+With --skill, only that file's runs count (two skill files that share a
+frontmatter name share a history file; each record names its file).
 
 --push is one of: pushed, failed, skipped-no-key (no key configured),
 not-attempted (the replay failed, so nothing was pushed).
@@ -79,6 +83,10 @@ func summaryRun(cmd *cobra.Command, opts summaryOptions) error {
 	default:
 		if s.History, err = runlog.Read(bytes.NewReader(data)); err != nil {
 			return usageErrorf("%s: %v", opts.path, err)
+		}
+		if opts.skill != "" {
+			// Files sharing a name share a history: show this file's run.
+			s.History, _ = s.History.ForFile(filepath.ToSlash(opts.skill))
 		}
 	}
 	return s.Markdown(cmd.OutOrStdout())
