@@ -175,21 +175,20 @@ func (r *Recorder) Write(w io.Writer, startedAt string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	red := r.opts.Redactor
-	enc := &encoder{enc: json.NewEncoder(w)}
-	enc.enc.SetEscapeHTML(false)
+	enc := trace.NewEncoder(w)
 	if startedAt == "" {
 		startedAt = stamp(r.opts.Now())
 	}
-	enc.put(r.meta(startedAt))
+	enc.Put(r.meta(startedAt))
 	for i, c := range r.calls {
 		if c.title != "" {
-			enc.put(&trace.Note{T: trace.KindNote, TS: stamp(c.at), Text: red.String("", c.title)})
+			enc.Put(&trace.Note{T: trace.KindNote, TS: stamp(c.at), Text: red.String("", c.title)})
 		}
 		args, err := redactJSON(red, c.args)
 		if err != nil {
 			return fmt.Errorf("arguments of %q: %w", c.tool, err)
 		}
-		enc.put(&trace.Call{T: trace.KindCall, I: i, TS: stamp(c.at), Tool: c.tool, Args: args})
+		enc.Put(&trace.Call{T: trace.KindCall, I: i, TS: stamp(c.at), Tool: c.tool, Args: args})
 		var body json.RawMessage
 		ok := false
 		if c.obs != nil {
@@ -200,9 +199,9 @@ func (r *Recorder) Write(w io.Writer, startedAt string) error {
 		if body, err = redactJSON(red, body); err != nil {
 			return fmt.Errorf("result of %q: %w", c.tool, err)
 		}
-		enc.put(&trace.Result{T: trace.KindResult, I: i, OK: ok, MS: c.ms, Body: body})
+		enc.Put(&trace.Result{T: trace.KindResult, I: i, OK: ok, MS: c.ms, Body: body})
 	}
-	return enc.err
+	return enc.Err()
 }
 
 // meta is the trace's meta record.
@@ -290,28 +289,3 @@ func jsonString(s string) []byte {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(trace.TimeFormat) }
-
-// encoder writes records with seq counting up from 0.
-type encoder struct {
-	enc *json.Encoder
-	seq int
-	err error
-}
-
-func (e *encoder) put(rec trace.Record) {
-	if e.err != nil {
-		return
-	}
-	switch r := rec.(type) {
-	case *trace.Meta:
-		r.Seq = e.seq
-	case *trace.Note:
-		r.Seq = e.seq
-	case *trace.Call:
-		r.Seq = e.seq
-	case *trace.Result:
-		r.Seq = e.seq
-	}
-	e.seq++
-	e.err = e.enc.Encode(rec)
-}

@@ -69,17 +69,16 @@ func (s *Session) WriteTrace(w io.Writer, opts TraceOptions) error {
 		}
 		started = now().UTC()
 	}
-	tw := &traceWriter{enc: json.NewEncoder(w), red: red, index: map[*Call]int{}}
-	tw.enc.SetEscapeHTML(false)
+	tw := &traceWriter{Encoder: trace.NewEncoder(w), red: red, index: map[*Call]int{}}
 	wrapped := s.Servers()
 	if wrapped == nil {
 		wrapped = []string{}
 	}
-	tw.put(&trace.Meta{T: trace.KindMeta, Name: opts.Name, StartedAt: stamp(started), Wrapped: wrapped, Observed: opts.Observed})
+	tw.Put(&trace.Meta{T: trace.KindMeta, Name: opts.Name, StartedAt: stamp(started), Wrapped: wrapped, Observed: opts.Observed})
 	for _, ev := range s.events {
 		tw.event(ev, started)
 	}
-	return tw.err
+	return tw.Err()
 }
 
 // Trace returns the trace WriteTrace writes, read back through the trace
@@ -96,29 +95,9 @@ func (s *Session) Trace(opts TraceOptions) (*trace.Trace, error) {
 // traceWriter writes records with consecutive seq numbers and remembers
 // each call's index.
 type traceWriter struct {
-	enc   *json.Encoder
+	*trace.Encoder
 	red   *trace.Redactor
-	seq   int
 	index map[*Call]int
-	err   error
-}
-
-func (tw *traceWriter) put(rec trace.Record) {
-	if tw.err != nil {
-		return
-	}
-	switch r := rec.(type) {
-	case *trace.Meta:
-		r.Seq = tw.seq
-	case *trace.Note:
-		r.Seq = tw.seq
-	case *trace.Call:
-		r.Seq = tw.seq
-	case *trace.Result:
-		r.Seq = tw.seq
-	}
-	tw.seq++
-	tw.err = tw.enc.Encode(rec)
 }
 
 // event writes the records of one transcript event; calls that never got
@@ -127,23 +106,23 @@ func (tw *traceWriter) event(ev event, started time.Time) {
 	c := ev.call
 	switch {
 	case ev.kind == evNote:
-		tw.put(&trace.Note{T: trace.KindNote, TS: stampOr(ev.at, started), Text: tw.red.String("", ev.note)})
+		tw.Put(&trace.Note{T: trace.KindNote, TS: stampOr(ev.at, started), Text: tw.red.String("", ev.note)})
 	case !c.done:
 	case ev.kind == evCall:
 		args, err := tw.red.JSON(c.Input)
 		if err != nil {
-			tw.err = fmt.Errorf("arguments of %s: %w", c.Tool.Name, err)
+			tw.Fail(fmt.Errorf("arguments of %s: %w", c.Tool.Name, err))
 			return
 		}
 		tw.index[c] = len(tw.index)
-		tw.put(&trace.Call{T: trace.KindCall, I: tw.index[c], TS: stampOr(c.At, started), Tool: c.Tool.Replay, Args: args, ToolUseID: c.ID})
+		tw.Put(&trace.Call{T: trace.KindCall, I: tw.index[c], TS: stampOr(c.At, started), Tool: c.Tool.Replay, Args: args, ToolUseID: c.ID})
 	case ev.kind == evResult:
 		body, err := tw.red.JSON(resultBody(c))
 		if err != nil {
-			tw.err = fmt.Errorf("result of %s: %w", c.Tool.Name, err)
+			tw.Fail(fmt.Errorf("result of %s: %w", c.Tool.Name, err))
 			return
 		}
-		tw.put(&trace.Result{T: trace.KindResult, I: tw.index[c], OK: c.OK, MS: c.MS, Body: body})
+		tw.Put(&trace.Result{T: trace.KindResult, I: tw.index[c], OK: c.OK, MS: c.MS, Body: body})
 	}
 }
 

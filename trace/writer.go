@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -285,5 +286,42 @@ func setSeq(rec Record, seq int) {
 		r.Seq = seq
 	case *Result:
 		r.Seq = seq
+	}
+}
+
+// Encoder writes trace records as JSON Lines, numbering them from 0, for
+// a trace written in one go from something other than a live recording
+// (an agent's transcript, a replay). The first error stops it; Err
+// returns it.
+type Encoder struct {
+	enc *json.Encoder
+	seq int
+	err error
+}
+
+// NewEncoder returns an Encoder writing to w.
+func NewEncoder(w io.Writer) *Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &Encoder{enc: enc}
+}
+
+// Put writes rec with the next seq.
+func (e *Encoder) Put(rec Record) {
+	if e.err != nil {
+		return
+	}
+	setSeq(rec, e.seq)
+	e.seq++
+	e.err = e.enc.Encode(rec)
+}
+
+// Err is the first error a Put met, or nil.
+func (e *Encoder) Err() error { return e.err }
+
+// Fail stops the encoder with err, unless it already stopped.
+func (e *Encoder) Fail(err error) {
+	if e.err == nil {
+		e.err = err
 	}
 }
