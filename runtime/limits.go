@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -142,8 +143,9 @@ func joinErrors(errs []error) error { return limitErrors(errs) }
 // request-id header would make every answer different.
 func (o *Observation) Digest() runlog.Digest {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d\n", o.Status)
-	h.Write([]byte(o.Body))
+	var head [24]byte
+	h.Write(append(strconv.AppendInt(head[:0], int64(o.Status), 10), '\n'))
+	io.WriteString(h, o.Body)
 	if o.Structured != nil {
 		h.Write([]byte{'\n'})
 		h.Write(o.Structured)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -352,28 +351,20 @@ func (r *runner) record(sr *StepResult, local *scope) {
 	if len(local.vars) == 0 {
 		return
 	}
-	names := make([]string, 0, len(local.vars))
-	for name := range local.vars {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	obj := []byte{'{'}
-	for i, name := range names {
-		if i > 0 {
-			obj = append(obj, ',')
+	rec.Binds = make(map[string]json.RawMessage, len(local.vars))
+	var obj []byte
+	for name, v := range local.vars {
+		// Each value is redacted under its own name, as a member of a
+		// one-member object, so a secret-named bind is blanked whole.
+		obj = append(jsondata.AppendString(append(obj[:0], '{'), name), ':')
+		prefix := len(obj)
+		obj = append(jsondata.Append(obj, v), '}')
+		redacted, err := r.opts.Redactor.JSON(obj)
+		if err != nil || len(redacted) < prefix+1 {
+			rec.Binds[name] = json.RawMessage(`"` + trace.Redacted + `"`)
+			continue
 		}
-		obj = jsondata.AppendString(obj, name)
-		obj = append(obj, ':')
-		obj = jsondata.Append(obj, local.vars[name])
-	}
-	obj = append(obj, '}')
-	redacted, err := r.opts.Redactor.JSON(obj)
-	if err != nil {
-		return
-	}
-	var binds map[string]json.RawMessage
-	if json.Unmarshal(redacted, &binds) == nil {
-		rec.Binds = binds
+		rec.Binds[name] = json.RawMessage(redacted[prefix : len(redacted)-1])
 	}
 }
 
