@@ -362,6 +362,11 @@ func TestActionRun(t *testing.T) {
 			if code != tt.wantCode || (code != 0) != (failed == "Verdict") {
 				t.Errorf("the job ended with %d at step %q, want %d (at the verdict step)\n%s", code, failed, tt.wantCode, r.log.String())
 			}
+			// The verdict output is the record's word; passed follows it.
+			wantVerdict := map[int]string{0: "passed", 1: "failed", 2: ""}[tt.wantCode]
+			if v, p := r.outputs["replay"]["verdict"], r.outputs["replay"]["passed"]; v != wantVerdict || p != fmt.Sprint(wantVerdict == "passed") {
+				t.Errorf("outputs verdict %q passed %q, want %q", v, p, wantVerdict)
+			}
 			if got := r.outputs["push"]["status"]; got != tt.wantPush {
 				t.Errorf("push status %q, want %q\n%s", got, tt.wantPush, r.log.String())
 			}
