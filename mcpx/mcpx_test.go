@@ -192,12 +192,14 @@ func TestServerStderr(t *testing.T) {
 		want  []string
 		never []string
 	}{
+		// Two servers write at once, so their lines may interleave: each
+		// wanted line is checked on its own.
 		{name: "label from the command", wrap: []string{say("a")},
 			want: []string{"[" + label + "] starting up\n[" + label + "] ready on stdio\n"}},
 		{name: "given names", wrap: []string{say("a"), say("b")}, opts: mcpx.Options{Names: []string{"alpha", "beta"}},
-			want: []string{"[alpha] starting up\n[alpha] ready on stdio\n", "[beta] starting up\n[beta] ready on stdio\n"}},
+			want: []string{"[alpha] starting up\n", "[alpha] ready on stdio\n", "[beta] starting up\n", "[beta] ready on stdio\n"}},
 		{name: "a shared label is numbered", wrap: []string{say("a"), say("b")},
-			want: []string{"[" + label + "#0] starting up\n[" + label + "#0] ready on stdio\n", "[" + label + "#1] starting up\n"}},
+			want: []string{"[" + label + "#0] starting up\n", "[" + label + "#0] ready on stdio\n", "[" + label + "#1] starting up\n"}},
 		{name: "quiet", wrap: []string{say("a"), say("b")}, opts: mcpx.Options{Quiet: true},
 			want: []string{"tool name collision"}, never: []string{"] starting up\n", "] ready on stdio\n"}},
 	}
