@@ -86,6 +86,10 @@ left to fix — replacing a secret with a variable leaves an input to
 document, for example — so a second ` + "`--fix`" + ` changes nothing. A fix whose
 result would not parse is never written; it is reported as an error naming
 the rule, as a bug in that rule. A file that does not parse is not fixed.
+The file is written under the lock heal write-back takes, and fixed as it
+is once the lock is held: a heal written since lint read it is kept, not
+overwritten. A symbolic link is followed and its target rewritten (the
+link stays a link); a read-only file is not rewritten.
 
 ## Configuration
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +19,11 @@ walked for *.skill.md files. By default the formatted text goes to stdout;
 -l lists the files whose formatting differs, -w rewrites them in place
 (atomically, and never with text that does not parse back), -d prints a
 unified diff, --check lists differing files and fails.
+
+-w takes the lock heal write-back takes and formats the file as it is
+once it holds it, so a heal written meanwhile is kept; a symbolic link is
+followed and its target rewritten (the link stays a link); a read-only
+file (no write permission bit) is not rewritten.
 
 Canonical form: the step header uses an em dash; fields come in the order
 intent, action, assert…, bind…, effect, one line each; action arguments
@@ -120,11 +125,26 @@ func (f *formatter) file(path string) {
 		fmt.Fprint(f.out, format.Diff(l.path, l.src, out))
 	}
 	if f.opts.write && changed {
-		if err := atomicfile.Write(path, out, 0o644); err != nil {
-			f.fail(err)
-		}
+		f.rewrite(path, l.path)
 	}
 	if !f.opts.list && !f.opts.check && !f.opts.diff && !f.opts.write {
 		f.out.Write(out)
+	}
+}
+
+// rewrite formats the file at path in place through skillfile.Update: under
+// the lock heals take, the file is formatted as it is then, so a heal
+// written since it was read is kept. A symbolic link is followed and its
+// target rewritten.
+func (f *formatter) rewrite(path, name string) {
+	_, err := skillfile.Update(path, func(src []byte) ([]byte, error) {
+		skill, diags := grammar.Parse(name, src)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("%s changed while it was being formatted and no longer parses; left as it is:\n%v", name, diags)
+		}
+		return format.Source(skill), nil
+	})
+	if err != nil {
+		f.fail(err)
 	}
 }

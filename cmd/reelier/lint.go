@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/skillfile"
 	"github.com/reelier/reelier/lint"
 	"github.com/spf13/cobra"
 )
@@ -29,6 +30,9 @@ Output (--format):
 --fix applies the suggested fixes, prints the file in canonical form and
 writes it atomically; it repeats until nothing is left to fix, so running
 it twice changes nothing, and it never writes a file that does not parse.
+It writes under the lock heal write-back takes, fixing the file as it is
+once it holds it (a heal written meanwhile is kept); a symbolic link is
+followed and its target rewritten; a read-only file is not rewritten.
 The findings printed are those that remain.
 
 Rules are chosen with --enable and --disable (repeatable or
@@ -183,10 +187,13 @@ func (l *lintSession) file(path string) {
 	if l.opts.fix {
 		fixed := l.driver.Fix(f)
 		if fixed.Changed() {
-			if err := atomicfile.Write(path, fixed.Src, 0o644); err != nil {
+			var err error
+			if fixed, err = l.rewrite(path, f, fixed); err != nil {
 				l.fail(err)
 				return
 			}
+		}
+		if fixed.Changed() {
 			fixes := "fixes"
 			if fixed.Applied == 1 {
 				fixes = "fix"
@@ -199,4 +206,22 @@ func (l *lintSession) file(path string) {
 	}
 	l.errors = l.errors || res.Diagnostics.HasErrors()
 	l.results = append(l.results, res)
+}
+
+// rewrite writes fixed, the fixes of the file read as f, through
+// skillfile.Update: under the lock heals take, the file is read again and,
+// when it is no longer what f holds (a heal or a format landed meanwhile),
+// parsed and fixed anew, so nothing written since is lost. It returns the
+// fixes of the bytes it wrote from, with their remaining findings; none
+// applied when another writer had already fixed the file.
+func (l *lintSession) rewrite(path string, f *lint.File, fixed *lint.FixResult) (*lint.FixResult, error) {
+	var out *lint.FixResult
+	_, err := skillfile.Update(path, func(src []byte) ([]byte, error) {
+		out = fixed
+		if !bytes.Equal(src, f.Src) {
+			out = l.driver.Fix(lint.ParseFile(f.Name, src))
+		}
+		return out.Src, nil
+	})
+	return out, err
 }

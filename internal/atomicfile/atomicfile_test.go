@@ -3,10 +3,12 @@ package atomicfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -110,14 +112,15 @@ func TestRenameFallback(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := 0
-			osRename = func(from, to string) error {
+			real := renameIn
+			renameIn = func(d fsys, from, to string) error {
 				calls++
 				if calls <= len(tt.failures) {
 					return tt.failures[calls-1]
 				}
-				return os.Rename(from, to)
+				return real(d, from, to)
 			}
-			defer func() { osRename = os.Rename }()
+			defer func() { renameIn = real }()
 			err := Write(path, []byte("new"), 0o644)
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Errorf("Write = %v, want %v", err, tt.wantErr)
@@ -139,11 +142,23 @@ func TestRenameFallback(t *testing.T) {
 	}
 }
 
-// TestTempPattern names temporaries so a locked writer can find stale ones.
+// TestTempPattern: temporaries are named `.<name>.reelier-tmp-<pid>-<random>`,
+// and TempPattern matches them.
 func TestTempPattern(t *testing.T) {
-	ok, err := filepath.Match(TempPattern("/d/a.skill.md"), ".a.skill.md.tmp-123")
-	if err != nil || !ok {
-		t.Errorf("pattern %q does not match a temporary name", TempPattern("/d/a.skill.md"))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.skill.md")
+	var seen string
+	beforeRename = func(tmp string) error { seen = filepath.Base(tmp); return nil }
+	defer func() { beforeRename = nil }()
+	if err := Write(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(".a.skill.md.reelier-tmp-%d-", os.Getpid())
+	if !strings.HasPrefix(seen, want) {
+		t.Errorf("temporary file %q, want it named %q…", seen, want)
+	}
+	if ok, err := filepath.Match(TempPattern(path), seen); err != nil || !ok {
+		t.Errorf("pattern %q does not match the temporary name %q", TempPattern(path), seen)
 	}
 }
 

@@ -56,7 +56,8 @@ func writeUntilKilled(path string) int {
 // TestKillBetweenWriteAndRename kills writers many times, both from inside
 // (between the temporary file's write and the rename) and from outside at
 // whatever moment the parent gets to it: the target always holds exactly
-// one complete version.
+// one complete version, and a killed writer's temporary file is removed by
+// the next write of the target (the parent's, here), never by the test.
 func TestKillBetweenWriteAndRename(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.skill.md")
 	if err := os.WriteFile(path, versions[0], 0o644); err != nil {
@@ -93,14 +94,25 @@ func TestKillBetweenWriteAndRename(t *testing.T) {
 		if !bytes.Equal(got, versions[0]) && !bytes.Equal(got, versions[1]) {
 			t.Fatalf("after kill %d the file is torn (%d bytes)", i, len(got))
 		}
-		if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), TempPattern(path))); len(tmps) > 0 {
+		tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), TempPattern(path)))
+		switch {
+		case len(tmps) > 1:
+			t.Fatalf("after kill %d, %d temporary files: a killed writer's leftover outlived the next write", i, len(tmps))
+		case len(tmps) == 1:
 			selfKilled++
-			for _, tmp := range tmps { // the crash's leftover: complete, never the target
-				os.Remove(tmp)
+			// The next write, here the parent's, removes the leftover of
+			// the killed writer (its process is gone) and replaces the
+			// target with a complete version.
+			if err := Write(path, versions[0], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), TempPattern(path))); len(left) > 0 {
+				t.Fatalf("the next write left %v", left)
 			}
 		}
 	}
 	if selfKilled == 0 {
 		t.Error("no kill landed between a write and its rename")
 	}
+	t.Logf("%d of 40 kills left a temporary file; the next write removed each", selfKilled)
 }

@@ -5,27 +5,26 @@
 // skill's `## Changelog` section (SPEC.md's changelog convention), prints
 // the skill with the canonical printer, checks that the result parses back
 // to the patch, and replaces the file atomically (a temporary file in the
-// same directory renamed over it). The whole read-modify-write runs under
-// an advisory lock on a sidecar file, `.<name>.lock` beside the skill, so
-// two runs healing the same skill at once each patch the other's result
-// and neither heal is lost.
+// same directory renamed over it). The read-modify-write is
+// internal/skillfile's Update, the one rewrite path `reelier fmt -w`,
+// `reelier lint --fix` and calibrate share: it runs under an advisory lock
+// on a sidecar file, `.<name>.lock` beside the skill, so two runs healing
+// the same skill at once, or a heal and a format, each work on the other's
+// result and no heal is lost.
 package writeback
 
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/gofrs/flock"
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/skillfile"
 )
 
 // Heal is one accepted heal to persist.
@@ -52,80 +51,37 @@ type Heal struct {
 // MaxReason is the longest reason, in characters, a changelog line keeps.
 const MaxReason = 300
 
-// Apply writes the heal into the skill file at path. A symbolic link is
+// Apply writes the heal into the skill file at path, through
+// internal/skillfile: under the lock every rewrite of the file takes, the
+// heal is patched into the file as it is then, so a heal, a format or a
+// fix that landed since the run read the file is kept. A symbolic link is
 // followed and its target replaced. Nothing is written when the file is
 // read-only (no write permission bit at all, a choice honoured even for
 // root), no longer parses, or no longer has the healed step; the error
 // says which.
 func Apply(path string, h *Heal) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	lock := flock.New(lockPath(path))
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("locking %s: %w", lock.Path(), err)
-	}
-	defer lock.Close()
-	removeStaleTemps(path)
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if info.Mode().Perm()&0o222 == 0 {
-		return fmt.Errorf("%s is read-only (mode %v)", path, info.Mode().Perm())
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, err := Patch(path, src, h)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, out, info.Mode().Perm())
+	_, err := skillfile.Update(path, func(src []byte) ([]byte, error) { return Patch(path, src, h) })
+	return err
 }
 
 // Rewrite edits the skill file at path under the same lock heals take:
-// it reads and parses the file as it is now, lets edit change the tree,
-// prints it canonically, checks that the result parses without an error,
-// and replaces the file atomically (a symbolic link is followed). edit
-// reports whether it changed anything; when it did not, or returns an
-// error, nothing is written. A read-only file is refused, as Apply
-// refuses it.
+// it parses the file as it is now, lets edit change the tree, prints it
+// canonically, and replaces the file atomically when the result parses
+// (a symbolic link is followed). edit reports whether it changed
+// anything; when it did not, or returns an error, nothing is written. A
+// read-only file is refused, as Apply refuses it.
 func Rewrite(path string, edit func(skill *ast.Skill) (bool, error)) (bool, error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	lock := flock.New(lockPath(path))
-	if err := lock.Lock(); err != nil {
-		return false, fmt.Errorf("locking %s: %w", lock.Path(), err)
-	}
-	defer lock.Close()
-	removeStaleTemps(path)
-	info, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	if info.Mode().Perm()&0o222 == 0 {
-		return false, fmt.Errorf("%s is read-only (mode %v)", path, info.Mode().Perm())
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return false, err
-	}
-	skill, diags := grammar.Parse(path, src)
-	if err := firstError(diags); err != nil {
-		return false, fmt.Errorf("%s no longer parses (%v)", path, err)
-	}
-	changed, err := edit(skill)
-	if err != nil || !changed {
-		return false, err
-	}
-	out := format.Source(skill)
-	if _, diags := grammar.Parse(path, out); firstError(diags) != nil {
-		return false, fmt.Errorf("the rewritten %s would not parse (%v); it was left as it was", path, firstError(diags))
-	}
-	return true, atomicfile.Write(path, out, info.Mode().Perm())
+	return skillfile.Update(path, func(src []byte) ([]byte, error) {
+		skill, diags := grammar.Parse(path, src)
+		if err := firstError(diags); err != nil {
+			return nil, fmt.Errorf("%s no longer parses (%v)", path, err)
+		}
+		changed, err := edit(skill)
+		if err != nil || !changed {
+			return src, err
+		}
+		return format.Source(skill), nil
+	})
 }
 
 // Patch returns the skill source src with the heal applied and its
@@ -182,21 +138,6 @@ func OneLine(s string, max int) string {
 	}
 	runes := []rune(out)
 	return strings.TrimRight(string(runes[:max-1]), " ") + "…"
-}
-
-// lockPath is the sidecar lock file of a skill file. The skill file itself
-// cannot be the lock: every write replaces it with a new file.
-func lockPath(path string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
-}
-
-// removeStaleTemps removes temporary files a killed writer left behind.
-// It runs under the lock, when no other writer of this file is active.
-func removeStaleTemps(path string) {
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), atomicfile.TempPattern(path)))
-	for _, f := range stale {
-		os.Remove(f)
-	}
 }
 
 // firstError returns the first error-severity diagnostic, or nil.

@@ -16,6 +16,7 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -199,11 +200,16 @@ func write(t *testing.T, src string, mode os.FileMode) string {
 }
 
 // TestApply writes the heal in place, keeps the file's mode, follows a
-// symbolic link, and removes temporary files a killed writer left.
+// symbolic link, and removes temporary files a killed writer left (here
+// one untouched for longer than atomicfile.StaleAfter).
 func TestApply(t *testing.T) {
 	path := write(t, head+fetch, 0o640)
-	stale := filepath.Join(filepath.Dir(path), ".drift.skill.md.tmp-4242")
+	stale := filepath.Join(filepath.Dir(path), ".drift.skill.md.reelier-tmp-4242-1")
 	os.WriteFile(stale, []byte("half a skill"), 0o600)
+	long := time.Now().Add(-atomicfile.StaleAfter - time.Minute)
+	if err := os.Chtimes(stale, long, long); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(t.TempDir(), "link.skill.md")
 	if err := os.Symlink(path, link); err != nil {
 		t.Fatal(err)
@@ -359,7 +365,7 @@ func TestKillDuringWriteBack(t *testing.T) {
 	if n := len(changelogLine.FindAll(src, -1)); n < kills/2 {
 		t.Errorf("only %d heals were written in %d runs", n, kills)
 	}
-	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".drift.skill.md.tmp-*"))
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), atomicfile.TempPattern(path)))
 	if len(left) > 1 {
 		t.Errorf("stale temporary files pile up: %v", left)
 	}
