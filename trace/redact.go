@@ -25,21 +25,27 @@ const minNamedSecret = 6
 
 // Redactor blanks secrets in JSON values before they are written to a
 // trace. It never touches what the agent receives: the recorder hands it
-// the copy it is about to write.
+// the copy it is about to write. A Redactor is immutable once made, so one
+// may be used by many goroutines at once; the zero value blanks every
+// secret it recognises and no named environment values.
 //
 // It applies, to every string in the value:
 //   - the values of the environment variables named by REELIER_REDACT (six
 //     characters or longer), replaced by «redacted:NAME»;
-//   - the always-on token shapes: sk-… keys, Bearer credentials, and a
-//     value of 32 or more hex digits under a key naming a secret;
-//   - the credential shapes of internal/secrets (GitHub, Slack, AWS, Google,
-//     Stripe, JWT, PEM private keys, URL passwords, secret query parameters);
-//   - whole values of credential fields and headers (Authorization, Cookie,
-//     X-Api-Key, password, client_secret, access_token…), as JSON members
-//     or as "Name: value" header lines inside text.
+//   - the whole value of a credential member or header (Authorization,
+//     Cookie, X-Api-Key, password, pass, pwd, credentials, client_secret,
+//     access_token, AWS_SECRET_ACCESS_KEY…; see wholeValue), and of the
+//     array element after a credential flag ("--api-key", "VALUE");
+//   - every secret internal/secrets finds in it (FindAll): token shapes
+//     (sk-…, Bearer and Basic credentials, GitHub, Slack, AWS, Google,
+//     Stripe, GitLab, npm, Hugging Face, PyPI, JWT), PEM and PGP private
+//     keys, URL passwords, secret query parameters, 32 or more hex digits
+//     under a secret-named key, and the values given to credential names
+//     in text (env and ini lines, YAML, header lines, flags, prose).
 //
 // A string that holds a JSON document is redacted inside, member names
 // included, and re-encoded only when something in it was blanked.
+// docs/record.md lists the rules with examples of what is left alone.
 type Redactor struct {
 	named []namedSecret
 }
@@ -73,18 +79,11 @@ func RedactorFromEnv() *Redactor {
 // JSON returns raw with every secret blanked, compacted to one line. When
 // nothing was blanked the result is raw itself, compacted.
 func (r *Redactor) JSON(raw []byte) (json.RawMessage, error) {
-	out, changed, err := r.document(raw)
+	out, _, err := r.document(raw)
 	if err != nil {
 		return nil, err
 	}
-	if changed {
-		return out, nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 // String blanks the secrets in s, a value stored under key ("" when it has
@@ -94,8 +93,8 @@ func (r *Redactor) String(key, s string) string {
 	return out
 }
 
-// document redacts one JSON document; changed reports whether anything
-// was blanked (out is only meaningful then).
+// document redacts one JSON document, compacted; changed reports whether
+// anything was blanked.
 func (r *Redactor) document(raw []byte) (out []byte, changed bool, err error) {
 	if !json.Valid(raw) {
 		return nil, false, errors.New("not a valid JSON document")
@@ -117,23 +116,42 @@ type scanner struct {
 }
 
 // frame is one open container: an array remembers the member name it sits
-// under, which its elements inherit.
+// under, which its elements inherit, and the credential flag its last
+// element was, which names the next one; an object remembers a credential
+// name held by its "name" or "key" member, which names its "value" member
+// ({"name": "DB_PASSWORD", "value": "…"}, as environment lists are
+// written).
 type frame struct {
 	array bool
 	key   string
+	flag  string
+	named string
 }
 
 func (sc *scanner) run() {
-	var stack []frame
+	var nesting [8]frame // most documents nest no deeper: no allocation
+	stack := nesting[:0]
 	member := "" // the last member name seen; an object's values follow theirs directly
 	valueKey := func() string {
 		switch {
 		case len(stack) == 0:
 			return ""
 		case stack[len(stack)-1].array:
+			if f := stack[len(stack)-1].flag; f != "" {
+				return f
+			}
 			return stack[len(stack)-1].key
+		case stack[len(stack)-1].named != "" && (member == "value" || member == "Value"):
+			return stack[len(stack)-1].named
 		}
 		return member
+	}
+	// element notes what an array's element was: a credential flag names
+	// the element after it.
+	element := func(flag string) {
+		if len(stack) > 0 && stack[len(stack)-1].array {
+			stack[len(stack)-1].flag = flag
+		}
 	}
 	src := sc.src
 	for i := 0; i < len(src); {
@@ -144,10 +162,13 @@ func (sc *scanner) run() {
 			end := stringEnd(src, i)
 			tok := src[i:end]
 			if j := skipSpace(src, end); j < len(src) && src[j] == ':' {
-				member = decodeString(tok)
-				sc.out = append(sc.out, tok...)
+				member = sc.name(tok)
 			} else {
-				sc.str(valueKey(), tok)
+				s := sc.str(valueKey(), tok)
+				element(flagName(s))
+				if top := len(stack) - 1; top >= 0 && !stack[top].array && isNameMember(member) && secrets.IsCredentialName(s) {
+					stack[top].named = s
+				}
 			}
 			i = end
 		case '{', '[':
@@ -157,24 +178,44 @@ func (sc *scanner) run() {
 		case '}', ']':
 			stack = stack[:len(stack)-1]
 			sc.out = append(sc.out, c)
+			element("")
+			i++
+		case ',', ':':
+			sc.out = append(sc.out, c)
 			i++
 		default:
 			sc.out = append(sc.out, c)
+			element("")
 			i++
 		}
 	}
 }
 
-// str copies the string token tok, a value under key, redacted.
-func (sc *scanner) str(key string, tok []byte) {
+// name copies the member name tok with the secrets in it blanked (a map
+// keyed by tokens) and returns its text, which names the value after it.
+func (sc *scanner) name(tok []byte) string {
+	s := decodeString(tok)
+	if red := blankName(s); red != s {
+		sc.changed = true
+		sc.out = appendString(sc.out, red)
+		return s
+	}
+	sc.out = append(sc.out, tok...)
+	return s
+}
+
+// str copies the string token tok, a value under key, redacted, and
+// returns its text.
+func (sc *scanner) str(key string, tok []byte) string {
 	s := decodeString(tok)
 	red, changed := sc.r.text(key, s)
 	if !changed {
 		sc.out = append(sc.out, tok...)
-		return
+		return s
 	}
 	sc.changed = true
 	sc.out = appendString(sc.out, red)
+	return s
 }
 
 // stringEnd returns the index just past the string token starting at i.
@@ -208,49 +249,78 @@ func decodeString(tok []byte) string {
 	return s
 }
 
-// text redacts one string stored under key.
+// text redacts one string stored under key, and redacts the result again
+// until nothing more changes: a blank can end a value early, give text a
+// new neighbour, or even make text a JSON document, so one pass over its
+// own output may find more. Running to that fixed point is what makes
+// redaction idempotent; strings without a secret take one pass.
 func (r *Redactor) text(key, s string) (string, bool) {
+	orig := s
+	for range maxPasses {
+		t, changed := r.textOnce(key, s)
+		if !changed {
+			break
+		}
+		s = t
+	}
+	return s, s != orig
+}
+
+// maxPasses bounds the passes of text; every string seen so far settles in
+// two or three.
+const maxPasses = 8
+
+// textOnce is one pass of text.
+func (r *Redactor) textOnce(key, s string) (string, bool) {
 	if s == "" {
 		return s, false
 	}
-	if isCredentialName(key) && s != Redacted {
-		return Redacted, true
+	if wholeValue(key, s) {
+		return Redacted, s != Redacted
 	}
-	if inner, ok := r.embedded(s); ok {
-		return inner, true
+	if inner, changed, ok := r.embedded(s); ok {
+		return inner, changed
 	}
 	orig := s
 	for _, n := range r.named {
 		s = strings.ReplaceAll(s, n.value, "«redacted:"+n.name+"»")
 	}
-	s = redactReferenceShapes(key, s)
-	s = redactHeaderLines(s)
-	s = replaceMatches(s, secrets.FindField(key, s))
+	s = replaceMatches(s, secrets.FindAll(key, s))
 	return s, s != orig
 }
 
-// embedded redacts a string that holds a JSON object or array; ok is false
-// when s is not one or nothing in it was blanked.
-func (r *Redactor) embedded(s string) (string, bool) {
+// embedded redacts a string that holds a JSON object or array as a
+// document (ok false when s is not one): its strings and member names are
+// redacted, and s is re-encoded only when something in it was blanked.
+func (r *Redactor) embedded(s string) (out string, changed, ok bool) {
 	t := strings.TrimSpace(s)
 	if len(t) < 2 || (t[0] != '{' || t[len(t)-1] != '}') && (t[0] != '[' || t[len(t)-1] != ']') {
-		return "", false
+		return "", false, false
 	}
-	out, changed, err := r.document([]byte(t))
-	if err != nil || !changed {
-		return "", false
+	red, changed, err := r.document([]byte(t))
+	if err != nil {
+		return "", false, false
 	}
-	return string(out), true
+	if !changed {
+		return s, false, true
+	}
+	return string(red), true, true
 }
 
-// replaceMatches blanks the spans of ms (sorted, not overlapping) in s.
+// replaceMatches blanks the spans of ms (sorted, not overlapping) in s;
+// spans that touch become one.
 func replaceMatches(s string, ms []secrets.Match) string {
 	if len(ms) == 0 {
 		return s
 	}
 	var b strings.Builder
+	b.Grow(len(s))
 	last := 0
-	for _, m := range ms {
+	for k, m := range ms {
+		if k > 0 && m.Start == last {
+			last = m.End
+			continue
+		}
 		b.WriteString(s[last:m.Start])
 		b.WriteString(Redacted)
 		last = m.End

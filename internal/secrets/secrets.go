@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"sort"
 	"strings"
 )
@@ -19,24 +20,38 @@ const (
 	KindGoogleAPIKey Kind = "google-api-key"    // AIza…
 	KindStripeLive   Kind = "stripe-live-key"   // sk_live_…, rk_live_…
 	KindJWT          Kind = "jwt"               // a signed JSON Web Token
-	KindPEM          Kind = "pem-private-key"   // a PEM private key block
+	KindPEM          Kind = "pem-private-key"   // a PEM (or PGP armored) private key block
 	KindURLPassword  Kind = "url-password"      // the password in scheme://user:password@host
 	KindQuerySecret  Kind = "query-secret"      // ?api_key=… and other secret-named query parameters
+
+	// The kinds below are reported by FindAll only (see there).
+	KindStripe          Kind = "stripe-key"            // sk_test_…, rk_test_…, whsec_…
+	KindAWSSecretKey    Kind = "aws-secret-access-key" // 40 characters, next to AWS or "secret"
+	KindAWSSessionToken Kind = "aws-session-token"     // IQoJb3JpZ2luX2Vj…, FwoGZXIvYXdzE…
+	KindServiceToken    Kind = "service-token"         // glpat-…, npm_…, hf_…, pypi-…, ya29.…
+	KindBasic           Kind = "basic-credentials"     // the base64 user:password of `Basic …`
+	KindNamedValue      Kind = "named-value"           // the value of password=…, token: …, --api-key …
 )
 
 var kindLabels = map[Kind]string{
-	KindSKKey:        "sk- API key",
-	KindBearer:       "bearer token",
-	KindHex:          "hexadecimal secret",
-	KindGitHub:       "GitHub token",
-	KindSlack:        "Slack token",
-	KindAWSKeyID:     "AWS access key id",
-	KindGoogleAPIKey: "Google API key",
-	KindStripeLive:   "Stripe live key",
-	KindJWT:          "JSON Web Token",
-	KindPEM:          "PEM private key",
-	KindURLPassword:  "password in a URL",
-	KindQuerySecret:  "secret query parameter",
+	KindSKKey:           "sk- API key",
+	KindBearer:          "bearer token",
+	KindHex:             "hexadecimal secret",
+	KindGitHub:          "GitHub token",
+	KindSlack:           "Slack token",
+	KindAWSKeyID:        "AWS access key id",
+	KindGoogleAPIKey:    "Google API key",
+	KindStripeLive:      "Stripe live key",
+	KindJWT:             "JSON Web Token",
+	KindPEM:             "PEM private key",
+	KindURLPassword:     "password in a URL",
+	KindQuerySecret:     "secret query parameter",
+	KindStripe:          "Stripe secret",
+	KindAWSSecretKey:    "AWS secret access key",
+	KindAWSSessionToken: "AWS session token",
+	KindServiceToken:    "API token",
+	KindBasic:           "Basic credentials",
+	KindNamedValue:      "credential value",
 }
 
 // Label returns a short human description of the kind, such as "GitHub token".
@@ -59,11 +74,11 @@ type Match struct {
 // for, so the text is scanned once whatever the number of detectors.
 type matcher func(s string, i int) (Match, bool)
 
-// triggers maps a byte to the matchers that may start there, in priority
-// order: when two matches cover the same span, the kind of the matcher
-// listed first in matchers wins, so a GitHub token after `Bearer ` is
-// reported as a GitHub token.
-var triggers [256][]prioritised
+// triggers maps a byte to the matchers that may start there: field for
+// Find and FindField, all for FindAll. When two matches cover the same
+// span, the kind of the matcher with the lower rank wins, so a GitHub token
+// after `Bearer ` is reported as a GitHub token.
+var triggers struct{ field, all [256][]prioritised }
 
 type prioritised struct {
 	match matcher
@@ -71,28 +86,43 @@ type prioritised struct {
 }
 
 func init() {
-	register := func(bytes string, m matcher, rank int) {
+	register := func(bytes string, m matcher, rank int, allOnly bool) {
 		for i := 0; i < len(bytes); i++ {
-			triggers[bytes[i]] = append(triggers[bytes[i]], prioritised{m, rank})
+			c := bytes[i]
+			triggers.all[c] = append(triggers.all[c], prioritised{m, rank})
+			if !allOnly {
+				triggers.field[c] = append(triggers.field[c], prioritised{m, rank})
+			}
 		}
 	}
 	// Ranks follow the order of specificity: the most specific kind first.
-	register("-", matchPEM, 0)
-	register("g", matchGitHub, 1)
-	register("x", matchSlackToken, 2)
-	register("h", matchSlackHook, 2)
-	register("sr", matchStripe, 3)
-	register("A", matchAWSKeyID, 4)
-	register("A", matchGoogleAPIKey, 5)
-	register("e", matchJWT, 6)
-	register("s", matchSKKey, 7)
-	register(":", matchURLPassword, 8)
-	register("?&", matchQuerySecret, 9)
-	register("Bb", matchBearer, 10)
+	register("-", matchPEM, 0, false)
+	register("g", matchGitHub, 1, false)
+	register("x", matchSlackToken, 2, false)
+	register("h", matchSlackHook, 2, false)
+	register("sr", matchStripeLive, 3, false)
+	register("srw", matchStripe, 3, true)
+	register("A", matchAWSKeyID, 4, false)
+	register("IF", matchAWSSessionToken, 4, true)
+	register("A", matchGoogleAPIKey, 5, false)
+	register("e", matchJWT, 6, false)
+	register("s", matchSKKey, 7, false)
+	register("gnhpy", matchServiceToken, 7, true)
+	register(":", matchURLPassword, 8, false)
+	register("?&", matchQuerySecret, 9, false)
+	register("Bb", matchBearer, 10, false)
+	register("Bb", matchBasic, 10, true)
+	register("=:", matchNamedValue, 12, true)
+	register("-", matchFlagValue, 12, true)
+	register("i", matchIsValue, 12, true)
+	register("p", matchNetrc, 12, true)
 }
 
-// rankHex ranks the key-dependent hex detector below every matcher.
-const rankHex = 11
+// Ranks of the detectors that are not triggered by one byte.
+const (
+	rankHex       = 11
+	rankAWSSecret = 4
+)
 
 // ranked is a match with the rank of the matcher that found it.
 type ranked struct {
@@ -102,19 +132,41 @@ type ranked struct {
 
 // Find returns the secrets in s that can be recognised without knowing
 // where s came from, sorted by position, without overlaps.
-func Find(s string) []Match { return scan(s, false) }
+func Find(s string) []Match { return scan("", s, false, false) }
 
 // FindField is Find for a value stored under key (a JSON member name, a
 // header name): it also reports runs of 32 or more hexadecimal digits when
 // the key names a secret.
 func FindField(key, value string) []Match {
-	return scan(value, hasHexRun(value) && IsSecretKey(key))
+	return scan(key, value, hasHexRun(value) && IsSecretKey(key), false)
 }
 
-func scan(s string, hex bool) []Match {
+// FindAll is FindField with every detector trace redaction uses: it also
+// reports Stripe test and webhook secrets, AWS secret access keys (40
+// characters with AWS, "secret" or an access key id before them, or under
+// a key naming AWS or a secret) and session tokens, service tokens
+// (GitLab, npm, Hugging Face, PyPI, Google OAuth), the base64 user:password
+// of `Basic …`, and the values given to credential names in text —
+// `password=…`, `DB_PASSWORD=…`, `password: …` (YAML), `"token": "…"`,
+// header lines (`Authorization: …`, also inside a quoted command-line
+// argument), `--api-key …`, `-u user:password`, netrc's
+// `password …` and prose's "the password is …" (see named.go for the
+// exact rules).
+//
+// Its extra kinds are kept out of FindField because they need a variable
+// name for the linter's fix that the linter does not have yet.
+func FindAll(key, value string) []Match {
+	return scan(key, value, hasHexRun(value) && IsSecretKey(key), true)
+}
+
+func scan(key, s string, hex, all bool) []Match {
+	table := &triggers.field
+	if all {
+		table = &triggers.all
+	}
 	var found []ranked
 	for i := 0; i < len(s); i++ {
-		for _, t := range triggers[s[i]] {
+		for _, t := range table[s[i]] {
 			if m, ok := t.match(s, i); ok {
 				found = append(found, ranked{m, t.rank})
 			}
@@ -125,11 +177,22 @@ func scan(s string, hex bool) []Match {
 			found = append(found, ranked{m, rankHex})
 		}
 	}
+	if all && len(s) >= awsSecretLen {
+		keyID := false
+		for _, f := range found {
+			keyID = keyID || f.Kind == KindAWSKeyID
+		}
+		for _, m := range findAWSSecret(key, s, keyID) {
+			found = append(found, ranked{m, rankAWSSecret})
+		}
+	}
 	return resolve(found)
 }
 
-// resolve sorts matches by start, longest first, then by rank, and drops
-// every match that overlaps one kept before it.
+// resolve sorts matches by start, longest first, then by rank, and merges
+// every match that overlaps one kept before it into that one (which keeps
+// its kind), so that no part of a secret found by one detector survives
+// because another found a shorter span first.
 func resolve(found []ranked) []Match {
 	if len(found) == 0 {
 		return nil
@@ -146,8 +209,12 @@ func resolve(found []ranked) []Match {
 	})
 	kept := []Match{found[0].Match}
 	for _, m := range found[1:] {
-		if m.Start >= kept[len(kept)-1].End {
+		last := &kept[len(kept)-1]
+		switch {
+		case m.Start >= last.End:
 			kept = append(kept, m.Match)
+		case m.End > last.End:
+			last.End = m.End
 		}
 	}
 	return kept
@@ -156,7 +223,8 @@ func resolve(found []ranked) []Match {
 // Character classes of the token shapes.
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
-func isAlpha(c byte) bool { return isUpper(c) || c >= 'a' && c <= 'z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isAlpha(c byte) bool { return isUpper(c) || isLower(c) }
 func isAlnum(c byte) bool { return isAlpha(c) || isDigit(c) }
 func isHex(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
@@ -169,6 +237,7 @@ func isUpperAlnum(c byte) bool    { return isUpper(c) || isDigit(c) }
 func isTokenByte(c byte) bool     { return isAlnum(c) || strings.IndexByte("._~+/=-", c) >= 0 }
 func isQueryValue(c byte) bool    { return isAlnum(c) || strings.IndexByte("._~-%+/=", c) >= 0 }
 func isSlackHookByte(c byte) bool { return isAlnum(c) || c == '/' }
+func isBase64Byte(c byte) bool    { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
 
 // boundaryBefore reports whether position i starts a token: the byte
 // before it does not continue a word.
@@ -206,8 +275,53 @@ func prefixed(s string, i int, prefix string, ok func(byte) bool, min int, digit
 	return Match{Kind: kind, Start: i, End: end}, true
 }
 
+// matchSKKey matches sk-… keys whose body looks generated rather than
+// composed: one dash- or underscore-separated part of 16 or more
+// characters, or of 8 or more that mixes two of upper case, lower case and
+// digits. A product code such as sk-1000-blue-xlarge is left alone.
 func matchSKKey(s string, i int) (Match, bool) {
-	return prefixed(s, i, "sk-", isWordByte, 10, true, KindSKKey)
+	m, ok := prefixed(s, i, "sk-", isWordByte, 10, false, KindSKKey)
+	if !ok || !randomParts(s[i+3:m.End]) {
+		return Match{}, false
+	}
+	return m, true
+}
+
+// randomParts reports whether one part of body (cut at '-' and '_') is 16
+// or more characters long, or 8 or more and of mixed character classes.
+func randomParts(body string) bool {
+	for len(body) > 0 {
+		n := strings.IndexAny(body, "-_")
+		if n < 0 {
+			n = len(body)
+		}
+		part := body[:n]
+		if len(part) >= 16 || len(part) >= 8 && classes(part) >= 2 {
+			return true
+		}
+		if n == len(body) {
+			break
+		}
+		body = body[n+1:]
+	}
+	return false
+}
+
+// classes counts the character classes (upper case, lower case, digits)
+// in s.
+func classes(s string) int {
+	var up, low, dig int
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isUpper(c):
+			up = 1
+		case isLower(c):
+			low = 1
+		case isDigit(c):
+			dig = 1
+		}
+	}
+	return up + low + dig
 }
 
 var githubPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}
@@ -243,11 +357,23 @@ func matchSlackHook(s string, i int) (Match, bool) {
 	return Match{Kind: KindSlack, Start: body, End: end}, end-body >= 20
 }
 
-func matchStripe(s string, i int) (Match, bool) {
+func matchStripeLive(s string, i int) (Match, bool) {
 	if m, ok := prefixed(s, i, "sk_live_", isAlnum, 16, false, KindStripeLive); ok {
 		return m, true
 	}
 	return prefixed(s, i, "rk_live_", isAlnum, 16, false, KindStripeLive)
+}
+
+// matchStripe matches Stripe's test-mode secret and restricted keys and
+// webhook signing secrets. Publishable keys (pk_…) are public by design.
+func matchStripe(s string, i int) (Match, bool) {
+	if m, ok := prefixed(s, i, "sk_test_", isAlnum, 16, false, KindStripe); ok {
+		return m, true
+	}
+	if m, ok := prefixed(s, i, "rk_test_", isAlnum, 16, false, KindStripe); ok {
+		return m, true
+	}
+	return prefixed(s, i, "whsec_", isAlnum, 24, false, KindStripe)
 }
 
 // matchAWSKeyID matches the 20-character access key id: a four-letter
@@ -265,12 +391,57 @@ func matchAWSKeyID(s string, i int) (Match, bool) {
 	return Match{Kind: KindAWSKeyID, Start: i, End: end}, end-i == 20 && (end == len(s) || !isAlnum(s[end]))
 }
 
+// awsSessionPrefixes start the base64 of an STS session token.
+var awsSessionPrefixes = []string{"IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdzE", "FQoGZXIvYXdzE"}
+
+// matchAWSSessionToken matches an STS session token: one of its known
+// openings followed by base64 (or its URL encoding), 100 characters or
+// more in all.
+func matchAWSSessionToken(s string, i int) (Match, bool) {
+	if !boundaryBefore(s, i) {
+		return Match{}, false
+	}
+	for _, p := range awsSessionPrefixes {
+		if strings.HasPrefix(s[i:], p) {
+			end := run(s, i+len(p), func(c byte) bool { return isBase64Byte(c) || c == '%' })
+			return Match{Kind: KindAWSSessionToken, Start: i, End: end}, end-i >= 100
+		}
+	}
+	return Match{}, false
+}
+
 func matchGoogleAPIKey(s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "AIza") || !boundaryBefore(s, i) {
 		return Match{}, false
 	}
 	end := run(s, i+4, isWordByte)
 	return Match{Kind: KindGoogleAPIKey, Start: i, End: end}, end-i == 39
+}
+
+// serviceTokens are the prefixes of other services' tokens, with the
+// bytes and the least length of their bodies.
+var serviceTokens = []struct {
+	prefix string
+	ok     func(byte) bool
+	min    int
+}{
+	{"glpat-", isWordByte, 20},               // GitLab personal access token
+	{"npm_", isAlnum, 36},                    // npm access token
+	{"hf_", isAlnum, 30},                     // Hugging Face token
+	{"pypi-AgEIcHlwaS5vcmc", isWordByte, 50}, // PyPI API token
+	{"ya29.", func(c byte) bool { return isWordByte(c) || c == '.' }, 50}, // Google OAuth access token
+}
+
+func matchServiceToken(s string, i int) (Match, bool) {
+	for _, t := range serviceTokens {
+		if s[i] != t.prefix[0] {
+			continue
+		}
+		if m, ok := prefixed(s, i, t.prefix, t.ok, t.min, false, KindServiceToken); ok {
+			return m, true
+		}
+	}
+	return Match{}, false
 }
 
 // matchJWT matches header.payload.signature where header and payload are
@@ -291,8 +462,11 @@ func matchJWT(s string, i int) (Match, bool) {
 	return Match{Kind: KindJWT, Start: i, End: sig}, sig-(p+1) >= 8
 }
 
-// matchPEM matches a private key block from its BEGIN line to its END line
-// (or to the end of the text when the block is cut short).
+// matchPEM matches a private key block — PEM (`-----BEGIN … PRIVATE
+// KEY-----`) or OpenPGP armor (`-----BEGIN PGP PRIVATE KEY BLOCK-----`) —
+// from its BEGIN line to its END line (or to the end of the text when the
+// block is cut short). Public keys, certificates and signatures are left
+// alone.
 func matchPEM(s string, i int) (Match, bool) {
 	const begin, end, dashes = "-----BEGIN ", "-----END ", "-----"
 	if !strings.HasPrefix(s[i:], begin) {
@@ -300,7 +474,10 @@ func matchPEM(s string, i int) (Match, bool) {
 	}
 	from := i + len(begin)
 	k := strings.Index(s[from:], dashes)
-	if k < 0 || !strings.HasSuffix(s[from:from+k], "PRIVATE KEY") {
+	if k < 0 || k > 64 {
+		return Match{}, false
+	}
+	if label := s[from : from+k]; !strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
 		return Match{}, false
 	}
 	stop := len(s)
@@ -314,30 +491,73 @@ func matchPEM(s string, i int) (Match, bool) {
 }
 
 // matchURLPassword matches the password of scheme://user:password@host,
-// triggered at the colon of "://". Masked (`****`) and templated
-// (`{{pass}}`) passwords are left alone.
+// triggered at the colon of "://". Masked (`****`), templated
+// (`{{pass}}`), referenced (`${DB_PASSWORD}`) and placeholder
+// (`<password>`) passwords are left alone.
+//
+// A password may hold a raw '/', '?', '#' or space, which end the
+// authority of a well-formed URL: when the authority up to the first of
+// them has a colon but no '@', the password runs on to the next '@' on the
+// line that is followed by a host name, unless what follows the colon is a
+// port (digits, then '/', '?', '#', white space or the end).
 func matchURLPassword(s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "://") || i == 0 || !isAlpha(s[i-1]) {
 		return Match{}, false
 	}
 	from := i + 3
-	auth := from + strings.IndexAny(s[from:], "/?# \t\n\"")
+	auth := from + strings.IndexAny(s[from:], "/?# \t\r\n\"'<>")
 	if auth < from {
 		auth = len(s)
 	}
-	at := strings.LastIndexByte(s[from:auth], '@')
-	if at < 0 {
+	var pwStart, pwEnd int
+	if at := strings.LastIndexByte(s[from:auth], '@'); at >= 0 {
+		colon := strings.IndexByte(s[from:from+at], ':')
+		if colon < 0 {
+			return Match{}, false
+		}
+		pwStart, pwEnd = from+colon+1, from+at
+	} else {
+		colon := strings.IndexByte(s[from:auth], ':')
+		if colon < 0 {
+			return Match{}, false
+		}
+		pwStart = from + colon + 1
+		if d := run(s, pwStart, isDigit); d > pwStart && d-pwStart <= 5 && (d == len(s) || strings.IndexByte("/?# \t\r\n\"'<>", s[d]) >= 0) {
+			return Match{}, false // a port
+		}
+		pwEnd = hostAt(s, pwStart)
+		if pwEnd < 0 {
+			return Match{}, false
+		}
+	}
+	pw := s[pwStart:pwEnd]
+	if pw == "" || strings.Trim(pw, "*xX•") == "" || placeholder(pw) {
 		return Match{}, false
 	}
-	colon := strings.IndexByte(s[from:from+at], ':')
-	if colon < 0 {
-		return Match{}, false
+	return Match{Kind: KindURLPassword, Start: pwStart, End: pwEnd}, true
+}
+
+// hostAt returns the position of the first '@' from i on, within the line
+// and 128 bytes, that is followed by a host name and the end of an
+// authority; -1 when there is none.
+func hostAt(s string, i int) int {
+	limit := min(len(s), i+128)
+	for j := i; j < limit; j++ {
+		switch s[j] {
+		case '\n', '\r', '"', '\'', '<', '>':
+			return -1
+		case ':':
+			if strings.HasPrefix(s[j:], "://") {
+				return -1
+			}
+		case '@':
+			h := run(s, j+1, func(c byte) bool { return isAlnum(c) || c == '.' || c == '-' || c == '_' })
+			if h > j+1 && (h == len(s) || strings.IndexByte(":/?# \t\r\n\"'", s[h]) >= 0) {
+				return j
+			}
+		}
 	}
-	pw := s[from+colon+1 : from+at]
-	if pw == "" || strings.Contains(pw, "{{") || strings.Trim(pw, "*xX•") == "" {
-		return Match{}, false
-	}
-	return Match{Kind: KindURLPassword, Start: from + colon + 1, End: from + at}, true
+	return -1
 }
 
 // matchQuerySecret matches the value of a secret-named query parameter
@@ -357,17 +577,74 @@ func matchQuerySecret(s string, i int) (Match, bool) {
 }
 
 // matchBearer matches the token of `Bearer <token>` (either case of the
-// scheme's first letter): eight or more token characters, one a digit.
+// scheme's first letter): eight or more token characters, with a digit or
+// another non-letter in them or twenty or more long, so that "Bearer
+// authentication" stays prose. A placeholder (YOUR_TOKEN) is left alone.
 func matchBearer(s string, i int) (Match, bool) {
-	if !strings.HasPrefix(s[i+1:], "earer") || !boundaryBefore(s, i) {
+	tok, end, ok := afterScheme(s, i, "earer")
+	if !ok {
 		return Match{}, false
 	}
-	tok := run(s, i+6, func(c byte) bool { return c == ' ' || c == '\t' })
-	if tok == i+6 {
+	t := s[tok:end]
+	if len(t) < 8 || placeholder(t) || len(t) < 20 && strings.IndexFunc(t, func(r rune) bool { return r >= 128 || !isAlpha(byte(r)) }) < 0 {
 		return Match{}, false
 	}
-	end := run(s, tok, isTokenByte)
-	return Match{Kind: KindBearer, Start: tok, End: end}, end-tok >= 8 && hasDigit(s[tok:end])
+	return Match{Kind: KindBearer, Start: tok, End: end}, true
+}
+
+// matchBasic matches the credentials of `Basic <base64>`: base64 that
+// decodes to printable text holding a colon and something after it
+// ("user:password").
+func matchBasic(s string, i int) (Match, bool) {
+	tok, end, ok := afterScheme(s, i, "asic")
+	if !ok || end-tok < 8 || !isBasicCredentials(s[tok:end]) {
+		return Match{}, false
+	}
+	return Match{Kind: KindBasic, Start: tok, End: end}, true
+}
+
+// afterScheme returns the token after an authentication scheme word (its
+// first letter in either case at s[i], rest as given) and the blanks after
+// it.
+func afterScheme(s string, i int, rest string) (tok, end int, ok bool) {
+	if !strings.HasPrefix(s[i+1:], rest) || !boundaryBefore(s, i) {
+		return 0, 0, false
+	}
+	w := i + 1 + len(rest)
+	tok = run(s, w, func(c byte) bool { return c == ' ' || c == '\t' })
+	if tok == w {
+		return 0, 0, false
+	}
+	return tok, run(s, tok, isTokenByte), true
+}
+
+// isBasicCredentials reports whether b64 decodes to printable
+// "user:password".
+func isBasicCredentials(b64 string) bool {
+	raw := strings.TrimRight(b64, "=")
+	if strings.ContainsAny(raw, "=-_.~") {
+		return false
+	}
+	dec, err := base64.RawStdEncoding.DecodeString(raw)
+	if err != nil {
+		return false
+	}
+	colon := -1
+	for k, c := range dec {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+		if c == ':' && colon < 0 {
+			colon = k
+		}
+	}
+	return colon >= 0 && colon < len(dec)-1
+}
+
+// IsBasicCredentials reports whether s is the base64 of printable
+// "user:password", as the `auth` member of a Docker config holds.
+func IsBasicCredentials(s string) bool {
+	return len(s) >= 8 && run(s, 0, isBase64Byte) == len(s) && isBasicCredentials(s)
 }
 
 // hasHexRun reports whether s holds 32 hexadecimal digits in a row, the
@@ -402,4 +679,67 @@ func findHex(s string) []Match {
 		i = end
 	}
 	return out
+}
+
+// awsSecretLen is the length of an AWS secret access key.
+const awsSecretLen = 40
+
+// awsContext is how far before a 40-character run the words AWS or
+// "secret" are looked for.
+const awsContext = 256
+
+// findAWSSecret returns the AWS secret access keys in s: runs of exactly
+// 40 base64 characters (letters, digits, '/', '+') standing alone, with
+// upper and lower case letters and a digit, '/' or '+' in them, that come
+// with AWS context — an access key id anywhere in s (keyID), a key naming
+// AWS or a secret, or "aws" or "secret" (any case) in the 256 bytes before.
+// Without context a 40-character identifier is not taken for a key.
+func findAWSSecret(key, s string, keyID bool) []Match {
+	keyCtx := keyID || awsWord(key)
+	if !keyCtx && !strings.Contains(s, "ecret") && !strings.Contains(s, "ECRET") && !hasFold(s, "aws") {
+		return nil
+	}
+	var out []Match
+	for i := 0; i+awsSecretLen <= len(s); {
+		if !isAlnum(s[i]) && s[i] != '/' && s[i] != '+' {
+			i++
+			continue
+		}
+		end := run(s, i, func(c byte) bool { return isAlnum(c) || c == '/' || c == '+' })
+		if end-i == awsSecretLen && (i == 0 || strings.IndexByte("_-=", s[i-1]) < 0) &&
+			(end == len(s) || strings.IndexByte("_-=", s[end]) < 0) && awsSecretShape(s[i:end]) &&
+			(keyCtx || awsWord(s[max(0, i-awsContext):i])) {
+			out = append(out, Match{Kind: KindAWSSecretKey, Start: i, End: end})
+		}
+		i = end
+	}
+	return out
+}
+
+func awsSecretShape(s string) bool {
+	var up, low, other bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isUpper(c):
+			up = true
+		case isLower(c):
+			low = true
+		default:
+			other = true
+		}
+	}
+	return up && low && other
+}
+
+// awsWord reports whether s mentions AWS or a secret, in any case.
+func awsWord(s string) bool { return hasFold(s, "aws") || hasFold(s, "secret") }
+
+// hasFold reports whether s contains word (lower-case ASCII) in any case.
+func hasFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
 }

@@ -70,6 +70,100 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindAll holds one case per detector that only FindAll reports, and
+// the sk- and URL-password refinements, with the exact span expected.
+func TestFindAll(t *testing.T) {
+	awsSecret := "fAk3" + strings.Repeat("Zt7q/", 6) + "b0dyQ1" // 40 characters
+	session := "IQoJb3JpZ2luX2Vj" + strings.Repeat("Ab9+", 30)
+	tests := []struct {
+		name, key, in string
+		kind          Kind
+		want          string // the matched text; "" for no match
+	}{
+		{"stripe test key", "", "key " + "sk_test_" + strings.Repeat("4eC3", 6), KindStripe, "sk_test_" + strings.Repeat("4eC3", 6)},
+		{"stripe webhook secret", "", "whsec_" + strings.Repeat("Zt7q", 8), KindStripe, "whsec_" + strings.Repeat("Zt7q", 8)},
+		{"aws secret after its key id", "", "AKIA" + "IOSFODNN7EXAMPLE " + awsSecret, KindAWSSecretKey, awsSecret},
+		{"aws secret after 'secret'", "", "Secret access key:\n" + awsSecret, KindAWSSecretKey, awsSecret},
+		{"aws secret without context", "", "id " + awsSecret, "", ""},
+		{"aws secret lower-case hex is a git sha", "", "aws commit " + strings.Repeat("3f9a2c7e10", 4), "", ""},
+		{"aws session token", "", "token " + session, KindAWSSessionToken, session},
+		{"gitlab token", "", "glpat-" + strings.Repeat("x7Yq", 5), KindServiceToken, "glpat-" + strings.Repeat("x7Yq", 5)},
+		{"basic credentials", "", "Basic dXNlcjpwYXNz", KindBasic, "dXNlcjpwYXNz"},
+		{"basic prose", "", "basic authentication", "", ""},
+		{"env line", "", "DB_PASSWORD=hunter2", KindNamedValue, "hunter2"},
+		{"env reference", "", "DB_PASSWORD=${DB_PASSWORD}", "", ""},
+		{"ini line to the end", "", "password = correct horse", KindNamedValue, "correct horse"},
+		{"yaml line", "", "  password: hunter2", KindNamedValue, "hunter2"},
+		{"yaml prose", "", "Password: at least 8 characters", "", ""},
+		{"quoted name", "", `x = {"token": "abc def"}`, KindNamedValue, "abc def"},
+		{"header in a quoted argument", "", `curl -H "Authorization: Basic abc" x`, KindNamedValue, "Basic abc"},
+		{"header placeholder", "", "Authorization: Bearer <token>", "", ""},
+		{"flag value", "", "srv --api-key plainvalue99", KindNamedValue, "plainvalue99"},
+		{"flag prose", "", "pass the --token flag", "", ""},
+		{"curl user", "", "curl -u admin:s3cret x", KindNamedValue, "s3cret"},
+		{"uid:gid", "", "docker run -u 1000:1000 img", "", ""},
+		{"netrc", "", "machine h login ann password s3cret", KindNamedValue, "s3cret"},
+		{"prose is", "", "the password is Tr0ub4dor&3.", KindNamedValue, "Tr0ub4dor&3"},
+		{"prose is not", "", "the password is required.", "", ""},
+		{"pwd is a directory", "", "PWD=/home/ann", "", ""},
+		{"arn", "", "arn:aws:secretsmanager:us-east-1:1:secret:prod/db", "", ""},
+		{"sk- product code", "", "sk-1000-blue-xlarge", "", ""},
+		{"sk- key without digits", "", "sk-" + "abcdefghijklmnop", KindSKKey, "sk-abcdefghijklmnop"},
+		{"url password with #", "", "mysql://root:pa#ss@db/x", KindURLPassword, "pa#ss"},
+		{"url password with space", "", "amqp://u:a b@mq/", KindURLPassword, "a b"},
+		{"url port is no password", "", "http://localhost:3000/?next=a@b", "", ""},
+		{"url reference", "", "postgres://app:${DB_PASSWORD}@db/app", "", ""},
+		{"pgp private key", "", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBG\n-----END PGP PRIVATE KEY BLOCK-----", KindPEM, "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBG\n-----END PGP PRIVATE KEY BLOCK-----"},
+		{"pgp public key", "", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBG\n-----END PGP PUBLIC KEY BLOCK-----", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ms := FindAll(tt.key, tt.in)
+			if tt.want == "" {
+				if len(ms) > 0 {
+					t.Fatalf("FindAll(%q) = %s %q, want nothing", tt.in, ms[0].Kind, tt.in[ms[0].Start:ms[0].End])
+				}
+				return
+			}
+			if len(ms) == 0 {
+				t.Fatalf("FindAll(%q) found nothing", tt.in)
+			}
+			m := ms[len(ms)-1] // the case's secret comes last
+			if m.Kind != tt.kind || tt.in[m.Start:m.End] != tt.want {
+				t.Errorf("got %s %q, want %s %q", m.Kind, tt.in[m.Start:m.End], tt.kind, tt.want)
+			}
+			if m.Kind.Label() == string(m.Kind) {
+				t.Errorf("kind %s has no label", m.Kind)
+			}
+		})
+	}
+}
+
+// TestFindFieldKinds: FindField reports only the kinds the linter names.
+func TestFindFieldKinds(t *testing.T) {
+	for _, in := range []string{"DB_PASSWORD=hunter2", "sk_test_" + strings.Repeat("4eC3", 6), "Basic dXNlcjpwYXNz"} {
+		if ms := FindField("", in); len(ms) > 0 {
+			t.Errorf("FindField(%q) = %v, want nothing", in, ms)
+		}
+	}
+}
+
+func TestIsCredentialName(t *testing.T) {
+	tests := map[string]bool{
+		"password": true, "pass": true, "pwd": true, "credentials": true, "Authorization": true,
+		"X-Api-Key": true, "db_password": true, "DB_PASS": true, "githubToken": true, "PGPASSWORD": true,
+		"AWS_SECRET_ACCESS_KEY": true, "aws_session_token": true, "encryption_key": true, "--api-key": true,
+		"next_page_token": false, "idempotency_key": false, "has_password": false, "password_policy": false,
+		"bypass": false, "compass": false, "token_type": false, "max_tokens": false, "public_key": false,
+		"key": false, "signingkey": false, "": false, "cache_token": false,
+	}
+	for name, want := range tests {
+		if got := IsCredentialName(name); got != want {
+			t.Errorf("IsCredentialName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestFindSeveral(t *testing.T) {
 	in := "a=" + skKey + " b=" + ghToken + " c=https://u:pw12@h/"
 	ms := Find(in)
@@ -128,6 +222,8 @@ func TestIsSecretKey(t *testing.T) {
 		"nextPageToken": false, "max_tokens": false, "token_type": false,
 		"sha256": false, "checksum": false, "monkey": false, "keyboard": false,
 		"name": false, "id": false, "": false, "sort_key": false, "key_id": false,
+		"cache_key": false, "dedup_key": false, "blob_key": false, "keyword_hash": false,
+		"tokenizer_hash": false, "pass": true, "sig": true,
 	}
 	for key, want := range tests {
 		if got := IsSecretKey(key); got != want {
