@@ -27,6 +27,7 @@ import "strings"
 //     `-u user:password` / `--user user:password` (the password).
 //   - netrc's `login NAME password VALUE`, and prose's "the password is
 //     VALUE" / "API key is VALUE" when VALUE looks generated.
+//   - YAML's `- name: DB_PASSWORD` followed by `value: VALUE`.
 //
 // Values that are not secrets themselves are left alone: references
 // (`$VAR`, `${VAR}`, `$(cmd)`, `%VAR%`, `process.env.X`), templates
@@ -154,7 +155,7 @@ func matchNamedValue(s string, i int) (Match, bool) {
 		argQuote = s[nameStart-1]
 	}
 	header := !eq && q == 0 && (atLine || argQuote != 0) && isHeaderName(name)
-	if !header && !IsCredentialName(name) {
+	if !header && !IsCredentialName(name) && !(!eq && name == "value" && pairedName(s, nameStart)) {
 		// Prose names a credential in two words: "API key: …", "access token: …".
 		if eq || q != 0 || nameStart < 2 || s[nameStart-1] != ' ' || !isAlpha(s[nameStart-2]) {
 			return Match{}, false
@@ -233,6 +234,24 @@ func matchNamedValue(s string, i int) (Match, bool) {
 		}
 		return named(s, v, end, name)
 	}
+}
+
+// pairedName reports whether the YAML line before the `value:` at i is
+// `name: CREDENTIAL` (`- name: DB_PASSWORD` / `value: …`, as Kubernetes
+// and compose environment lists are written).
+func pairedName(s string, i int) bool {
+	ls := strings.LastIndexByte(s[:i], '\n')
+	if ls < 0 {
+		return false
+	}
+	prev := s[strings.LastIndexByte(s[:ls], '\n')+1 : ls]
+	prev = strings.TrimLeft(strings.TrimSpace(prev), "- ")
+	v, ok := strings.CutPrefix(prev, "name:")
+	if !ok {
+		return false
+	}
+	v = strings.Trim(strings.TrimSpace(v), `"'`)
+	return IsCredentialName(v)
 }
 
 // named returns the value s[start:end] given to name as a match, unless it
