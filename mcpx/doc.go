@@ -13,4 +13,10 @@
 // The client connection to each downstream is tapped (read-only) so that
 // the recorder can keep the downstream's exact JSON for tool definitions
 // and results, which the SDK's types would otherwise round off.
+//
+// A downstream's stdout is read through a FrameReader, which passes the
+// SDK only lines it can read: stray output is shown on stderr under the
+// server's name and skipped, and a response over Options.MaxMessage (64
+// MiB by default) fails its call instead of the connection. Calls may be
+// bounded by Options.CallTimeout.
 package mcpx

@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/google/shlex"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/termtext"
 )
 
 // downstreamProtocol is the MCP revision the proxy speaks to downstreams:
@@ -40,6 +43,10 @@ type Downstream struct {
 	waitErr error         // the process's exit, valid once exited is closed
 	session *mcp.ClientSession
 	tap     *tapConn
+
+	callTimeout time.Duration // 0: calls are not limited
+	limitMu     sync.Mutex
+	limits      map[string]*time.Timer // the limits of calls with a progress token, by token
 
 	tools     []*mcp.Tool
 	rawTools  map[string]json.RawMessage // the exact definitions, by the server's names
@@ -71,11 +78,13 @@ func (d *Downstream) ServerName() string {
 // ReadResource reads a resource from the server.
 func (d *Downstream) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	if err := d.gone(); err != nil {
-		return nil, d.fault(err)
+		return nil, d.fault(ctx, err)
 	}
+	ctx, stop := d.limit(ctx, params.Meta["progressToken"])
+	defer stop()
 	res, err := d.session.ReadResource(ctx, params)
 	if err != nil {
-		return nil, d.fault(err)
+		return nil, d.fault(ctx, err)
 	}
 	return res, nil
 }
@@ -83,11 +92,13 @@ func (d *Downstream) ReadResource(ctx context.Context, params *mcp.ReadResourceP
 // GetPrompt gets a prompt from the server by the server's own name for it.
 func (d *Downstream) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	if err := d.gone(); err != nil {
-		return nil, d.fault(err)
+		return nil, d.fault(ctx, err)
 	}
+	ctx, stop := d.limit(ctx, params.Meta["progressToken"])
+	defer stop()
 	res, err := d.session.GetPrompt(ctx, params)
 	if err != nil {
-		return nil, d.fault(err)
+		return nil, d.fault(ctx, err)
 	}
 	return res, nil
 }
@@ -103,13 +114,14 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("--wrap %q: the command is empty", command)
 	}
-	d := &Downstream{Index: index, Name: command, exited: make(chan struct{})}
-	conn, err := d.spawn(argv, stderr)
+	d := &Downstream{Index: index, Name: command, exited: make(chan struct{}), callTimeout: opts.CallTimeout, limits: map[string]*time.Timer{}}
+	conn, err := d.spawn(argv, stderr, opts.maxMessage())
 	if err != nil {
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			d.progressed(req.Params.ProgressToken)
 			if opts.OnProgress != nil {
 				opts.OnProgress(ctx, req.Params)
 			}
@@ -132,8 +144,11 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 }
 
 // spawn starts the process on pipes the proxy owns, so that its exit can
-// be waited for without racing the reads of its output.
-func (d *Downstream) spawn(argv []string, stderr *lineWriter) (mcp.Transport, error) {
+// be waited for without racing the reads of its output. What the process
+// writes to stdout is read through a FrameReader: a line that is not a
+// JSON-RPC message, or is over maxMessage bytes, is shown on stderr and
+// skipped instead of ending the connection (see stray).
+func (d *Downstream) spawn(argv []string, stderr *lineWriter, maxMessage int) (mcp.Transport, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -168,7 +183,108 @@ func (d *Downstream) spawn(argv []string, stderr *lineWriter) (mcp.Transport, er
 		}
 		close(d.exited)
 	}()
-	return &mcp.IOTransport{Reader: outR, Writer: inW}, nil
+	// The FrameReader enforces maxMessage; the SDK's own frame limit (16
+	// MiB, and counted over its read-ahead) is lifted.
+	out := NewFrameReader(outR, maxMessage, stray(stderr, maxMessage))
+	return &mcp.IOTransport{Reader: out, Writer: inW, MaxLineLength: -1}, nil
+}
+
+// stray returns what a downstream's FrameReader does with a line of the
+// server's stdout it did not pass on: the line (its first KiB) goes to
+// the server's stderr writer, if any, and is skipped. A response to one
+// of the proxy's requests — an object with an id and no method — that is
+// too large or malformed is answered in its place with a JSON-RPC error
+// for that id, so the call fails at once, saying why, instead of waiting
+// for an answer that will not come.
+func stray(stderr *lineWriter, limit int) func(*RejectedLine) []byte {
+	return func(l *RejectedLine) []byte {
+		var why string
+		switch {
+		case l.TooLarge:
+			why = fmt.Sprintf("the server's response is %s, over the %s limit on a message", SizeText(l.Size), SizeText(int64(limit)))
+			if stderr != nil {
+				fmt.Fprintf(stderr, "stdout: a message of %s, over the %s limit, was skipped: %s…\n", SizeText(l.Size), SizeText(int64(limit)), termtext.Line(string(l.Line[:min(len(l.Line), 100)])))
+			}
+		default:
+			why = fmt.Sprintf("the server's response is not a JSON-RPC message: %v", l.Err)
+			if stderr != nil {
+				text, more := l.Line, ""
+				if len(text) > headSize {
+					text, more = text[:headSize], fmt.Sprintf("… (%s)", SizeText(l.Size))
+				}
+				text = []byte(termtext.Line(string(text)))
+				if errors.Is(l.Err, ErrNotJSON) {
+					fmt.Fprintf(stderr, "stdout, not JSON-RPC, skipped: %s%s\n", text, more)
+				} else {
+					fmt.Fprintf(stderr, "stdout, not a JSON-RPC message (%v), skipped: %s%s\n", l.Err, text, more)
+				}
+			}
+		}
+		if l.ID != nil && !l.Method {
+			return ErrorResponse(l.ID, jsonrpc.CodeInternalError, why)
+		}
+		return nil
+	}
+}
+
+// limit returns ctx bounded by the call limit, and the func that releases
+// it. A call with a progress token gets a fresh limit with each progress
+// notification for it (see progressed).
+func (d *Downstream) limit(ctx context.Context, token any) (context.Context, func()) {
+	if d.callTimeout <= 0 {
+		return ctx, func() {}
+	}
+	lctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(d.callTimeout, func() { cancel(&CallTimeoutError{Limit: d.callTimeout}) })
+	key, keyed := progressKey(token)
+	if keyed {
+		d.limitMu.Lock()
+		d.limits[key] = timer
+		d.limitMu.Unlock()
+	}
+	return lctx, func() {
+		timer.Stop()
+		if keyed {
+			d.limitMu.Lock()
+			if d.limits[key] == timer {
+				delete(d.limits, key)
+			}
+			d.limitMu.Unlock()
+		}
+		cancel(nil)
+	}
+}
+
+// progressed restarts the limit of the call with the given progress
+// token, if one is running.
+func (d *Downstream) progressed(token any) {
+	key, ok := progressKey(token)
+	if !ok {
+		return
+	}
+	d.limitMu.Lock()
+	if timer := d.limits[key]; timer != nil {
+		timer.Reset(d.callTimeout)
+	}
+	d.limitMu.Unlock()
+}
+
+// progressKey returns a map key for a progress token (a string or a
+// number, however decoded), and false for any other value.
+func progressKey(token any) (string, bool) {
+	switch v := token.(type) {
+	case string:
+		return "s" + v, true
+	case float64:
+		return "n" + strconv.FormatFloat(v, 'f', -1, 64), true
+	case int64:
+		return "n" + strconv.FormatInt(v, 10), true
+	case int:
+		return "n" + strconv.Itoa(v), true
+	case json.Number:
+		return "n" + v.String(), true
+	}
+	return "", false
 }
 
 // startFailure explains why the handshake or the first listing failed;
@@ -254,10 +370,14 @@ func (d *Downstream) gone() error {
 	}
 }
 
-// fault wraps an error of a call to the server. When the connection broke
-// because the process died, it says so (waiting briefly for the exit to be
-// observed).
-func (d *Downstream) fault(err error) error {
+// fault wraps an error of a call to the server made with ctx. A call cut
+// off by its limit says so; when the connection broke because the process
+// died, it says that (waiting briefly for the exit to be observed).
+func (d *Downstream) fault(ctx context.Context, err error) error {
+	var limit *CallTimeoutError
+	if errors.As(context.Cause(ctx), &limit) {
+		return &DownstreamError{Index: d.Index, Name: d.Name, Err: limit}
+	}
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		select {
 		case <-d.exited:
@@ -303,3 +423,23 @@ func (e *DownstreamError) Error() string {
 
 // Unwrap returns Err.
 func (e *DownstreamError) Unwrap() error { return e.Err }
+
+// CallTimeoutError is a call the downstream did not answer within its
+// limit (Options.CallTimeout).
+type CallTimeoutError struct {
+	Limit time.Duration
+}
+
+// Error names the limit.
+func (e *CallTimeoutError) Error() string {
+	return "no answer within the " + durationText(e.Limit) + " call limit"
+}
+
+// durationText prints d in seconds when it is at least one ("60s",
+// "1.5s", "90s"), else as time.Duration does ("500ms").
+func durationText(d time.Duration) string {
+	if d >= time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	}
+	return d.String()
+}

@@ -49,6 +49,17 @@ type Options struct {
 	// OnProgress, if set, receives the progress notifications downstreams
 	// send for calls that carried a progress token.
 	OnProgress func(context.Context, *mcp.ProgressNotificationParams)
+	// CallTimeout bounds each call to a downstream (a tool call, a prompt,
+	// a resource read): one not answered in time fails with a
+	// *CallTimeoutError, is cancelled on the downstream, and the
+	// downstream stays in use. A call that carries a progress token gets
+	// a fresh limit with each progress notification the downstream sends
+	// for it. 0 means no limit.
+	CallTimeout time.Duration
+	// MaxMessage bounds the size of a message read from a downstream, in
+	// bytes; DefaultMaxMessage if 0. A response over it fails its call
+	// with an error that says so; the downstream stays in use.
+	MaxMessage int
 }
 
 func (o Options) startTimeout() time.Duration {
@@ -56,6 +67,13 @@ func (o Options) startTimeout() time.Duration {
 		return o.StartTimeout
 	}
 	return DefaultStartTimeout
+}
+
+func (o Options) maxMessage() int {
+	if o.MaxMessage > 0 {
+		return o.MaxMessage
+	}
+	return DefaultMaxMessage
 }
 
 // Route is one exposed tool.
@@ -283,7 +301,9 @@ func (r *Router) Instructions() string {
 // sent as the request's _meta. It returns the downstream's result and the
 // result's exact JSON (nil if unseen). An error means there is no result:
 // the name is unknown, or the call failed (a *DownstreamError naming the
-// downstream — it crashed, or refused the request).
+// downstream — it crashed, refused the request, did not answer within
+// Options.CallTimeout, or answered with a message over
+// Options.MaxMessage).
 func (r *Router) Call(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, json.RawMessage, error) {
 	route, ok := r.byName[name]
 	if !ok {
@@ -291,16 +311,18 @@ func (r *Router) Call(ctx context.Context, name string, args json.RawMessage, me
 	}
 	d := route.Downstream
 	if err := d.gone(); err != nil {
-		return nil, nil, d.fault(err)
+		return nil, nil, d.fault(ctx, err)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	cctx, cp := withCapture(ctx)
+	lctx, stop := d.limit(ctx, meta["progressToken"])
+	defer stop()
+	cctx, cp := withCapture(lctx)
 	defer d.tap.release(cp)
 	res, err := d.session.CallTool(cctx, &mcp.CallToolParams{Meta: meta, Name: route.Tool.Name, Arguments: args})
 	if err != nil {
-		return nil, nil, d.fault(err)
+		return nil, nil, d.fault(lctx, err)
 	}
 	var raw json.RawMessage
 	if rs := cp.results(); len(rs) == 1 {

@@ -11,4 +11,10 @@
 // agent gets the downstream's result untouched), with ms measured around
 // the downstream call alone. Control tool calls, prompts and resources are
 // never recorded.
+//
+// The proxy outlives its peers' faults: each forwarded call has a limit
+// (Options.CallTimeout), and the agent's side (Transport) and each
+// downstream's are read through an mcpx.FrameReader, so a line that is
+// not a JSON-RPC message, or a message over Options.MaxMessage, costs an
+// error reply or one failed call instead of the session.
 package record

@@ -34,6 +34,36 @@ type Options struct {
 	Version string
 	// StartTimeout bounds each downstream's start; see mcpx.Options.
 	StartTimeout time.Duration
+	// CallTimeout bounds each forwarded call (see mcpx.Options): a call
+	// the downstream does not answer in time is answered with an isError
+	// result naming the downstream and the limit, and recorded as failed.
+	// DefaultCallTimeout if 0; no limit if negative.
+	CallTimeout time.Duration
+	// MaxMessage bounds the size of a message, in bytes, read from a
+	// downstream or from the agent (see Transport);
+	// mcpx.DefaultMaxMessage if 0.
+	MaxMessage int
+}
+
+// DefaultCallTimeout is how long a forwarded call may take unless
+// Options.CallTimeout says otherwise.
+const DefaultCallTimeout = 60 * time.Second
+
+func (o Options) callTimeout() time.Duration {
+	switch {
+	case o.CallTimeout < 0:
+		return 0
+	case o.CallTimeout == 0:
+		return DefaultCallTimeout
+	}
+	return o.CallTimeout
+}
+
+func (o Options) maxMessage() int {
+	if o.MaxMessage > 0 {
+		return o.MaxMessage
+	}
+	return mcpx.DefaultMaxMessage
 }
 
 // Proxy is the recording MCP proxy: one MCP server that re-exposes every
@@ -67,6 +97,8 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
 		Version:      opts.Version,
 		StartTimeout: opts.StartTimeout,
 		OnProgress:   p.progress.forward,
+		CallTimeout:  opts.callTimeout(),
+		MaxMessage:   opts.maxMessage(),
 	})
 	if err != nil {
 		return nil, err

@@ -7,9 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
@@ -36,6 +40,13 @@ environment variables named in REELIER_REDACT, comma-separated).
 Each wrapped server's stderr is printed line by line as "[name] line",
 the name being the server's program or package ("npx -y @acme/crm-mcp"
 is crm-mcp); --quiet discards it.
+
+A call a server does not answer within --call-timeout (60s; 0 for no
+limit) is answered with an error result naming the server and the limit,
+and the server stays in use. Lines a server prints on stdout that are not
+MCP messages are shown on stderr and skipped; a message over
+--max-message (64MiB) from a server or from the agent is answered with an
+error instead of ending the session.
 
 When two downstreams have a tool of the same name, the later one's is
 exposed as <index>_<name> (index from 0 in --wrap order) and a warning
@@ -65,13 +76,15 @@ const mcpLogEnv = "REELIER_MCP_LOG"
 const proxyGCPercent = 400
 
 type mcpOptions struct {
-	wrap     []string
-	traceDir string
-	quiet    bool
+	wrap        []string
+	traceDir    string
+	quiet       bool
+	callTimeout time.Duration
+	maxMessage  byteSize
 }
 
 func newMCPCmd() *cobra.Command {
-	var opts mcpOptions
+	opts := mcpOptions{maxMessage: mcpx.DefaultMaxMessage}
 	cmd := &cobra.Command{
 		Use:   "mcp --wrap CMD [--wrap CMD]… [--trace-dir DIR]",
 		Short: "Run the recording proxy in front of MCP servers (stdio)",
@@ -85,6 +98,8 @@ func newMCPCmd() *cobra.Command {
 	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as a downstream MCP server and re-expose its tools (repeatable)")
 	f.StringVar(&opts.traceDir, "trace-dir", trace.DefaultDir, "directory the recordings are written to")
 	f.BoolVar(&opts.quiet, "quiet", false, "discard the wrapped servers' stderr (otherwise printed as \"[name] line\")")
+	f.DurationVar(&opts.callTimeout, "call-timeout", record.DefaultCallTimeout, "answer a call the server has not answered within `D` with an error (0: no limit)")
+	f.Var(&opts.maxMessage, "max-message", "read messages of up to `SIZE` from a server or the agent (bytes, or KiB, MiB, GiB); larger ones are answered with an error")
 	return cmd
 }
 
@@ -99,20 +114,29 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		// the agent's calls.
 		debug.SetGCPercent(proxyGCPercent)
 	}
+	if opts.callTimeout < 0 {
+		return usageErrorf("--call-timeout %v: a limit cannot be negative (0 means none)", opts.callTimeout)
+	}
+	callTimeout := opts.callTimeout
+	if callTimeout == 0 {
+		callTimeout = -1 // record.Options: no limit
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	proxy, err := record.Start(ctx, opts.wrap, record.Options{
-		TraceDir: opts.traceDir,
-		Redactor: trace.RedactorFromEnv(),
-		Stderr:   stderr,
-		Quiet:    opts.quiet,
-		Version:  versionString(),
+		TraceDir:    opts.traceDir,
+		Redactor:    trace.RedactorFromEnv(),
+		Stderr:      stderr,
+		Quiet:       opts.quiet,
+		Version:     versionString(),
+		CallTimeout: callTimeout,
+		MaxMessage:  int(opts.maxMessage),
 	})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	var t mcp.Transport = &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+	t := proxy.Transport(cmd.InOrStdin(), cmd.OutOrStdout())
 	if path := os.Getenv(mcpLogEnv); path != "" {
 		log, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -133,7 +157,41 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	return nil
 }
 
-// nopWriteCloser lets the proxy write to stdout without closing it.
+// byteSize is a flag's size in bytes, given as a number of bytes or with
+// a KiB, MiB or GiB suffix.
+type byteSize int
+
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *byteSize) Type() string { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	num, unit := strings.TrimSpace(s), int64(1)
+	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(num, suffix); ok {
+			num, unit = strings.TrimSpace(n), u
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (4<<30)/unit {
+		return fmt.Errorf("%q is not a size: write a whole number of bytes, KiB, MiB or GiB, up to 4GiB (64MiB, say)", s)
+	}
+	*b = byteSize(n * unit)
+	return nil
+}
+
+// nopWriteCloser lets a server write to stdout without closing it.
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }

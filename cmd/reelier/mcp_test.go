@@ -27,6 +27,10 @@ func TestMCPAndTraceExitCodes(t *testing.T) {
 		{[]string{"mcp"}, exitUsage},
 		{[]string{"mcp", "--wrap", "reelier-no-such-server"}, exitFailed},
 		{[]string{"mcp", "--wrap", "false"}, exitFailed},
+		{[]string{"mcp", "--wrap", "reelier-no-such-server", "--call-timeout", "-1s"}, exitUsage},
+		{[]string{"mcp", "--wrap", "reelier-no-such-server", "--call-timeout", "soon"}, exitUsage},
+		{[]string{"mcp", "--wrap", "reelier-no-such-server", "--max-message", "12XB"}, exitUsage},
+		{[]string{"mcp", "--wrap", "reelier-no-such-server", "--max-message", "0"}, exitUsage},
 		{[]string{"trace", good}, exitOK},
 		{[]string{"trace", bad}, exitUsage},
 		{[]string{"trace", filepath.Join(dir, "missing.jsonl")}, exitUsage},
@@ -38,5 +42,25 @@ func TestMCPAndTraceExitCodes(t *testing.T) {
 				t.Errorf("exit %d; want %d\nstderr: %s", got, tt.want, errw.String())
 			}
 		})
+	}
+}
+
+// TestByteSize: --max-message takes bytes or KiB, MiB and GiB, up to 4 GiB.
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]int{"64MiB": 64 << 20, "1048576": 1 << 20, "512 KiB": 512 << 10, "4GiB": 4 << 30, "20MiB": 20 << 20} {
+		var b byteSize
+		if err := b.Set(in); err != nil || int(b) != want {
+			t.Errorf("Set(%q): %d, %v; want %d", in, b, err, want)
+		}
+		var again byteSize
+		if err := again.Set(b.String()); err != nil || again != b {
+			t.Errorf("%q prints as %q, which reads as %d, %v", in, b.String(), again, err)
+		}
+	}
+	for _, in := range []string{"", "0", "-1MiB", "1.5MiB", "64MB", "5GiB", "MiB", "64 mib"} {
+		var b byteSize
+		if err := b.Set(in); err == nil {
+			t.Errorf("Set(%q) = %d; want an error", in, b)
+		}
 	}
 }
