@@ -23,13 +23,14 @@ func (p Plan) Count() int { return p.To - p.From }
 // not even the lock file.
 func DryRun(opts Options) (Plan, error) {
 	p := Plan{Skill: opts.Skill}
-	st, err := ReadState(opts.StatePath)
+	fsys := place{opts.Root}
+	st, err := readState(fsys, opts.StatePath)
 	if IsCorrupt(err) {
 		p.StateCorrupt = err
 	} else if err != nil {
 		return p, err
 	}
-	recs, err := readRecords(opts.RunsFile)
+	recs, err := readRecords(fsys, opts.RunsFile)
 	if err != nil {
 		return p, err
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
@@ -20,6 +19,12 @@ type Options struct {
 	RunsFile string
 	// StatePath is the cursor file, normally DefaultStatePath.
 	StatePath string
+	// Root, when set, is the directory RunsFile and StatePath are names
+	// in: every file the push reads or writes (the history, the state, its
+	// lock, a corrupt state set aside) is reached through it, so no
+	// symbolic link, even one swapped in after the caller checked the
+	// paths, leads outside it. Paths in Events are then names in Root too.
+	Root *os.Root
 	// All reconsiders every record from the start instead of the cursor.
 	All bool
 	// WithSkill uploads the skill file even if it was uploaded before.
@@ -114,18 +119,19 @@ func Push(ctx context.Context, opts Options) (Result, error) {
 	if report == nil {
 		report = func(Event) {}
 	}
-	recs, err := readRecords(opts.RunsFile)
+	fsys := place{opts.Root}
+	recs, err := readRecords(fsys, opts.RunsFile)
 	if err != nil {
 		return res, err
 	}
-	unlock, err := lockState(opts.StatePath, report)
+	unlock, err := lockState(fsys, opts.StatePath, report)
 	if err != nil {
 		return res, err
 	}
 	defer unlock()
-	st, err := ReadState(opts.StatePath)
+	st, err := readState(fsys, opts.StatePath)
 	if IsCorrupt(err) {
-		report(Event{Kind: StateSetAside, Path: setAside(opts.StatePath, now()), Err: err})
+		report(Event{Kind: StateSetAside, Path: setAside(fsys, opts.StatePath, now()), Err: err})
 	} else if err != nil {
 		return res, fmt.Errorf("reading the push state: %w", err)
 	}
@@ -201,7 +207,7 @@ func (b *batch) send(ctx context.Context, r record) Outcome {
 // means the ledger has the record but the cursor does not say so; the next
 // push re-sends it and the idempotency key lets the ledger drop the copy.
 func (b *batch) save(index int) error {
-	err := b.st.save(b.opts.StatePath)
+	err := b.st.save(place{b.opts.Root}, b.opts.StatePath)
 	switch {
 	case err == nil:
 		return nil
@@ -213,19 +219,29 @@ func (b *batch) save(index int) error {
 }
 
 // lockState takes the lock that serialises pushes sharing a state file,
-// waiting (and saying so) while another push holds it.
-func lockState(statePath string, report func(Event)) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(statePath), 0o755); err != nil {
+// waiting (and saying so) while another push holds it. The lock file is
+// opened through fsys and locked by its descriptor, so the file locked is
+// the one created, wherever a link points by then.
+func lockState(fsys place, statePath string, report func(Event)) (func(), error) {
+	if err := fsys.mkdirAll(filepath.Dir(statePath)); err != nil {
 		return nil, fmt.Errorf("creating the state directory: %w", err)
 	}
-	fl := flock.New(statePath + ".lock")
-	ok, err := fl.TryLock()
+	name := statePath + ".lock"
+	f, err := fsys.openFile(name, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", name, err)
+	}
+	ok, err := tryLockFile(f)
 	if err == nil && !ok {
-		report(Event{Kind: Waiting, Path: fl.Path()})
-		err = fl.Lock()
+		report(Event{Kind: Waiting, Path: name})
+		err = lockFile(f)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("locking %s: %w", fl.Path(), err)
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", name, err)
 	}
-	return func() { fl.Unlock() }, nil
+	return func() {
+		unlockFile(f)
+		f.Close()
+	}, nil
 }

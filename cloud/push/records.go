@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 )
 
 // record is one run record of a history file.
@@ -18,8 +17,8 @@ type record struct {
 
 // readRecords returns the records of a history file in order: every line
 // that is not blank, so a record's index is its position among them.
-func readRecords(path string) ([]record, error) {
-	data, err := os.ReadFile(path)
+func readRecords(fsys place, path string) ([]record, error) {
+	data, err := fsys.readFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -49,8 +49,11 @@ var errCorrupt = errors.New("corrupt push state")
 // empty state. A file that is not a valid state yields an empty state and
 // an error wrapping errCorrupt (test it with IsCorrupt); any other error is
 // an I/O failure.
-func ReadState(path string) (State, error) {
-	data, err := os.ReadFile(path)
+func ReadState(path string) (State, error) { return readState(place{}, path) }
+
+// readState is ReadState in fsys.
+func readState(fsys place, path string) (State, error) {
+	data, err := fsys.readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, nil
 	}
@@ -85,9 +88,9 @@ func IsCorrupt(err error) bool { return errors.Is(err, errCorrupt) }
 // setAside renames a corrupt state file to <path>.corrupt-<epoch-ms> and
 // returns the new name. It is best effort: on failure the corrupt content
 // is simply overwritten by the next save, and "" is returned.
-func setAside(path string, now time.Time) string {
+func setAside(fsys place, path string, now time.Time) string {
 	aside := fmt.Sprintf("%s.corrupt-%d", path, now.UnixMilli())
-	if os.Rename(path, aside) != nil {
+	if fsys.rename(path, aside) != nil {
 		return ""
 	}
 	return aside
@@ -105,13 +108,53 @@ func (st State) skill(name string) *SkillState {
 
 // save replaces the state file atomically: a reader sees the old file or
 // the new one, never a torn write.
-func (st State) save(path string) error {
+func (st State) save(fsys place, path string) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := fsys.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(data, '\n'), 0o644)
+	return fsys.writeFile(path, append(data, '\n'))
+}
+
+// place is where a push's files are: by path, or names inside root when
+// it is set (Options.Root).
+type place struct{ root *os.Root }
+
+func (p place) readFile(name string) ([]byte, error) {
+	if p.root != nil {
+		return p.root.ReadFile(name)
+	}
+	return os.ReadFile(name)
+}
+
+func (p place) mkdirAll(name string) error {
+	if p.root != nil {
+		return p.root.MkdirAll(name, 0o755)
+	}
+	return os.MkdirAll(name, 0o755)
+}
+
+func (p place) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if p.root != nil {
+		return p.root.OpenFile(name, flag, perm)
+	}
+	return os.OpenFile(name, flag, perm)
+}
+
+func (p place) rename(oldname, newname string) error {
+	if p.root != nil {
+		return p.root.Rename(oldname, newname)
+	}
+	return os.Rename(oldname, newname)
+}
+
+// writeFile replaces name atomically (a new file gets mode 0644).
+func (p place) writeFile(name string, data []byte) error {
+	if p.root != nil {
+		return atomicfile.WriteIn(p.root, name, data, 0o644)
+	}
+	return atomicfile.Write(name, data, 0o644)
 }

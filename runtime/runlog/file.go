@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -47,16 +48,40 @@ func Marshal(r *Record) ([]byte, error) {
 // creating both as needed, and returns the file's path. The line goes out
 // in a single write(2) on a file opened with O_APPEND, so concurrent runs of
 // the same skill never interleave within a line.
-func Append(dir string, r *Record) (string, error) {
+func Append(dir string, r *Record) (string, error) { return appendIn(osFiles{}, dir, r) }
+
+// AppendIn is Append for the directory dir inside root (dir is relative to
+// root, and so is the path returned): the directory is created and the
+// history file opened through root, so a symbolic link, even one swapped in
+// after the caller checked the path, cannot lead the line outside it.
+func AppendIn(root *os.Root, dir string, r *Record) (string, error) { return appendIn(root, dir, r) }
+
+// files is where a history file is written: the file system by path
+// (osFiles) or an *os.Root, whose methods keep every name inside it.
+type files interface {
+	MkdirAll(name string, perm fs.FileMode) error
+	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
+}
+
+// osFiles is the file system by path.
+type osFiles struct{}
+
+func (osFiles) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
+func (osFiles) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+
+// appendIn is every Append.
+func appendIn(fsys files, dir string, r *Record) (string, error) {
 	path := Path(dir, r.Skill)
 	line, err := Marshal(r)
 	if err != nil {
 		return path, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
 		return path, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return path, err
 	}
