@@ -37,10 +37,16 @@
 //     did not complete.
 //   - Paths are resolved against the server's working directory and
 //     refused when they lead outside it, lexically or through a symbolic
-//     link; files are read through an os.Root on that directory. Session
-//     transcripts may also be read from the history directory the person
-//     who started the server chose (by default ~/.claude/projects), and
-//     nothing is ever written there.
+//     link; files are then read and written through an os.Root on that
+//     directory, by their names in it, so a link swapped in after the
+//     check cannot lead a read or a write outside: skills are written
+//     atomically inside the root (the temporary file created beside the
+//     target, synced, renamed in the same folder), run records appended
+//     through it, and the push state, its lock and the run history
+//     reached through it (cloud/push Options.Root). Session transcripts
+//     may also be read from the history directory the person who started
+//     the server chose (by default ~/.claude/projects), and nothing is
+//     ever written there.
 //
 // Transports: Serve runs on any MCP transport (stdio for `reelier serve`).
 // Handler serves the streamable HTTP transport behind a bearer-token check;

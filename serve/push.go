@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/cloud/push"
@@ -115,9 +116,9 @@ func (s *Server) push(ctx context.Context, _ *mcp.CallToolRequest, in PushInput)
 	fillResult(out, res)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pushFailed(fmt.Sprintf("no run history for skill %q: %s does not exist; replay the skill first (reelier_replay writes it)", opts.Skill, s.display(opts.RunsFile)), nil)
+		return pushFailed(fmt.Sprintf("no run history for skill %q: %s does not exist; replay the skill first (reelier_replay writes it)", opts.Skill, filepath.ToSlash(opts.RunsFile)), nil)
 	case err != nil:
-		return pushFailed(err.Error(), out)
+		return pushFailed(s.pushRefusedLate(err, opts).Error(), out)
 	case res.Upload == push.UploadFailed:
 		return pushFailed(fmt.Sprintf("%v; no record was sent", res.Stopped), out)
 	case res.Stopped != nil:
@@ -127,6 +128,9 @@ func (s *Server) push(ctx context.Context, _ *mcp.CallToolRequest, in PushInput)
 }
 
 // pushOptions resolves the skill, its run history and the state file.
+// The history and the state are names in the working directory's os.Root,
+// and the push reaches every file (the history, the state, its lock)
+// through it.
 func (s *Server) pushOptions(in PushInput) (push.Options, error) {
 	base, err := s.base(in.Cwd)
 	if err != nil {
@@ -137,15 +141,31 @@ func (s *Server) pushOptions(in PushInput) (push.Options, error) {
 		return push.Options{}, err
 	}
 	name := skill.Name()
-	runs, _, err := within("the run history", base, runsPath(name), s.work)
+	runs, err := s.workName("the run history", base, runsPath(name))
 	if err != nil {
 		return push.Options{}, err
 	}
-	state, _, err := within("the push state", base, push.DefaultStatePath, s.work)
+	state, err := s.workName("the push state", base, push.DefaultStatePath)
 	if err != nil {
 		return push.Options{}, err
 	}
-	return push.Options{Skill: name, SkillMd: src, RunsFile: runs, StatePath: state, All: in.All, WithSkill: in.WithSkill}, nil
+	return push.Options{
+		Skill: name, SkillMd: src, Root: s.work.root, RunsFile: runs, StatePath: state,
+		All: in.All, WithSkill: in.WithSkill,
+	}, nil
+}
+
+// pushRefusedLate adds to a push's local failure, when it is the os.Root
+// refusing to follow a symbolic link out of the working directory, which
+// folder the link must be in (the history and the state are both below
+// it); the failure's own words, such as which record reached the ledger,
+// are kept.
+func (s *Server) pushRefusedLate(err error, opts push.Options) error {
+	dir := filepath.ToSlash(filepath.Dir(opts.StatePath))
+	if why := s.work.refusedLate(err, "the folder", dir); why != err {
+		return fmt.Errorf("%v; %w", err, why)
+	}
+	return err
 }
 
 // pushDryRun plans a push without configuration, network or writes.
@@ -153,9 +173,9 @@ func (s *Server) pushDryRun(opts push.Options) (*mcp.CallToolResult, PushOutput,
 	p, err := push.DryRun(opts)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pushFailed(fmt.Sprintf("no run history for skill %q: %s does not exist; replay the skill first (reelier_replay writes it)", opts.Skill, s.display(opts.RunsFile)), nil)
+		return pushFailed(fmt.Sprintf("no run history for skill %q: %s does not exist; replay the skill first (reelier_replay writes it)", opts.Skill, filepath.ToSlash(opts.RunsFile)), nil)
 	case err != nil:
-		return pushFailed(err.Error(), nil)
+		return pushFailed(s.pushRefusedLate(err, opts).Error(), nil)
 	}
 	plan := &PushPlan{Skill: p.Skill, UploadSkill: p.UploadSkill, Records: p.Records, From: p.From, To: p.To, Count: p.Count()}
 	if p.StateCorrupt != nil {

@@ -123,7 +123,8 @@ func (s *Server) loadSkill(base, given string) (*ast.Skill, []byte, error) {
 
 // appendRecord appends the record to <base>/.reelier/runs, refusing a
 // runs directory or history file that a link leads out of the working
-// directory.
+// directory. The append goes through the working directory's os.Root, so
+// a link swapped in after the check is refused too.
 func (s *Server) appendRecord(base string, rec *runlog.Record) error {
 	dir, _, err := within("the runs directory", base, runlog.DefaultDir, s.work)
 	if err != nil {
@@ -132,8 +133,12 @@ func (s *Server) appendRecord(base string, rec *runlog.Record) error {
 	if _, _, err := within("the run history", dir, runlog.FileName(rec.Skill), s.work); err != nil {
 		return err
 	}
-	_, err = runlog.Append(dir, rec)
-	return err
+	name, err := s.work.name(dir)
+	if err != nil {
+		return err
+	}
+	_, err = runlog.AppendIn(s.work.root, name, rec)
+	return s.work.refusedLate(err, "the runs directory", runlog.DefaultDir)
 }
 
 // checkVars applies the rules of --var: a name is an identifier and not

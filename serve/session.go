@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/session/scan"
 	"github.com/reelier/reelier/trace"
@@ -193,8 +191,8 @@ func (s *Server) fromSession(_ context.Context, _ *mcp.CallToolRequest, in FromS
 	if err != nil {
 		return nil, FromSessionOutput{}, err
 	}
-	if err := checkOverwrite(given, dest, in.Force); err != nil {
-		return nil, FromSessionOutput{}, err
+	if err := checkOverwrite(s.work, given, dest, in.Force); err != nil {
+		return nil, FromSessionOutput{}, s.work.refusedLate(err, "out", given)
 	}
 	res, err := sess.Compile(
 		session.TraceOptions{Name: name, Observed: session.ObservedFile, Redactor: trace.RedactorFromEnv()},
@@ -203,11 +201,8 @@ func (s *Server) fromSession(_ context.Context, _ *mcp.CallToolRequest, in FromS
 	if err != nil {
 		return nil, FromSessionOutput{}, fmt.Errorf("the replayable calls of %q do not compile: %w", in.TranscriptPath, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return nil, FromSessionOutput{}, err
-	}
-	if err := atomicfile.Write(dest, format.Source(res.Skill), 0o644); err != nil {
-		return nil, FromSessionOutput{}, err
+	if err := s.work.writeFile(dest, format.Source(res.Skill), 0o644); err != nil {
+		return nil, FromSessionOutput{}, fmt.Errorf("the skill could not be written: %w", s.work.refusedLate(err, "out", given))
 	}
 	sum := res.Summary
 	out.OK, out.SkillPath, out.Observed = true, s.display(dest), session.ObservedFile
@@ -268,9 +263,9 @@ func skillFileName(name string) string {
 }
 
 // checkOverwrite refuses an existing output unless force is set, as
-// reelier from-session does.
-func checkOverwrite(given, dest string, force bool) error {
-	info, err := os.Lstat(dest)
+// reelier from-session does; it looks through the area's os.Root.
+func checkOverwrite(a *area, given, dest string, force bool) error {
+	info, err := a.lstat(dest)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
