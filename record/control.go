@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/trace"
 )
@@ -108,12 +109,20 @@ func (p *Proxy) note(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTool
 	if rec == nil {
 		return notRecording, nil
 	}
-	if err := rec.w.Note(text); errors.Is(err, trace.ErrClosed) {
+	if err := rec.w.Note(p.redactNote(text)); errors.Is(err, trace.ErrClosed) {
 		return notRecording, nil
 	} else if err != nil {
 		return errorResult("Could not write the note: " + err.Error()), nil
 	}
 	return textResult("Noted."), nil
+}
+
+// redactNote returns a note as the trace keeps it. A note becomes a step's
+// title and intent in a compiled skill, so it is redacted like the
+// arguments and results, JSON pasted into it included; the agent's own
+// call is left as it was.
+func (p *Proxy) redactNote(text string) string {
+	return scrub.Text(p.opts.Redactor, "", text)
 }
 
 func (p *Proxy) stopRecording(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -46,7 +46,7 @@ func (e *evaluation) json() (any, bool) {
 		e.badJSON = true
 		e.failures = append(e.failures, Failure{Message: fmt.Sprintf(
 			"Assertion needs JSON body but body is not valid JSON: %v; body starts %s",
-			err, jsondata.String(clip(e.obs.Body, maxShown)))})
+			err, jsondata.String(clip(sourceRedactor.String("", clip(e.obs.Body, 4*maxShown)), maxShown)))})
 	}
 	return nil, false
 }
@@ -102,13 +102,13 @@ func checkJSON(a ast.Assert, root any) *Failure {
 		if isType(v, found, a.Type) {
 			return nil
 		}
-		return failed(string(a.Type), typed(v, found))
+		return failed(string(a.Type), typed(v, found, memberOf(root, a.Path)))
 	case *ast.JSONMatchesAssert:
 		v, found := Resolve(root, a.Path)
 		want := "a string matching /" + a.Pattern + "/"
 		s, isString := v.(string)
 		if !isString {
-			return failed(want, typed(v, found))
+			return failed(want, typed(v, found, memberOf(root, a.Path)))
 		}
 		re, err := jsregex.Compile(a.Pattern)
 		if err != nil {
@@ -121,13 +121,13 @@ func checkJSON(a ast.Assert, root any) *Failure {
 		case ok:
 			return nil
 		}
-		return failed(want, show(v, found))
+		return failed(want, show(v, found, memberOf(root, a.Path)))
 	case *ast.JSONLengthAssert:
 		v, found := Resolve(root, a.Path)
 		want := "length " + string(a.Op) + " " + strconv.Itoa(a.Length)
 		n, hasLen := lengthOf(v)
 		if !hasLen {
-			return failed(want, typed(v, found)+", which has no length")
+			return failed(want, typed(v, found, memberOf(root, a.Path))+", which has no length")
 		}
 		if compareFloat(float64(n), a.Op, float64(a.Length)) {
 			return nil
@@ -139,20 +139,21 @@ func checkJSON(a ast.Assert, root any) *Failure {
 		if compareValues(v, found, a.Op, want) {
 			return nil
 		}
-		return failed(string(a.Op)+" "+jsondata.String(want), show(v, found))
+		return failed(string(a.Op)+" "+jsondata.String(want), show(v, found, memberOf(root, a.Path)))
 	}
 	return failed("", fmt.Sprintf("unsupported assert %T", a))
 }
 
-// typed shows a value with its JSON type, for type-related failures.
-func typed(v any, found bool) string {
+// typed shows a value with its JSON type, for type-related failures; key
+// is the member the value sits under (see show).
+func typed(v any, found bool, key string) string {
 	if !found {
 		return notFound
 	}
 	if v == nil {
 		return "null"
 	}
-	return jsondata.TypeName(v) + " " + show(v, true)
+	return jsondata.TypeName(v) + " " + show(v, true, key)
 }
 
 // isType implements `is <type>`.

@@ -1,13 +1,17 @@
 package runtime
 
 import (
+	"bytes"
 	"unicode/utf8"
 
+	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/trace"
 )
 
-// Failure is one reason a step failed.
+// Failure is one reason a step failed. A step's failures are redacted
+// (redactFailures) before a StepResult or the run record holds them.
 type Failure struct {
 	// Message is the text recorded in the run record.
 	Message string
@@ -33,12 +37,68 @@ const maxShown = 200
 // it whole up to this many bytes, and the record's message quotes it.
 const maxObserved = 2000
 
-// show renders a resolved value for a failure message.
-func show(v any, found bool) string {
+// show renders a resolved value for a failure message. key is the member
+// the value sits under (memberOf): a value under password, token or
+// authorization is blanked whole, as the trace would blank it, and so is
+// every credential shape in it, before it is clipped.
+func show(v any, found bool, key string) string {
 	if !found {
 		return notFound
 	}
-	return clip(jsondata.String(v), maxObserved)
+	return clip(redactedValue(v, key), maxObserved)
+}
+
+// sourceRedactor blanks, where a failure is made, what only the value's
+// place can tell is a secret (a member named password, token…) and every
+// credential shape. The values REELIER_REDACT names are blanked by the
+// run's own redactor when the failure reaches the step's record
+// (redactFailures); Check's failures, which no record keeps, have only
+// this.
+var sourceRedactor = trace.NewRedactor(nil, nil)
+
+// redactedValue is v as compact JSON, redacted as the member key of an
+// object.
+func redactedValue(v any, key string) string {
+	obj := append(jsondata.AppendString([]byte{'{'}, key), ':')
+	obj = append(jsondata.Append(obj, v), '}')
+	red, err := sourceRedactor.JSON(obj)
+	if err != nil {
+		return trace.Redacted
+	}
+	if bytes.Equal(red, obj) {
+		return jsondata.String(v)
+	}
+	root, err := jsondata.Parse(string(red))
+	o, ok := root.(*jsondata.Object)
+	if err != nil || !ok || len(o.Members) != 1 {
+		return trace.Redacted
+	}
+	return jsondata.String(o.Members[0].Value)
+}
+
+// memberOf is the name of the object member the path's value sits under,
+// as the trace redactor sees it: an array's elements sit under the array's
+// member; "" at the root.
+func memberOf(root any, p ast.Path) string {
+	key, cur := "", root
+	for _, el := range p.Elements {
+		switch c := cur.(type) {
+		case *jsondata.Object:
+			v, ok := c.Get(el.Name)
+			if !ok {
+				return key
+			}
+			key, cur = el.Name, v
+		case []any:
+			if !canonicalIndex(el) || el.Index >= len(c) {
+				return key
+			}
+			cur = c[el.Index]
+		default:
+			return key
+		}
+	}
+	return key
 }
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.

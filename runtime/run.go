@@ -50,8 +50,9 @@ type Options struct {
 	// need its binds still run.
 	SkipWrites bool
 	// Redactor blanks secrets in what the record keeps of each step (the
-	// filled action, the values binds took). Nil means the one configured
-	// by the environment (trace.RedactorFromEnv).
+	// filled action, the values binds took, the failures) and in what a
+	// Healer shows a model (Divergence.Redactor). Nil means the one
+	// configured by the environment (trace.RedactorFromEnv).
 	Redactor *trace.Redactor
 	// Path and SkillSHA256 identify the skill file on the record.
 	Path        string
@@ -213,6 +214,7 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 		local = newScope(outer)
 		failures, asserted = r.escalate(ctx, sr, failures, local)
 	}
+	failures = redactFailures(r.opts.Redactor, failures)
 	sr.Failures = failures
 	r.record(sr, local)
 	switch {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/reelier/reelier/cloud"
+	"github.com/reelier/reelier/internal/scrub"
 )
 
 // Paging bounds for GET …/runs.
@@ -39,8 +40,13 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the run upload was rejected: %d field error(s); fix the record, it will not be accepted as it is", len(fe)), fe)
 		return
 	}
+	record, err := scrub.JSON(s.redactor, up.record)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "the run upload was rejected: the record is not valid JSON", nil)
+		return
+	}
 	run := Run{
-		ID: newID(), Skill: up.skill, IdempotencyKey: idem, Record: up.record,
+		ID: newID(), Skill: up.skill, IdempotencyKey: idem, Record: record,
 		StartedAt: up.startedAt, FinishedAt: up.finishedAt,
 		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, ReceivedAt: s.now().UTC(),
 	}
@@ -84,7 +90,8 @@ func (s *Server) postSkill(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the skill upload was rejected: %d field error(s)", len(fe)), fe)
 		return
 	}
-	if err := s.store.PutSkill(r.Context(), Skill{Name: up.name, SkillMd: up.skillMd, UploadedAt: s.now().UTC()}); err != nil {
+	md := scrub.Text(s.redactor, "", up.skillMd)
+	if err := s.store.PutSkill(r.Context(), Skill{Name: up.name, SkillMd: md, UploadedAt: s.now().UTC()}); err != nil {
 		s.unavailable(w, err)
 		return
 	}

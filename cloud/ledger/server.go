@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/cloud"
+	"github.com/reelier/reelier/trace"
 )
 
 // DefaultMaxBody is the largest request body the ledger reads: a run upload
@@ -35,6 +36,12 @@ type Config struct {
 	// Logf logs what clients are not told (database errors); nil means
 	// log.Printf.
 	Logf func(format string, args ...any)
+	// Redactor blanks secrets in every run record and skill file before it
+	// is stored, so the pages and the read API never show one, even from a
+	// client that pushed without redacting. Nil means the one the
+	// ledger's environment configures (trace.RedactorFromEnv): the
+	// recorder's rules, and the values REELIER_REDACT names there.
+	Redactor *trace.Redactor
 }
 
 // Server serves the ledger's API and pages.
@@ -43,6 +50,8 @@ type Server struct {
 	maxBody int64
 	now     func() time.Time
 	logf    func(string, ...any)
+	// redactor blanks secrets in what is stored (Config.Redactor).
+	redactor *trace.Redactor
 	// keyed caches HasKeys once true: keys are never removed.
 	keyed atomic.Bool
 	mux   *http.ServeMux
@@ -50,7 +59,10 @@ type Server struct {
 
 // NewServer returns a Server over cfg.Store.
 func NewServer(cfg Config) *Server {
-	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, mux: http.NewServeMux()}
+	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, redactor: cfg.Redactor, mux: http.NewServeMux()}
+	if s.redactor == nil {
+		s.redactor = trace.RedactorFromEnv()
+	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
 	}

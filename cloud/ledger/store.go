@@ -97,7 +97,8 @@ type Run struct {
 	// ("" when the client sent none).
 	Skill          string
 	IdempotencyKey string
-	// Record is the run record exactly as received.
+	// Record is the run record as received, redacted (Config.Redactor):
+	// byte for byte when nothing in it was blanked.
 	Record []byte
 	// StartedAt and FinishedAt come from the record.
 	StartedAt, FinishedAt time.Time

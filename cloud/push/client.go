@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/cloud"
+	"github.com/reelier/reelier/internal/scrub"
+	"github.com/reelier/reelier/trace"
 )
 
 // Kind classifies what happened to one run upload (§8.3a).
@@ -60,6 +62,20 @@ type Client struct {
 	// HTTP is the client used for requests; nil means a client with a 30 s
 	// timeout.
 	HTTP *http.Client
+	// Redactor blanks secrets in every record and skill file sent, with
+	// the rules and REELIER_REDACT values the recorder uses, so a record
+	// written before failures were redacted, or by an older Reelier, leaves
+	// this machine redacted too. Nil means the one the environment
+	// configures (trace.RedactorFromEnv).
+	Redactor *trace.Redactor
+}
+
+// redactor is the client's redactor, or the environment's.
+func (c *Client) redactor() *trace.Redactor {
+	if c.Redactor != nil {
+		return c.Redactor
+	}
+	return trace.RedactorFromEnv()
 }
 
 // defaultHTTP bounds each request to 30 s.
@@ -69,7 +85,7 @@ var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
 // as an authentication failure; any other answer or a network error as an
 // error quoting the start of the answer's body.
 func (c *Client) UploadSkill(ctx context.Context, name string, skillMd []byte) error {
-	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: string(skillMd)})
+	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: scrub.Text(c.redactor(), "", string(skillMd))})
 	status, answer, err := c.post(ctx, cloud.SkillsPath, body, "")
 	switch {
 	case err != nil:
@@ -86,8 +102,14 @@ func (c *Client) UploadSkill(ctx context.Context, name string, skillMd []byte) e
 // showing it.
 var errAuth = fmt.Errorf("the ledger refused the API key (401): check %s", EnvKey)
 
-// PushRun sends one run record and classifies the answer.
+// PushRun sends one run record, redacted, and classifies the answer. A
+// record with nothing to blank is sent byte for byte; the idempotency key
+// is the hash of what is sent.
 func (c *Client) PushRun(ctx context.Context, skill string, record []byte) Outcome {
+	record, err := scrub.JSON(c.redactor(), record)
+	if err != nil {
+		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("the record is not valid JSON (%v); it was not sent", err)}
+	}
 	status, answer, err := c.post(ctx, cloud.RunsPath, cloud.EncodeRunUpload(skill, record), cloud.IdempotencyKey(skill, record))
 	if err != nil {
 		return Outcome{Kind: Blocked, Err: err}

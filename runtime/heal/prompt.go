@@ -8,8 +8,10 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/trace"
 )
 
 // Bounds of the observation summary sent to the model.
@@ -46,41 +48,62 @@ const level2Rules = `
 This time you may also change the call: add "args" with the action's complete JSON arguments, or leave "args" out to repeat the call as it is. The step's tool will be called exactly once more and your checks applied to that new response. In string values, {{NAME}} may name only these bound variables: %s; and {{today}}, {{today-Nd}}, {{today+Nd}} are dates.`
 
 // prompt is the user message for one attempt; previous is why the level
-// below did not hold ("" for Level 1).
+// below did not hold ("" for Level 1). Everything in it from the skill, the
+// failures and the response goes through the run's redactor first
+// (d.Redactor), JSON quoted in text included, so the model never sees a
+// value the run record or a trace would blank.
 func prompt(d *runtime.Divergence, level int, previous string) (string, string) {
+	r := d.Redactor()
 	sys := system
 	if level >= 2 {
 		sys += fmt.Sprintf(level2Rules, orNone(d.BoundNames()))
 	}
 	var b strings.Builder
 	b.WriteString("The step:\n\n")
-	writeStep(&b, d.Step)
+	writeStep(&b, d.Step, r)
 	b.WriteString("\nIts failures:\n")
 	for _, f := range d.Failures {
-		fmt.Fprintf(&b, "- %s\n", f.Message)
+		fmt.Fprintf(&b, "- %s\n", scrub.Text(r, "", f.Message))
 	}
 	b.WriteString("\nThe response it checked:\n")
-	writeSummary(&b, d.Observation)
+	writeSummary(&b, redacted(r, d.Observation))
 	if previous != "" {
-		fmt.Fprintf(&b, "\nA Level 1 patch (re-reading this response without calling the tool again) was tried; %s\n", previous)
+		fmt.Fprintf(&b, "\nA Level 1 patch (re-reading this response without calling the tool again) was tried; %s\n", scrub.Text(r, "", previous))
 	}
 	return sys, b.String()
 }
 
-// writeStep prints the step as its skill file would.
-func writeStep(b *strings.Builder, st *ast.Step) {
-	fmt.Fprintf(b, "### Step %d — %s\n", st.Number, st.Title)
-	if st.Intent != nil {
-		fmt.Fprintf(b, "- intent: %s\n", st.Intent.Text)
+// writeStep prints the step as its skill file would, each line redacted.
+func writeStep(b *strings.Builder, st *ast.Step, r *trace.Redactor) {
+	line := func(format string, args ...any) {
+		b.WriteString(scrub.Text(r, "", fmt.Sprintf(format, args...)))
+		b.WriteByte('\n')
 	}
-	fmt.Fprintf(b, "- action: %s\n", format.Action(st.Action))
+	line("### Step %d — %s", st.Number, st.Title)
+	if st.Intent != nil {
+		line("- intent: %s", st.Intent.Text)
+	}
+	line("- action: %s", format.Action(st.Action))
 	for _, a := range st.Asserts {
-		fmt.Fprintf(b, "- assert: %s\n", format.Assert(a.Expr))
+		line("- assert: %s", format.Assert(a.Expr))
 	}
 	for _, bd := range st.Binds {
-		fmt.Fprintf(b, "- bind: %s\n", format.Bind(bd.Expr))
+		line("- bind: %s", format.Bind(bd.Expr))
 	}
-	fmt.Fprintf(b, "- effect: %s\n", st.EffectValue())
+	line("- effect: %s", st.EffectValue())
+}
+
+// redacted is the observation as the model is shown it: its body and its
+// structured content redacted as a trace redacts a result, before they
+// are cut to size or sampled.
+func redacted(r *trace.Redactor, obs *runtime.Observation) *runtime.Observation {
+	out := &runtime.Observation{Status: obs.Status, Body: scrub.Text(r, "", obs.Body), Structured: obs.Structured}
+	if obs.Structured != nil {
+		if s, err := scrub.JSON(r, obs.Structured); err == nil {
+			out.Structured = s
+		}
+	}
+	return out
 }
 
 // writeSummary writes the bounded observation summary: status, the start

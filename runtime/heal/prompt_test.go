@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/trace"
 )
 
 // TestSample: at most 40 leaves, depth first, three elements per array with
@@ -57,5 +59,40 @@ func TestSummary(t *testing.T) {
 	want := "status: 503\nbody (5000 bytes):\n" + strings.Repeat("ü", 2000) + "… [cut: 2000 of 2500 characters shown]\nThe body is not JSON.\n"
 	if got != want {
 		t.Errorf("summary:\n%.200q…\nwant\n%.200q…", got, want)
+	}
+}
+
+// TestPromptRedacted: the model is shown the step, its failures, the
+// response (body, structured content and sampled leaves) and why Level 1
+// did not hold only after the run's redactor: no value a trace would blank
+// reaches it, whether by its place, its shape or REELIER_REDACT.
+func TestPromptRedacted(t *testing.T) {
+	password, envValue, github := "Hunter2-"+"prompt", "env-value-"+"P4wQz8", "ghp_"+strings.Repeat("pRm5", 9)
+	t.Setenv(trace.RedactEnv, "HEAL_SECRET")
+	t.Setenv("HEAL_SECRET", envValue)
+	src := "---\nname: t\ndescription: d\n---\n\n## Steps\n\n### Step 1 — Sign in as " + envValue + "\n" +
+		"- intent: send Authorization: Bearer " + github + "\n" +
+		`- action: t {"user": "ann", "password": "` + password + `"}` + "\n" +
+		`- assert: json.token == "x"` + "\n- effect: read\n"
+	skill, diags := grammar.Parse("t.skill.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	body := `{"token":"` + github + `","password":"` + password + `","note":"` + envValue + `","title":"{\"password\":\"` + password + `\"}"}`
+	d := &runtime.Divergence{
+		Step:        skill.Steps[0],
+		Observation: &runtime.Observation{Status: 200, Body: body, Structured: []byte(body)},
+		Failures:    []runtime.Failure{{Message: `json.token == "x" failed: got "` + github + `" and ` + envValue}},
+	}
+	_, user := prompt(d, 1, `the patch does not hold: json.title == "y" failed: got "{\"password\":\"`+password+`\"}"`)
+	for _, secret := range []string{password, envValue, github} {
+		if strings.Contains(user, secret) {
+			t.Errorf("the prompt holds %q:\n%s", secret, user)
+		}
+	}
+	for _, want := range []string{"«redacted:HEAL_SECRET»", `json.password = "«redacted»"`, `"password":"«redacted»"`} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, user)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
@@ -23,9 +24,10 @@ type Style struct {
 	// step's whole response body instead of its first lines (run
 	// --verbose).
 	Verbose bool
-	// Redactor blanks secrets in the responses shown (requests come from
-	// the run record, already redacted). Nil means the one the
-	// environment configures (trace.RedactorFromEnv).
+	// Redactor blanks secrets in the responses and the failed expressions
+	// shown (requests and failure texts come from the run, already
+	// redacted). Nil means the one the environment configures
+	// (trace.RedactorFromEnv).
 	Redactor *trace.Redactor
 }
 
@@ -101,7 +103,7 @@ func Step(w io.Writer, file string, sr *runtime.StepResult, s Style) {
 		fmt.Fprintf(w, "%srequest:  %s %s\n", detail, termtext.Line(rec.Action.Tool), termtext.Line(string(rec.Action.Args)))
 	}
 	for _, f := range sr.Failures {
-		writeFailure(w, file, sr.Step, f)
+		writeFailure(w, file, sr.Step, f, s.redactor())
 	}
 	if sr.Observation != nil && (rec.Outcome == runlog.Failed || s.Verbose) {
 		writeResponse(w, sr.Observation, s.Verbose, s.redactor())
@@ -127,7 +129,9 @@ func skipReason(skip string) string {
 
 // writeFailure writes one failure: an assert or bind that failed is named
 // at its line of the skill file, with expected and observed when known.
-func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure) {
+// The run redacted the failure's texts; the expression, which the skill
+// spells, is redacted here, where it is shown.
+func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure, r *trace.Redactor) {
 	at := ""
 	if line := exprLine(st, f.Expr); line > 0 {
 		at = location(file, line) + ": "
@@ -136,7 +140,7 @@ func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure) {
 		fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(f.Message))
 		return
 	}
-	fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(f.Expr))
+	fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(scrub.Text(r, "", f.Expr)))
 	fmt.Fprintf(w, "%sexpected: %s\n", nested, termtext.Line(f.Expected))
 	fmt.Fprintf(w, "%sobserved: %s\n", nested, termtext.Line(f.Observed))
 }
@@ -173,7 +177,7 @@ func location(file string, line int) string {
 // its line breaks kept, up to maxBodyLines lines and maxBodyChars
 // characters unless verbose.
 func writeResponse(w io.Writer, obs *runtime.Observation, verbose bool, r *trace.Redactor) {
-	body := strings.TrimSuffix(strings.TrimSuffix(r.String("", obs.Body), "\n"), "\r")
+	body := strings.TrimSuffix(strings.TrimSuffix(scrub.Text(r, "", obs.Body), "\n"), "\r")
 	if body == "" {
 		fmt.Fprintf(w, "%sresponse: status %d, body (empty)\n", detail, obs.Status)
 		return
