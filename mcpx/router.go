@@ -42,6 +42,10 @@ type Options struct {
 	// Quiet discards the downstreams' own stderr; the collision warnings
 	// still go to Stderr.
 	Quiet bool
+	// Redactor blanks secrets in the downstreams' stderr lines before they
+	// are printed (a server may log a token it was given); nil means the
+	// one the environment configures (trace.RedactorFromEnv).
+	Redactor *trace.Redactor
 	// Version is reported to downstreams as the client's version.
 	Version string
 	// StartTimeout bounds each downstream's start; DefaultStartTimeout if 0.

@@ -9,6 +9,9 @@ import (
 	"sync"
 
 	"github.com/google/shlex"
+
+	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/trace"
 )
 
 // maxStderrLine bounds the part of a downstream's stderr line held back
@@ -97,6 +100,10 @@ func stderrLines(commands []string, opts Options) (servers []*lineWriter, warn i
 	if opts.Quiet {
 		return servers, warn
 	}
+	red := opts.Redactor
+	if red == nil {
+		red = trace.RedactorFromEnv()
+	}
 	labels := make([]string, len(commands))
 	count := map[string]int{}
 	for k, c := range commands {
@@ -111,7 +118,7 @@ func stderrLines(commands []string, opts Options) (servers []*lineWriter, warn i
 		if count[l] > 1 {
 			l += "#" + strconv.Itoa(k)
 		}
-		servers[k] = &lineWriter{mu: mu, out: opts.Stderr, prefix: []byte("[" + l + "] ")}
+		servers[k] = &lineWriter{mu: mu, out: opts.Stderr, prefix: []byte("[" + l + "] "), redact: red}
 	}
 	return servers, warn
 }
@@ -124,6 +131,9 @@ type lineWriter struct {
 	out    io.Writer
 	prefix []byte
 	buf    []byte // the start of a line whose end has not come yet
+	// redact blanks secrets in each line; the line is then escaped for
+	// the terminal.
+	redact *trace.Redactor
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -164,7 +174,11 @@ func (w *lineWriter) flush() {
 // emit writes the held line with its prefix and a line break, in one
 // write; the caller holds mu.
 func (w *lineWriter) emit() {
-	line := bytes.TrimSuffix(w.buf, []byte("\r"))
+	line := string(bytes.TrimSuffix(w.buf, []byte("\r")))
+	if w.redact != nil {
+		line = w.redact.String("", line)
+	}
+	line = termtext.Line(line)
 	out := make([]byte, 0, len(w.prefix)+len(line)+1)
 	out = append(append(append(out, w.prefix...), line...), '\n')
 	w.out.Write(out)

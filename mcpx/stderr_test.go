@@ -1,6 +1,7 @@
 package mcpx
 
 import (
+	"github.com/reelier/reelier/trace"
 	"strings"
 	"sync"
 	"testing"
@@ -49,11 +50,13 @@ func TestLineWriter(t *testing.T) {
 		{"no final line break", []string{"one\ntwo"}, "[s] one\n[s] two\n"},
 		{"over-long line", []string{long + "yz\n"}, "[s] " + long + "\n[s] yz\n"},
 		{"over-long line in pieces", []string{long[:10], long[10:] + "y", "z\n"}, "[s] " + long + "\n[s] yz\n"},
+		{"a secret is blanked", []string{"using token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n"}, "[s] using token «redacted»\n"},
+		{"terminal controls are escaped", []string{"\x1b[2Jcleared\n"}, "[s] \\x1b[2Jcleared\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			w := &lineWriter{mu: &sync.Mutex{}, out: &out, prefix: []byte("[s] ")}
+			w := &lineWriter{mu: &sync.Mutex{}, out: &out, prefix: []byte("[s] "), redact: trace.NewRedactor(nil, nil)}
 			for _, c := range tt.chunks {
 				if n, err := w.Write([]byte(c)); n != len(c) || err != nil {
 					t.Fatalf("Write = %d, %v", n, err)
