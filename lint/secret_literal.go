@@ -40,6 +40,9 @@ var kindVarNames = map[secrets.Kind]string{
 	secrets.KindStripeLive: "stripe_key", secrets.KindJWT: "jwt",
 	secrets.KindPEM: "private_key", secrets.KindURLPassword: "password",
 	secrets.KindQuerySecret: "api_key",
+	secrets.KindStripe:      "stripe_key", secrets.KindAWSSecretKey: "aws_secret_access_key",
+	secrets.KindAWSSessionToken: "aws_session_token", secrets.KindServiceToken: "api_token",
+	secrets.KindBasic: "basic_credentials", secrets.KindNamedValue: "secret",
 }
 
 // secretNamer hands out variable names: one per distinct secret value,
@@ -101,7 +104,7 @@ func runSecretLiteral(p *Pass) {
 			if !ok {
 				return
 			}
-			for _, m := range secrets.FindField(key, s.Value) {
+			for _, m := range secrets.FindAll(key, s.Value) {
 				if namer == nil {
 					namer = newSecretNamer(p)
 				}
