@@ -18,5 +18,8 @@
 // saved and, debounced, when typing pauses.
 //
 // The protocol types and the JSON-RPC connection come from
-// go.lsp.dev/protocol and go.lsp.dev/jsonrpc2.
+// go.lsp.dev/protocol and go.lsp.dev/jsonrpc2; the framing in front of the
+// connection is this package's own (transport.go), so that a malformed
+// message is answered with a JSON-RPC error and the session goes on, while
+// a frame that cannot be read past ends it with a FrameError saying why.
 package lsp

@@ -51,10 +51,15 @@ var ErrExitWithoutShutdown = errors.New("the client sent exit before shutdown")
 
 // Serve runs a language server for one client over rwc (LSP base
 // protocol: Content-Length framed JSON-RPC) until the client sends exit,
-// the stream closes, or ctx ends. It returns nil on a clean end.
+// the stream closes, or ctx ends. It returns nil on a clean end: exit after
+// shutdown, or the input ending between two messages. A malformed message
+// in a well-formed frame is answered with a JSON-RPC error and logged, and
+// the session goes on; a broken frame (a bad header, the input ending
+// inside a frame) ends it with a *FrameError.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s := newServer(opts)
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	stream := newFrameStream(rwc, s.log)
+	s.conn = jsonrpc2.NewConn(stream)
 	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.conn.Done():
@@ -65,6 +70,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s.pub.stop()
 	if s.exited && !s.shutdown {
 		return ErrExitWithoutShutdown
+	}
+	if err := stream.err(); err != nil {
+		return fmt.Errorf("reading the client's messages: %w", err)
 	}
 	return nil
 }

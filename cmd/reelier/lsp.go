@@ -31,8 +31,16 @@ The server knows the format as the parser does:
   outline          a symbol per step with its asserts and binds, folding
                    per step, semantic tokens for the mini-languages
 
-Exit status: 0 after shutdown and exit, or when standard input closes;
-1 when the client sends exit without shutdown; 2 on bad flags.
+A message that is not JSON is answered with a JSON-RPC parse error
+(-32700), one that is JSON but not JSON-RPC with an invalid-request error
+(-32600); both are logged on standard error and to the client
+(window/logMessage), and the session goes on. A frame that cannot be
+read past (a bad Content-Length header, input ending inside a frame) ends
+the server.
+
+Exit status: 0 after shutdown and exit, or when standard input closes
+between messages; 1 when the client sends exit without shutdown; 2 on bad
+flags or a broken frame, with what was wrong on standard error.
 
 Examples:
   reelier lsp
