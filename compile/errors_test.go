@@ -51,7 +51,7 @@ func TestBadInput(t *testing.T) {
 		{"empty tool", metaLine + `{"t":"call","seq":1,"i":0,"ts":"s","tool":"","args":{}}` + "\n", `line 2: field "tool": empty tool name`},
 		{"tool with blanks", metaLine + `{"t":"call","seq":1,"i":0,"ts":"s","tool":"get x","args":{}}` + "\n", `line 2: field "tool": tool name "get x" contains blanks`},
 		{"tool like args", metaLine + `{"t":"call","seq":1,"i":0,"ts":"s","tool":"{x}","args":{}}` + "\n", `line 2: field "tool": tool name "{x}" starts with "{"`},
-		{"args nested too deep", metaLine + `{"t":"call","seq":1,"i":0,"ts":"s","tool":"get_x","args":` + deep + "}\n", `line 2: field "args": Action args are not valid JSON`},
+		{"args nested too deep", metaLine + `{"t":"call","seq":1,"i":0,"ts":"s","tool":"get_x","args":` + deep + "}\n", `line 2: field "args": Action args nest deeper than 128 levels`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

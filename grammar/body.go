@@ -22,7 +22,7 @@ func (p *docParser) body(first int) {
 		default:
 			p.skill.Trailing = verbatim
 		}
-		if header >= len(p.lines) {
+		if header >= len(p.lines) || p.tooMany(header) {
 			break
 		}
 		step, end := p.step(header, expected)

@@ -20,6 +20,9 @@ type docParser struct {
 	diags ast.Diagnostics
 	exprs exprCache
 	skill *ast.Skill
+	// stopped is set once maxProblems diagnostics were made: the rest of
+	// the file is not read (tooMany).
+	stopped bool
 }
 
 // Parse parses a SKILL.md file. It always returns a skill (possibly partial)
@@ -41,7 +44,9 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 	}
 	body := p.frontmatter()
 	p.body(body)
-	p.servers()
+	if !p.stopped {
+		p.servers()
+	}
 	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Range.Start.Offset < p.diags[j].Range.Start.Offset })
 	return skill, p.diags
 }
@@ -51,6 +56,19 @@ func (p *docParser) text(l line) string { return p.src[l.start:l.end] }
 func (p *docParser) report(step int, code string, rng ast.Range, msg string) *ast.Diagnostic {
 	p.diags = append(p.diags, ast.Diagnostic{File: p.file, Range: rng, Code: code, Step: step, Message: msg})
 	return &p.diags[len(p.diags)-1]
+}
+
+// tooMany reports whether the parser has stopped reading because it made
+// maxProblems diagnostics; the first time, it says so at line i, where
+// reading stops. A file that broken is not worth the memory and time of
+// every further problem, which a hostile file can make one per two bytes.
+func (p *docParser) tooMany(i int) bool {
+	if p.stopped || len(p.diags) < maxProblems {
+		return p.stopped
+	}
+	p.stopped = true
+	p.report(0, CodeTooManyProblems, p.lineRange(p.lines[i]), msgTooManyProblems)
+	return true
 }
 
 func (p *docParser) lineRange(l line) ast.Range {
@@ -84,9 +102,12 @@ func (p *docParser) frontmatter() int {
 		Range: ast.Range{Start: open.Start, End: p.lineRange(p.lines[closing]).End},
 		Text:  p.src[p.lines[0].start:p.lines[closing].next],
 	}
-	p.readFrontmatter(fm, 0, closing)
+	cut := p.readFrontmatter(fm, 0, closing)
 	p.skill.Frontmatter = fm
 	for _, key := range []string{"name", "description"} {
+		if cut {
+			break // the key may be in the part not read
+		}
 		code := CodeMissingName
 		if key == "description" {
 			code = CodeMissingDescription

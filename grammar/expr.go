@@ -187,6 +187,9 @@ func explain(err error) string {
 }
 
 func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError) {
+	if e := checkSize(src, false); e != nil {
+		return nil, e
+	}
 	g, err := c.assert(src)
 	if err != nil {
 		return nil, unknownAssert(src, err)
@@ -256,6 +259,9 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 			e.detail = explain(err)
 		}
 		return e
+	}
+	if e := checkSize(src, true); e != nil {
+		return nil, e
 	}
 	g, err := c.bind(src)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 func (p *docParser) fields(step *ast.Step, from, to int) {
 	var prose []ast.Prose
 	seenBullet := false
-	for i := from; i < to; i++ {
+	for i := from; i < to && !p.tooMany(i); i++ {
 		l := p.lines[i]
 		raw := p.text(l)
 		trimmed := strings.TrimSpace(raw)
@@ -155,8 +155,8 @@ func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *as
 	argsAt := g.Args.Pos.Offset
 	v, jerr := parseJSON(g.Args.Value, org.from(argsAt), &p.exprs)
 	if jerr != nil {
-		at := org.at(argsAt + jerr.at)
-		p.report(step, CodeInvalidJSON, ast.Range{Start: at, End: org.at(len(value))}, fmt.Sprintf(msgInvalidJSON, jerr.msg))
+		code, msg := jerr.rejection()
+		p.report(step, code, ast.Range{Start: org.at(argsAt + jerr.at), End: org.at(len(value))}, msg)
 		return nil
 	}
 	a.Args = v
@@ -169,7 +169,17 @@ func ParseArgs(src string, base ast.Pos) (ast.Value, *ast.Diagnostic) {
 	org := fragment(base, src)
 	v, err := parseJSON(src, org, &exprCache{})
 	if err != nil {
-		return nil, &ast.Diagnostic{Range: org.span(err.at, len(src)), Code: CodeInvalidJSON, Message: fmt.Sprintf(msgInvalidJSON, err.msg)}
+		code, msg := err.rejection()
+		return nil, &ast.Diagnostic{Range: org.span(err.at, len(src)), Code: code, Message: msg}
 	}
 	return v, nil
+}
+
+// rejection returns the code and message that reject action arguments
+// for e.
+func (e *jsonError) rejection() (code, msg string) {
+	if e.deep {
+		return CodeJSONTooDeep, msgJSONTooDeep
+	}
+	return CodeInvalidJSON, fmt.Sprintf(msgInvalidJSON, e.msg)
 }

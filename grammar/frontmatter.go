@@ -23,20 +23,28 @@ const maxFrontmatterValue = 64 << 10
 type fmChunk struct{ first, last int }
 
 // readFrontmatter reads the lines strictly between the fences (indexes
-// open+1 .. closing-1) into fm.
+// open+1 .. closing-1) into fm, and reports whether it stopped short of
+// the closing fence (fmBudget).
 //
 // Each top-level key and its continuation lines are read by YAML on their
 // own, so one bad value costs one entry and its diagnostic names the line.
 // A line YAML cannot read that is `key: value` the way the original
 // format reads it (the text after the colon, taken literally) is kept that
 // way and marked Flat; the linter says how to write it as YAML.
-func (p *docParser) readFrontmatter(fm *ast.Frontmatter, open, closing int) {
+func (p *docParser) readFrontmatter(fm *ast.Frontmatter, open, closing int) (cut bool) {
 	var chunks []fmChunk
+	var budget fmBudget
 	cur := -1 // index into chunks of the open chunk
 	for i := open + 1; i < closing; i++ {
 		raw := p.text(p.lines[i])
 		trimmed := strings.TrimSpace(raw)
 		indented := raw != "" && (raw[0] == ' ' || raw[0] == '\t')
+		if over := budget.add(raw, !indented && isKeyLine(trimmed)); over != "" {
+			// The lines from here on are kept as text, not read.
+			p.report(0, CodeFrontmatterTooLarge, p.lineRange(p.lines[i]), fmt.Sprintf(msgFrontmatterTooLarge, over))
+			cut = true
+			break
+		}
 		switch {
 		case cur >= 0 && (trimmed == "" || indented || raw[0] == '-' || raw[0] == '#'):
 			// The open key's value continues (a block scalar, a list, a
@@ -64,6 +72,33 @@ func (p *docParser) readFrontmatter(fm *ast.Frontmatter, open, closing int) {
 			fm.Entries = append(fm.Entries, e)
 		}
 	}
+	return cut
+}
+
+// fmBudget counts what reading the frontmatter as YAML costs: each key
+// is one YAML read (kilobytes whatever its size), each bracket may open a
+// level of nesting and each line or comma may hold a list or map item,
+// which cost YAML hundreds of bytes each. An Agent Skills frontmatter is a
+// few short keys; past maxFrontmatterKeys keys, maxFrontmatterBrackets
+// brackets or maxFrontmatterItems lines and commas the rest is not read.
+type fmBudget struct{ keys, brackets, items int }
+
+// add counts a line and says which bound it crosses, or "".
+func (b *fmBudget) add(raw string, key bool) string {
+	if key {
+		b.keys++
+	}
+	b.brackets += strings.Count(raw, "[") + strings.Count(raw, "{")
+	b.items += 1 + strings.Count(raw, ",")
+	switch {
+	case b.keys > maxFrontmatterKeys:
+		return fmt.Sprintf("more than %d keys", maxFrontmatterKeys)
+	case b.brackets > maxFrontmatterBrackets:
+		return fmt.Sprintf("more than %d brackets ('[' and '{')", maxFrontmatterBrackets)
+	case b.items > maxFrontmatterItems:
+		return fmt.Sprintf("more than %d lines and commas", maxFrontmatterItems)
+	}
+	return ""
 }
 
 // isKeyLine reports whether a trimmed line opens a key: a frontmatter key
@@ -224,8 +259,14 @@ func (r *yamlReader) offset(n *yaml.Node) int {
 		return r.end
 	}
 	l := r.p.lines[idx]
+	if l.ascii() {
+		return l.start + min(max(n.Column-1, 0), len(l.text))
+	}
 	off := l.start
-	for col := 1; col < n.Column && off < l.end; col++ {
+	if x := l.index(); x != nil {
+		off += x.offset(n.Column)
+	}
+	for col := l.column(off - l.start); col < n.Column && off < l.end; col++ {
 		_, size := utf8.DecodeRuneInString(r.p.src[off:l.end])
 		off += size
 	}

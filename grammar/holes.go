@@ -38,7 +38,7 @@ func (c *exprCache) findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 		// looked at a bounded number of times, so hostile strings full of
 		// braces stay linear.
 		open := strings.LastIndex(val[i:closing], "{{")
-		if open >= 0 && closing-open-2 <= maxHoleLen {
+		if open >= 0 && closing-(i+open)-2 <= maxHoleLen {
 			open += i
 			if h := c.hole(val[open+2 : closing]); h != nil {
 				h.Start, h.End = open, closing+2

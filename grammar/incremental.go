@@ -45,6 +45,11 @@ func reparse(filename string, prevSrc []byte, prev *ast.Skill, prevDiags ast.Dia
 	if prev == nil || prev.Frontmatter == nil || len(prev.Steps) == 0 || prev.BOM != bom || bytes.HasPrefix(prevSrc, utf8BOM) != bom {
 		return Parse(filename, src)
 	}
+	// Near maxProblems, where Parse may stop reading, only Parse knows
+	// what it reads.
+	if len(prevDiags) >= maxProblems {
+		return Parse(filename, src)
+	}
 	old, cur := prevSrc, src
 	if bom {
 		old, cur = old[len(utf8BOM):], cur[len(utf8BOM):]
@@ -61,7 +66,7 @@ func reparse(filename string, prevSrc []byte, prev *ast.Skill, prevDiags ast.Dia
 	}
 	r.p.lines = splitLines(r.p.src)
 	r.p.table = lineTable(r.p.lines)
-	if skill, diags, ok := r.run(newEnd); ok {
+	if skill, diags, ok := r.run(newEnd); ok && len(diags) < maxProblems {
 		return skill, diags
 	}
 	return Parse(filename, src)

@@ -10,13 +10,12 @@ import (
 	"github.com/reelier/reelier/ast"
 )
 
-// maxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxJSONDepth = 512
-
-// jsonError is a JSON syntax error at a byte offset of the fragment.
+// jsonError is a JSON syntax error at a byte offset of the fragment, or
+// nesting past maxJSONDepth (deep).
 type jsonError struct {
-	at  int
-	msg string
+	at   int
+	msg  string
+	deep bool
 }
 
 func (e *jsonError) Error() string { return e.msg }
@@ -102,7 +101,9 @@ func (p *jsonParser) take(n int) ast.Range {
 func (p *jsonParser) enter() *jsonError {
 	p.depth++
 	if p.depth > maxJSONDepth {
-		return p.errf("nesting deeper than %d levels", maxJSONDepth)
+		e := p.errf("nesting deeper than %d levels", maxJSONDepth)
+		e.deep = true
+		return e
 	}
 	return nil
 }

@@ -57,6 +57,9 @@ func (m miniLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 func (m miniLexer) LexString(_ string, input string) (lexer.Lexer, error) {
 	s := &scanner{src: input, toks: make([]lexer.Token, 0, 8)}
 	m.scan(s)
+	if s.full {
+		return nil, errTooManyTokens
+	}
 	s.toks = append(s.toks, lexer.EOFToken(s.pos(len(input))))
 	return &tokenList{toks: s.toks}, nil
 }
@@ -67,13 +70,20 @@ type scanner struct {
 	src  string
 	i    int
 	toks []lexer.Token
+	full bool // maxTokens were made: the scan stopped
 }
 
 func (s *scanner) pos(off int) lexer.Position {
 	return lexer.Position{Offset: off, Line: 1, Column: off + 1}
 }
 
+// emit appends a token and moves past it; past maxTokens it ends the
+// scan instead.
 func (s *scanner) emit(t lexer.TokenType, start, end int) {
+	if len(s.toks) == maxTokens {
+		s.full, s.i = true, len(s.src)
+		return
+	}
 	s.toks = append(s.toks, lexer.Token{Type: t, Value: s.src[start:end], Pos: s.pos(start)})
 	s.i = end
 }

@@ -14,7 +14,25 @@ type line struct {
 	start, end, next int
 	num              int    // 1-based
 	text             string // src[start:end], which columns count in
-	ascii            bool   // text is all ASCII: a column is a byte count
+	// cols is nil when text is all ASCII (a column is a byte count), the
+	// index of a longer line's columns, or walkColumns for a line short
+	// enough to walk.
+	cols *colIndex
+}
+
+// walkColumns marks a line that is not all ASCII and is short enough to
+// count its columns by walking it.
+var walkColumns = &colIndex{}
+
+// ascii reports whether the line is all ASCII.
+func (l line) ascii() bool { return l.cols == nil }
+
+// index returns the line's column index, or nil.
+func (l line) index() *colIndex {
+	if l.cols == walkColumns {
+		return nil
+	}
+	return l.cols
 }
 
 // splitLines cuts src into lines on "\n", dropping a "\r" before it.
@@ -29,7 +47,14 @@ func splitLines(src string) []line {
 			end--
 		}
 		text := src[start:end]
-		lines = append(lines, line{start: start, end: end, next: next, num: num, text: text, ascii: isASCII(text)})
+		l := line{start: start, end: end, next: next, num: num, text: text}
+		if !isASCII(text) {
+			l.cols = walkColumns
+			if x := newColIndex(text); x != nil {
+				l.cols = x
+			}
+		}
+		lines = append(lines, l)
 		start = next
 	}
 	return lines
@@ -47,8 +72,11 @@ func isASCII(s string) bool {
 
 // column returns the 1-based character column of byte k (0-based) of l.
 func (l line) column(k int) int {
-	if l.ascii {
+	switch {
+	case l.ascii():
 		return k + 1
+	case l.index() != nil:
+		return l.cols.column(k)
 	}
 	return ast.Column(l.text, k)
 }
@@ -77,6 +105,10 @@ func (t lineTable) span(start, end int) ast.Range {
 
 // at returns the origin of byte col (0-based) of line l.
 func (l line) at(col int) origin {
-	text := l.text[min(max(col, 0), len(l.text)):]
-	return origin{Pos: ast.Pos{Offset: l.start + col, Line: l.num, Column: l.column(col)}, text: text, ascii: l.ascii}
+	k := min(max(col, 0), len(l.text))
+	o := origin{Pos: ast.Pos{Offset: l.start + col, Line: l.num, Column: l.column(col)}, text: l.text[k:], ascii: l.ascii()}
+	if l.index() != nil && l.cols.boundary(k) {
+		o.cols, o.base = l.cols, k
+	}
+	return o
 }

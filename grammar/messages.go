@@ -10,6 +10,7 @@ const (
 	CodeFrontmatterLine        = "malformed_frontmatter_line"
 	CodeUnsupportedFrontmatter = "unsupported_frontmatter"
 	CodeDuplicateKey           = "duplicate_frontmatter_key"
+	CodeFrontmatterTooLarge    = "frontmatter_too_large"
 	CodeMissingName            = "missing_name"
 	CodeMissingDescription     = "missing_description"
 	CodeNoSteps                = "no_steps"
@@ -21,12 +22,16 @@ const (
 	CodeMalformedAction        = "malformed_action"
 	CodeMissingTool            = "missing_tool"
 	CodeInvalidJSON            = "invalid_json_args"
+	CodeJSONTooDeep            = "json_too_deep"
 	CodeUnknownAssert          = "unrecognized_assert"
 	CodeUnknownBind            = "unrecognized_bind"
+	CodeExprTooLong            = "expression_too_long"
+	CodeJSONPathTooLong        = "json_path_too_long"
 	CodeReservedBind           = "reserved_bind_name"
 	CodeBindRegex              = "invalid_bind_regex"
 	CodeAssertRegex            = "invalid_assert_regex"
 	CodeInvalidEffect          = "invalid_effect"
+	CodeTooManyProblems        = "too_many_problems"
 
 	CodeMalformedServer         = "malformed_server"
 	CodeEmptyServerCommand      = "empty_server_command"
@@ -49,6 +54,7 @@ var Rules = []Rule{
 	{CodeFrontmatterLine, fmt.Sprintf(msgFrontmatterLine, "…")},
 	{CodeUnsupportedFrontmatter, fmt.Sprintf(msgUnsupportedFrontmatter, "…")},
 	{CodeDuplicateKey, "Duplicate frontmatter key '…' (first at line …) — a key may appear once"},
+	{CodeFrontmatterTooLarge, fmt.Sprintf(msgFrontmatterTooLarge, "…")},
 	{CodeMissingName, fmt.Sprintf(msgMissingKey, "name")},
 	{CodeMissingDescription, fmt.Sprintf(msgMissingKey, "description")},
 	{CodeNoSteps, msgNoSteps},
@@ -60,12 +66,16 @@ var Rules = []Rule{
 	{CodeMalformedAction, fmt.Sprintf(msgMalformedAction, "…")},
 	{CodeMissingTool, msgMissingTool},
 	{CodeInvalidJSON, fmt.Sprintf(msgInvalidJSON, "…")},
+	{CodeJSONTooDeep, msgJSONTooDeep},
 	{CodeUnknownAssert, fmt.Sprintf(msgUnknownAssert, "…")},
 	{CodeUnknownBind, fmt.Sprintf(msgUnknownBind, "…")},
+	{CodeExprTooLong, fmt.Sprintf(msgExprTooLong, "…")},
+	{CodeJSONPathTooLong, fmt.Sprintf(msgPathTooLong, "…")},
 	{CodeReservedBind, fmt.Sprintf(msgReservedBind, "…")},
 	{CodeBindRegex, fmt.Sprintf(msgBindRegex, "…")},
 	{CodeAssertRegex, fmt.Sprintf(msgAssertRegex, "…")},
 	{CodeInvalidEffect, fmt.Sprintf(msgInvalidEffect, "…")},
+	{CodeTooManyProblems, msgTooManyProblems},
 	{CodeMalformedServer, fmt.Sprintf(msgMalformedServer, "…")},
 	{CodeEmptyServerCommand, fmt.Sprintf(msgEmptyServerCommand, "…")},
 	{CodeDuplicateServer, fmt.Sprintf(msgDuplicateServer, "…")},
