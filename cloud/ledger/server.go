@@ -98,13 +98,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// health answers 200 when the database answers and 503 when it does not.
+// healthTimeout bounds a health check: a probe must get an answer.
+const healthTimeout = 5 * time.Second
+
+// health answers 200 when the store passes its health check (real reads
+// of every table, Store.Health) and 503 with the failed read and its
+// reason when it does not.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	if err := s.store.Ping(r.Context()); err != nil {
-		s.unavailable(w, err)
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	err := s.store.Health(ctx)
+	if err == nil {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	s.logf("ledger: health check failed: %v", err)
+	reason := "the database did not answer"
+	var he *HealthError
+	switch {
+	case errors.As(err, &he):
+		reason = he.Error()
+	case ctx.Err() != nil:
+		reason = fmt.Sprintf("the database did not answer within %v", healthTimeout)
+	}
+	w.Header().Set("Retry-After", "5")
+	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the ledger's database failed its health check: " + reason})
 }
 
 // hasKeys reports whether the store holds an API key, remembering a yes.

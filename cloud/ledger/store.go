@@ -36,8 +36,10 @@ type Store interface {
 	Runs(ctx context.Context, skill string, p Page) (RunPage, error)
 	// Run returns one run by id; ErrNotFound if there is none.
 	Run(ctx context.Context, id string) (Run, error)
-	// Ping checks that the database answers.
-	Ping(ctx context.Context) error
+	// Health makes the reads of HealthChecks, which a database whose
+	// pages are damaged or whose tables are gone fails, and returns a
+	// *HealthError naming the first that failed.
+	Health(ctx context.Context) error
 	// Close releases the store's resources.
 	Close() error
 }
@@ -49,6 +51,42 @@ var (
 	ErrUnknownSkill = errors.New("unknown skill")
 	ErrKeyExists    = errors.New("a key with this name exists")
 )
+
+// HealthChecks are the reads Store.Health makes, in order, each with what
+// it is doing in words. They are real queries, not a ping: they read the
+// schema version, count the API keys, and read the first and last rows of
+// the skills and runs tables, so they go through each table's root page
+// and both edges of its B-tree, run bodies included. That is a few dozen
+// page reads however large the ledger is, cheap enough for a probe every
+// second; a full check of every page is the database's own offline
+// integrity check.
+var HealthChecks = []HealthCheck{
+	{"reading the schema version", `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`},
+	{"counting the API keys", `SELECT COUNT(*) FROM api_keys`},
+	{"reading the first skill", `SELECT name, skill_md FROM skills ORDER BY name LIMIT 1`},
+	{"reading the last skill", `SELECT name, skill_md FROM skills ORDER BY name DESC LIMIT 1`},
+	{"reading the oldest run", `SELECT id, skill, record FROM runs ORDER BY seq LIMIT 1`},
+	{"reading the newest run", `SELECT id, skill, record FROM runs ORDER BY seq DESC LIMIT 1`},
+}
+
+// HealthCheck is one read of a health check: what it does, and the SQL
+// (the same in SQLite and PostgreSQL).
+type HealthCheck struct {
+	What, Query string
+}
+
+// HealthError is a failed health check: the read that failed and the
+// database's reason, worded to be shown to anyone who can reach
+// /healthz (no connection string, host or user name). Err is the error
+// itself, for the log.
+type HealthError struct {
+	What, Reason string
+	Err          error
+}
+
+func (e *HealthError) Error() string { return e.What + ": " + e.Reason }
+
+func (e *HealthError) Unwrap() error { return e.Err }
 
 // Skill is an uploaded skill file.
 type Skill struct {

@@ -41,7 +41,9 @@ API (the push client's side of it is 'reelier push --help'):
   GET  /api/v1/skills            every skill with its figures
   GET  /api/v1/skills/NAME/runs  newest first; ?limit=1..200 (50), and
                                  ?before=<next> for the following page
-  GET  /healthz                  200 while the database answers, else 503
+  GET  /healthz                  200 while the database answers reads of
+                                 every table, else 503 naming the read
+                                 that failed and why
 Errors: 400 {error, fieldErrors} for a body that is not a well-formed run
 record; 401 for a missing or unknown key; 404 for a skill never uploaded;
 413 for a body over --max-body bytes; 415 unless the body is

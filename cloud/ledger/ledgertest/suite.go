@@ -216,6 +216,20 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 			t.Errorf("%d writers stored, %d runs in the store; want exactly 1", stored, len(page.Runs))
 		}
 	})
+	t.Run("health", func(t *testing.T) {
+		s, ctx := fresh(t)
+		must(t, s.Health(ctx)) // empty tables
+		must(t, s.PutSkill(ctx, ledger.Skill{Name: "h", SkillMd: "x", UploadedAt: Base}))
+		for i := range 3 {
+			addRun(t, s, StoredRun("h", i, runlog.Passed))
+		}
+		must(t, s.Health(ctx))
+		s.Close()
+		var he *ledger.HealthError
+		if err := s.Health(ctx); !errors.As(err, &he) || he.What != ledger.HealthChecks[0].What || he.Reason == "" {
+			t.Errorf("Health of a closed store = %v, want a HealthError from the first read", err)
+		}
+	})
 }
 
 // Injections are skill names that would change a query built by string

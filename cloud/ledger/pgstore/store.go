@@ -287,8 +287,38 @@ func (s *Store) Run(ctx context.Context, id string) (ledger.Run, error) {
 	return r, err
 }
 
-// Ping implements ledger.Store.
-func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+// Health implements ledger.Store. The reason it gives is the server's
+// message and SQLSTATE; a connection that fails is only said to fail,
+// since pgx's words name the host and user.
+func (s *Store) Health(ctx context.Context) error {
+	for _, c := range ledger.HealthChecks {
+		if err := s.read(ctx, c.Query); err != nil {
+			reason := "cannot reach the database"
+			var pe *pgconn.PgError
+			switch {
+			case errors.As(err, &pe):
+				reason = fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+			case ctx.Err() != nil:
+				reason = "no answer in time"
+			}
+			return &ledger.HealthError{What: c.What, Reason: reason, Err: err}
+		}
+	}
+	return nil
+}
+
+// read runs a query and reads every row it returns, undecoded.
+func (s *Store) read(ctx context.Context, query string) error {
+	rows, err := s.pool.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		rows.RawValues()
+	}
+	return rows.Err()
+}
 
 // Close implements ledger.Store.
 func (s *Store) Close() error {

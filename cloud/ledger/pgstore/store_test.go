@@ -2,6 +2,9 @@ package pgstore_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -47,5 +50,40 @@ func TestConcurrentStarts(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(context.Background(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("%d migration rows (%v), want 1", n, err)
+	}
+}
+
+// TestHealthOfADroppedTable: with a table dropped from under the ledger,
+// /healthz answers 503 with the read that failed and PostgreSQL's message
+// and SQLSTATE; before, it answers 200.
+func TestHealthOfADroppedTable(t *testing.T) {
+	ctx := context.Background()
+	dsn := ledgertest.PostgresDSN(t)
+	s, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv := ledger.NewServer(ledger.Config{Store: s, Logf: t.Logf})
+	get := func() (int, string) {
+		req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		return w.Code, strings.TrimSuffix(w.Body.String(), "\n")
+	}
+	if code, body := get(); code != http.StatusOK || body != `{"status":"ok"}` {
+		t.Fatalf("healthy: %d %s", code, body)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DROP TABLE runs`); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"error":"the ledger's database failed its health check: reading the oldest run: relation \"runs\" does not exist (SQLSTATE 42P01)","status":"unavailable"}`
+	if code, body := get(); code != http.StatusServiceUnavailable || body != want {
+		t.Errorf("without the runs table: %d %s\nwant 503 %s", code, body, want)
 	}
 }

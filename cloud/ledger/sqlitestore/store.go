@@ -314,8 +314,42 @@ func (s *Store) Run(ctx context.Context, id string) (ledger.Run, error) {
 	return r, err
 }
 
-// Ping implements ledger.Store.
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+// Health implements ledger.Store.
+func (s *Store) Health(ctx context.Context) error {
+	for _, c := range ledger.HealthChecks {
+		if err := s.read(ctx, c.Query); err != nil {
+			reason := err.Error()
+			if ctx.Err() != nil {
+				reason = "no answer in time"
+			}
+			return &ledger.HealthError{What: c.What, Reason: reason, Err: err}
+		}
+	}
+	return nil
+}
+
+// read runs a query and reads every value of every row it returns.
+func (s *Store) read(ctx context.Context, query string) error {
+	rows, err := s.db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	for i := range vals {
+		vals[i] = new(sql.RawBytes)
+	}
+	for rows.Next() {
+		if err := rows.Scan(vals...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
 
 // Close implements ledger.Store.
 func (s *Store) Close() error { return s.db.Close() }

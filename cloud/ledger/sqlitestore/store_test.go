@@ -3,6 +3,11 @@ package sqlitestore_test
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +15,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
+	"github.com/reelier/reelier/runtime/runlog"
 )
 
 func open(t *testing.T) ledger.Store {
@@ -50,4 +56,99 @@ func TestMigrations(t *testing.T) {
 	if _, err := sqlitestore.Open(ctx, path); err == nil || !strings.Contains(err.Error(), "newer than this reelier knows") {
 		t.Errorf("opening a newer database: %v", err)
 	}
+}
+
+// TestHealthOfACorruptFile: a ledger file whose pages past the schema are
+// overwritten with garbage still opens (the migration only reads the
+// first two pages), and every page of the ledger fails on it; /healthz
+// fails too, naming the read that failed and SQLite's reason, where a
+// ping said 200. The same file before the damage answers 200.
+func TestHealthOfACorruptFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	s, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: strings.Repeat("x", 20000), UploadedAt: ledgertest.Base}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, _, err := s.AddRun(ctx, ledgertest.StoredRun("weekly", i, runlog.Passed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, body := get(t, s, "/healthz"); code != http.StatusOK || body != `{"status":"ok"}` {
+		t.Fatalf("healthy: %d %s", code, body)
+	}
+	s.Close() // the last connection checkpoints the WAL into the file
+
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(binary.BigEndian.Uint16(b[16:18]))
+	pages := len(b) / pageSize
+	if pages < 8 {
+		t.Fatalf("only %d pages of %d bytes: too few to damage the middle", pages, pageSize)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 2 * pageSize; i < (pages-1)*pageSize; i++ { // pages 3 … n-1
+		b[i] = byte(r.UintN(256))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening the damaged file: %v", err)
+	}
+	defer s.Close()
+	for _, page := range []string{"/", "/skills/weekly", "/api/v1/skills"} {
+		if code, body := get(t, s, page); code != http.StatusServiceUnavailable {
+			t.Errorf("%s on the damaged file: %d %s, want 503", page, code, body)
+		}
+	}
+	code, body := get(t, s, "/healthz")
+	want := `{"error":"the ledger's database failed its health check: counting the API keys: database disk image is malformed (11)","status":"unavailable"}`
+	if code != http.StatusServiceUnavailable || body != want {
+		t.Errorf("/healthz on the damaged file: %d %s\nwant 503 %s", code, body, want)
+	}
+}
+
+// TestHealthOfADroppedTable: a table gone from under the ledger fails
+// /healthz with SQLite's reason.
+func TestHealthOfADroppedTable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	s, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP TABLE runs`); err != nil {
+		t.Fatal(err)
+	}
+	code, body := get(t, s, "/healthz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "reading the oldest run: SQL logic error: no such table: runs") {
+		t.Errorf("/healthz without the runs table: %d %s", code, body)
+	}
+}
+
+// get asks a ledger over s for path (from loopback, as an open ledger
+// requires) and returns the status and the body without its last newline.
+func get(t *testing.T, s ledger.Store, path string) (int, string) {
+	t.Helper()
+	srv := ledger.NewServer(ledger.Config{Store: s, Logf: t.Logf})
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.RemoteAddr, req.Host = "127.0.0.1:1234", "localhost"
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, req)
+	return w.Code, strings.TrimSuffix(w.Body.String(), "\n")
 }
