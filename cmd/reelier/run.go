@@ -259,7 +259,11 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		defer stop()
 	}
 	if opts.dryRun {
-		return dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json)
+		if err := dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json); err != nil || len(broken) == 0 {
+			return err
+		}
+		// The skills that could not be read were reported above.
+		return silentExit(exitUsage)
 	}
 	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(),
 		ladder: ladders(opts.maxLevel, opts.llm, opts.heal, os.Getenv), broken: broken}
