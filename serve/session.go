@@ -171,6 +171,9 @@ func (s *Server) fromSession(_ context.Context, _ *mcp.CallToolRequest, in FromS
 	if err != nil {
 		return nil, FromSessionOutput{}, err
 	}
+	if sess.ReelierTrace {
+		return nil, FromSessionOutput{}, fmt.Errorf("transcriptPath %q is a Reelier trace (recorded by reelier mcp), not an agent session transcript; compile it from a shell with: reelier compile %s", in.TranscriptPath, in.TranscriptPath)
+	}
 	out := FromSessionOutput{ReplayableCount: len(sess.Calls), Skipped: sess.Skipped}
 	if out.Skipped == nil {
 		out.Skipped = []session.Skip{}

@@ -69,6 +69,11 @@ func TestFromSession(t *testing.T) {
 		t.Errorf("named and placed: %+v", out)
 	}
 
+	// A Reelier trace is not a transcript: the error says to compile it.
+	writeFiles(t, history, map[string]string{"-home-ann-hotel/rec.jsonl": `{"t":"meta","seq":0,"name":"rec","startedAt":"2026-07-18T14:00:00.000Z","wrapped":[]}` + "\n"})
+	wantError(t, call(t, cs, "reelier_from_session", fmt.Sprintf(`{"transcriptPath": %q}`, filepath.Join(history, "-home-ann-hotel", "rec.jsonl"))),
+		"is a Reelier trace (recorded by reelier mcp)", "reelier compile")
+
 	// Nothing replayable: ok false, the exact reason, the skip list, no file.
 	out = FromSessionOutput{}
 	decode(t, call(t, cs, "reelier_from_session", fmt.Sprintf(`{"transcriptPath": %q}`, filepath.Join(history, "-home-ann-hotel", "bash-only.jsonl"))), &out)
