@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -112,7 +113,7 @@ func fragment(r *trace.Redactor, frag string, depth int) string {
 		if red == inner {
 			return frag
 		}
-		return string(appendString(nil, red))
+		return string(jsondata.AppendString(nil, red))
 	}
 	out, changed, err := document(r, []byte(frag), depth)
 	if err != nil || !changed {
@@ -143,7 +144,7 @@ func eachString(doc []byte, fn func(string) string) []byte {
 		if doc[i] != '"' {
 			continue
 		}
-		start, end := i, stringEnd(doc, i)
+		start, end := i, jsondata.StringEnd(doc, i)
 		i = end - 1
 		tok := doc[start:end]
 		if isMemberName(doc, end) || len(tok) < 2 || !bytes.ContainsAny(tok[1:len(tok)-1], `{[\`) {
@@ -154,7 +155,7 @@ func eachString(doc []byte, fn func(string) string) []byte {
 			continue
 		}
 		if red := fn(s); red != s {
-			out = appendString(append(out, doc[last:start]...), red)
+			out = jsondata.AppendString(append(out, doc[last:start]...), red)
 			last = end
 		}
 	}
@@ -171,27 +172,4 @@ func isMemberName(doc []byte, end int) bool {
 		end++
 	}
 	return end < len(doc) && doc[end] == ':'
-}
-
-// stringEnd returns the index just past the string token starting at i.
-func stringEnd(doc []byte, i int) int {
-	for j := i + 1; j < len(doc); j++ {
-		switch doc[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(doc)
-}
-
-// appendString appends s as a JSON string, without the HTML escaping of
-// encoding/json, so what was not blanked reads as it did.
-func appendString(out []byte, s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }

@@ -27,7 +27,7 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 					return nil, false // not valid JSON
 				}
 				kStart := j + 1
-				kEnd := skipString(doc, j)
+				kEnd := StringEnd(doc, j)
 				if kEnd-1 < kStart {
 					return nil, false
 				}
@@ -113,8 +113,9 @@ func skipSpace(doc []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just after the string starting at i.
-func skipString(doc []byte, i int) int {
+// StringEnd returns the index just past the JSON string token starting at
+// i (a quote), or len(doc) when it is not closed.
+func StringEnd(doc []byte, i int) int {
 	for j := i + 1; j < len(doc); j++ {
 		switch doc[j] {
 		case '\\':
@@ -133,13 +134,13 @@ func skipValue(doc []byte, i int) int {
 	}
 	switch doc[i] {
 	case '"':
-		return skipString(doc, i)
+		return StringEnd(doc, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(doc); j++ {
 			switch doc[j] {
 			case '"':
-				j = skipString(doc, j) - 1
+				j = StringEnd(doc, j) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -177,7 +178,7 @@ func EachMember(doc []byte, fn func(key []byte, esc bool, value []byte) bool) bo
 		if doc[j] != '"' {
 			return false // not valid JSON
 		}
-		kEnd := skipString(doc, j)
+		kEnd := StringEnd(doc, j)
 		if kEnd-1 < j+1 {
 			return false
 		}
