@@ -66,6 +66,11 @@ type Server struct {
 	// Tools are the names its tools were exposed (and recorded) under, in
 	// the order the server listed them.
 	Tools []string `json:"tools"`
+	// ToolDefs are the definitions of Tools, in the same order, as the
+	// server listed them (name as exposed, description, inputSchema,
+	// outputSchema, annotations), redacted like every recorded value.
+	// Absent in traces written before it existed.
+	ToolDefs []json.RawMessage `json:"toolDefs,omitempty"`
 }
 
 // Note is narration an agent attached to the trace.

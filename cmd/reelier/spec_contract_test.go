@@ -38,7 +38,7 @@ func TestSpecReplayContract(t *testing.T) {
 	}
 	// Every added field is in the table, and every field in the table is
 	// one the record marshals when set.
-	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Steps: []runlog.StepRecord{{
+	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"}, Steps: []runlog.StepRecord{{
 		Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
 		Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
 	}}}

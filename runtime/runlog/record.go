@@ -94,6 +94,26 @@ type Record struct {
 	Path string `json:"path,omitempty"`
 	// SkillSHA256 is the hex SHA-256 of the skill file's bytes as run.
 	SkillSHA256 string `json:"skillSha256,omitempty"`
+	// Provenance says where the run ran (a CI provider and its repository,
+	// commit, ref and run page, or a local machine); absent in records
+	// written before it existed.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance is where a run ran. Every field is plain text taken from the
+// environment; whoever shows it escapes it.
+type Provenance struct {
+	// Provider is "github-actions", another CI's name, "ci" for a CI that
+	// is not recognised, or "local".
+	Provider string `json:"provider"`
+	// Repository is the CI's owner/name of the repository.
+	Repository string `json:"repository,omitempty"`
+	// Commit is the full commit SHA the run checked out.
+	Commit string `json:"commit,omitempty"`
+	// Ref is the branch or tag (for example refs/heads/main).
+	Ref string `json:"ref,omitempty"`
+	// RunURL is the address of the CI run's page.
+	RunURL string `json:"runUrl,omitempty"`
 }
 
 // StepRecord is one step of a run.
