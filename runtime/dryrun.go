@@ -51,11 +51,8 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 		case p.Effect == ast.EffectIdempotentWrite && !opts.Yes && !opts.AllowWrites:
 			p.NeedsFlag = "--allow-writes"
 		}
-		if len(st.Binds) > 0 {
-			f.env = newScope(f.env)
-			for _, b := range st.Binds {
-				f.env.set(b.Expr.BoundName(), pending{})
-			}
+		for _, b := range st.Binds {
+			f.env.set(b.Expr.BoundName(), pending{})
 		}
 		plan = append(plan, p)
 	}

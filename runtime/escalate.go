@@ -59,12 +59,8 @@ func (d *Divergence) Bound(name string) bool {
 func (d *Divergence) BoundNames() []string {
 	if d.visible == nil {
 		d.visible = []string{}
-		for s := d.r.fill.env; s != nil; s = s.parent {
-			for name := range s.vars {
-				if !slices.Contains(d.visible, name) {
-					d.visible = append(d.visible, name)
-				}
-			}
+		for name := range d.r.fill.env.vars {
+			d.visible = append(d.visible, name)
 		}
 		slices.Sort(d.visible)
 	}

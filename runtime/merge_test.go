@@ -51,7 +51,7 @@ description: binds merge rule
 	if len(diags) > 0 {
 		t.Fatal(diags)
 	}
-	r := &runner{opts: Options{Tools: Registry{"stub": stubTool{`{"id":"x1","ok":false}`}}}, fill: filler{env: newScope(nil)}}
+	r := &runner{opts: Options{Tools: Registry{"stub": stubTool{`{"id":"x1","ok":false}`}}}, fill: filler{env: newScope()}}
 	want := []struct {
 		outcome runlog.Outcome
 		name    string

@@ -121,7 +121,7 @@ func (o Options) now() time.Time {
 
 // rootScope holds the input variables.
 func (o Options) rootScope() *scope {
-	s := newScope(nil)
+	s := newScope()
 	for k, v := range o.Vars {
 		s.set(k, v)
 	}
@@ -192,9 +192,10 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 }
 
 // step attempts one step and settles its outcome. The step's binds live in
-// a child scope that becomes the run's scope only if the step did not fail.
+// a local scope that is committed to the run's scope only if the step did
+// not fail.
 // A step that diverged after its tool ran is offered to the Healer, whose
-// heal starts from a fresh child scope.
+// heal starts from a fresh local scope.
 func (r *runner) step(ctx context.Context, sr *StepResult) {
 	rec := sr.Record
 	if name, n := r.needsSkipped(sr.Step); n > 0 {
@@ -202,8 +203,7 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 		r.markUnavailable(sr.Step)
 		return
 	}
-	outer := r.fill.env
-	local := newScope(outer)
+	local := newScope()
 	failures, asserted := r.attempts(ctx, sr, local)
 	if len(failures) == 1 && failures[0].Kind == runlog.KindGate && r.opts.SkipWrites {
 		rec.Skip = SkipWriteGate
@@ -211,7 +211,7 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 		return
 	}
 	if len(failures) > 0 && sr.Observation != nil && r.opts.Healer != nil && ctx.Err() == nil {
-		local = newScope(outer)
+		local = newScope()
 		failures, asserted = r.escalate(ctx, sr, failures, local)
 	}
 	failures = redactFailures(r.opts.Redactor, failures)
@@ -234,7 +234,7 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 		rec.Outcome = runlog.Unchecked
 	}
 	if rec.Outcome != runlog.Failed && !local.empty() {
-		r.fill.env = local
+		r.fill.env.commit(local)
 	}
 }
 

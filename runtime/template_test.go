@@ -29,7 +29,7 @@ func mustParse(t *testing.T, s string) any {
 }
 
 func TestFill(t *testing.T) {
-	env := newScope(nil)
+	env := newScope()
 	env.set("id", "bk_1")
 	env.set("tricky", "{{id}} and {{today}}")
 	env.set("n", mustParse(t, `42`))
@@ -70,7 +70,7 @@ func TestFill(t *testing.T) {
 }
 
 func TestFillErrors(t *testing.T) {
-	f := filler{env: newScope(nil), today: dayOf(time.Date(2026, 7, 18, 0, 0, 0, 0, time.UTC))}
+	f := filler{env: newScope(), today: dayOf(time.Date(2026, 7, 18, 0, 0, 0, 0, time.UTC))}
 	tests := []struct{ in, want string }{
 		{`{"a": ["{{missing}}"]}`, "Unbound template variable {{missing}}"},
 		{`"{{today+0d}}"`, "Computed date var {{today+0d}} has an offset of 0 days — only 1-365 is supported"},
@@ -89,7 +89,7 @@ func TestFillErrors(t *testing.T) {
 }
 
 func TestFillMalformedHoleOffsets(t *testing.T) {
-	f := filler{env: newScope(nil)}
+	f := filler{env: newScope()}
 	bad := &ast.String{Value: "ab", Holes: []*ast.Hole{{Kind: ast.HoleToday, Start: 1, End: 9}}}
 	if _, err := f.fill(nil, bad); err == nil {
 		t.Error("a hole outside its string filled without error")
@@ -123,7 +123,7 @@ func TestComputedDates(t *testing.T) {
 		{time.Date(2026, 7, 19, 1, 0, 0, 0, time.FixedZone("UTC+9", 9*3600)), "{{today}}", "2026-07-18"},
 	}
 	for _, tt := range tests {
-		f := filler{env: newScope(nil), today: dayOf(tt.now)}
+		f := filler{env: newScope(), today: dayOf(tt.now)}
 		got, err := f.fill(nil, args(t, `"`+tt.hole+`"`))
 		if err != nil {
 			t.Fatal(err)
