@@ -2,7 +2,6 @@ package compile_test
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,47 +15,18 @@ import (
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/tracegen"
 	"github.com/reelier/reelier/trace"
 )
 
-// genTrace writes a trace of n narrated calls in which every call sends
-// values from earlier results: the previous result's id (an object path),
-// an owner id from two results back, and the first line's SKU (an array
-// path), alongside literals of its own. Each result lists `lines` order
-// lines: 2 give a dense trace (about 450 bytes a result, where the skill
-// is as large as the trace), 20 a more typical one (about 2 KB a result).
-func genTrace(n, lines int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"t":"meta","seq":0,"name":"generated","startedAt":"2026-07-18T14:02:00.000Z","wrapped":["srv"]}` + "\n")
-	seq := 1
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, `{"t":"note","seq":%d,"ts":"2026-07-18T14:02:01.000Z","text":"Step %d of the generated workflow"}`+"\n", seq, i)
-		seq++
-		args := fmt.Sprintf(`{"page":%d,"query":"q-%d"}`, 100000+i, i)
-		if i >= 2 {
-			args = fmt.Sprintf(`{"id":"obj_%06d","owner":"usr_%06d","sku":"sku_%06d_0","page":%d,"filters":{"kind":"k%d","limit":%d}}`, i-1, i-2, i-1, 100000+i, i%7, 5000+i)
-		}
-		fmt.Fprintf(&b, `{"t":"call","seq":%d,"i":%d,"ts":"2026-07-18T14:02:01.000Z","tool":"get_object","args":%s}`+"\n", seq, i, args)
-		seq++
-		var text strings.Builder
-		fmt.Fprintf(&text, `{"id":"obj_%06d","owner":{"id":"usr_%06d","name":"Owner number %d"},"lines":[`, i, i, i)
-		for l := 0; l < lines; l++ {
-			if l > 0 {
-				text.WriteByte(',')
-			}
-			fmt.Fprintf(&text, `{"sku":"sku_%06d_%d","qty":%d,"price":%d.25}`, i, l, (i+l)%9+1, 100+l)
-		}
-		fmt.Fprintf(&text, `],"status":"open","total":%d.50,"note":"generated result body for call %d"}`, 10000+i, i)
-		fmt.Fprintf(&b, `{"t":"result","seq":%d,"i":%d,"ok":true,"ms":12,"body":{"content":[{"type":"text","text":%q}]}}`+"\n", seq, i, text.String())
-		seq++
-	}
-	return b.Bytes()
-}
+// genTrace is tracegen.Trace: n narrated calls, each result listing
+// lines order lines (denseLines or typicalLines).
+func genTrace(n, lines int) []byte { return tracegen.Trace(n, lines) }
 
 // Result sizes of the generated traces.
 const (
-	denseLines   = 2
-	typicalLines = 20
+	denseLines   = tracegen.Dense
+	typicalLines = tracegen.Typical
 )
 
 func loadGenerated(tb testing.TB, n, lines int) (*trace.Trace, []byte) {

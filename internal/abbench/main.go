@@ -1,0 +1,43 @@
+// Command abbench is the whole-process A/B harness of issue #20
+// (BENCHMARKS.md, "Whole-process A/B"). It builds reelier and the limit
+// programs the same way (CGO_ENABLED=0, -trimpath), generates the inputs,
+// runs each workload interleaved with its limit program for a number of
+// rounds and prints medians, ratios and peak RSS, then the proxy's added
+// latency and recording throughput on a stdio server.
+//
+//	go run ./internal/abbench [-rounds 21] [-base OLD-REELIER] [-only REGEXP]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+)
+
+func main() {
+	c := DefaultConfig()
+	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per workload")
+	flag.StringVar(&c.Work, "work", "", "folder for binaries, inputs and outputs (default: a temporary one, removed)")
+	flag.StringVar(&c.Base, "base", "", "another reelier binary to run interleaved as the A of an A/B")
+	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy)")
+	flag.IntVar(&c.ProxyCalls, "proxy-calls", c.ProxyCalls, "timed calls per proxy path (0 skips the proxy)")
+	flag.IntVar(&c.ProxyThroughput, "proxy-throughput", c.ProxyThroughput, "calls for the throughput figure")
+	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "abbench: -only:", err)
+			os.Exit(2)
+		}
+		c.Only = re
+	}
+	if c.Rounds < 1 {
+		fmt.Fprintln(os.Stderr, "abbench: -rounds must be at least 1")
+		os.Exit(2)
+	}
+	if err := Run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "abbench:", err)
+		os.Exit(1)
+	}
+}
