@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reelier/reelier/internal/skillgen"
@@ -46,7 +45,7 @@ func DefaultConfig() Config {
 
 // binaries built by Build.
 type binaries struct {
-	reelier, base, hello, copy, jsonl, relay, echoserver string
+	reelier, base, hello, copy, jsonl, relay, echoserver, measure string
 }
 
 // moduleRoot returns the folder of the go.mod that holds this package.
@@ -79,6 +78,7 @@ func build(dir string) (binaries, error) {
 		jsonl:      filepath.Join(dir, "jsonl"),
 		relay:      filepath.Join(dir, "relay"),
 		echoserver: filepath.Join(dir, "echoserver"),
+		measure:    filepath.Join(dir, "measure"),
 	}
 	pkgs := [][2]string{
 		{b.reelier, "./cmd/reelier"},
@@ -87,6 +87,7 @@ func build(dir string) (binaries, error) {
 		{b.jsonl, "./internal/abbench/limits/jsonl"},
 		{b.relay, "./internal/abbench/limits/relay"},
 		{b.echoserver, "./internal/abbench/limits/echoserver"},
+		{b.measure, "./internal/abbench/limits/measure"},
 	}
 	for _, p := range pkgs {
 		cmd := exec.Command("go", append(slices.Clone(BuildFlags), "-o", p[0], p[1])...)
@@ -178,36 +179,25 @@ type sample struct {
 	rss  int64 // peak resident set, bytes
 }
 
-// runOnce runs a program with stdout and stderr discarded (stderr kept for
-// the error message) and returns its wall time and peak RSS.
-func runOnce(bin string, args []string, codes []int) (sample, error) {
-	cmd := exec.Command(bin, args...)
+// runOnce runs a program through measure (stdout discarded, stderr kept
+// for the error message) and returns its wall time and peak RSS.
+func runOnce(measure, bin string, args []string, codes []int) (sample, error) {
+	cmd := exec.Command(measure, append([]string{bin}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	out, err := cmd.Output()
 	if err != nil {
-		return sample{}, err
+		return sample{}, fmt.Errorf("measure %s: %v\n%s", filepath.Base(bin), err, stderr.String())
 	}
-	defer devnull.Close()
-	cmd.Stdout = devnull
-	t0 := time.Now()
-	err = cmd.Run()
-	wall := time.Since(t0)
-	code := 0
-	if cmd.ProcessState != nil {
-		code = cmd.ProcessState.ExitCode()
-	}
-	if err != nil && cmd.ProcessState == nil {
-		return sample{}, err
+	var ns, kb int64
+	var code int
+	if _, err := fmt.Sscanf(string(out), "%d %d %d", &ns, &kb, &code); err != nil {
+		return sample{}, fmt.Errorf("measure %s printed %q: %v", filepath.Base(bin), out, err)
 	}
 	if !slices.Contains(codes, code) {
 		return sample{}, fmt.Errorf("%s %s: exit %d\n%s", filepath.Base(bin), strings.Join(args, " "), code, stderr.String())
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
-	}
-	return sample{wall: wall, rss: rss}, nil
+	return sample{wall: time.Duration(ns), rss: kb * 1024}, nil
 }
 
 // series collects the samples of one program on one workload.
@@ -263,6 +253,12 @@ func Run(c Config) error {
 	if err != nil {
 		return err
 	}
+	// The resident memory of a run that does nothing, to tell what a
+	// workload adds for its input from what the binary costs anyway.
+	idle, err := runOnce(b.measure, b.reelier, []string{"--version"}, []int{0})
+	if err != nil {
+		return err
+	}
 	load0 := loadAverage()
 	var results []*result
 	for _, w := range workloads(b, in, c.Work) {
@@ -279,11 +275,11 @@ func Run(c Config) error {
 			// Alternate which goes first, so neither always runs on a
 			// cache the other warmed.
 			progs := []func() error{
-				func() error { return r.add(&r.reelier, b.reelier, r.w.args, r.w.codes) },
-				func() error { return r.add(&r.limit, r.w.limit, r.w.limitArgs, []int{0}) },
+				func() error { return r.add(&r.reelier, b.measure, b.reelier, r.w.args, r.w.codes) },
+				func() error { return r.add(&r.limit, b.measure, r.w.limit, r.w.limitArgs, []int{0}) },
 			}
 			if b.base != "" {
-				progs = append(progs, func() error { return r.add(&r.base, b.base, r.w.args, r.w.codes) })
+				progs = append(progs, func() error { return r.add(&r.base, b.measure, b.base, r.w.args, r.w.codes) })
 			}
 			if round%2 == 1 {
 				slices.Reverse(progs)
@@ -296,7 +292,7 @@ func Run(c Config) error {
 		}
 	}
 	load1 := loadAverage()
-	printTable(c.Out, results, b.base != "", c.Rounds, load0, load1)
+	printTable(c.Out, results, b.base != "", c.Rounds, load0, load1, idle.rss)
 	if c.ProxyCalls > 0 && (c.Only == nil || c.Only.MatchString("proxy")) {
 		if err := proxyBench(c, b); err != nil {
 			return fmt.Errorf("proxy: %w", err)
@@ -305,8 +301,8 @@ func Run(c Config) error {
 	return nil
 }
 
-func (r *result) add(s *series, bin string, args []string, codes []int) error {
-	x, err := runOnce(bin, args, codes)
+func (r *result) add(s *series, measure, bin string, args []string, codes []int) error {
+	x, err := runOnce(measure, bin, args, codes)
 	if err != nil {
 		return err
 	}
@@ -331,10 +327,11 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(
 
 func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
 
-func printTable(w io.Writer, results []*result, withBase bool, rounds int, load0, load1 string) {
-	fmt.Fprintf(w, "\nmedians of %d interleaved rounds; load average %s before, %s after\n\n", rounds, load0, load1)
-	head := "| workload | reelier ms | limit | limit ms | ratio | goal | met | peak RSS MB | RSS / input |"
-	rule := "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+func printTable(w io.Writer, results []*result, withBase bool, rounds int, load0, load1 string, idle int64) {
+	fmt.Fprintf(w, "\nmedians of %d interleaved rounds; load average %s before, %s after\n", rounds, load0, load1)
+	fmt.Fprintf(w, "RSS / input: peak RSS over the input's size; (RSS − idle) / input leaves out the %s MB of `reelier --version`\n\n", mb(idle))
+	head := "| workload | reelier ms | limit | limit ms | ratio | goal | met | peak RSS MB | RSS / input | (RSS − idle) / input |"
+	rule := "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	if withBase {
 		head += " base ms | new / base |"
 		rule += " --- | --- |"
@@ -353,15 +350,16 @@ func printTable(w io.Writer, results []*result, withBase bool, rounds int, load0
 			goal = fmt.Sprintf("≤ %.0f ms", r.w.goalMs)
 			met = yes(float64(rm)/float64(time.Millisecond) <= r.w.goalMs)
 		}
-		perInput := "—"
+		perInput, added := "—", "—"
 		if r.inputSize > 0 {
 			perInput = fmt.Sprintf("%.1f×", float64(r.reelier.peakRSS())/float64(r.inputSize))
+			added = fmt.Sprintf("%.1f×", float64(r.reelier.peakRSS()-idle)/float64(r.inputSize))
 			if r.w.memGoal > 0 {
 				perInput += fmt.Sprintf(" (goal ≤ %.0f×)", r.w.memGoal)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f× | %s | %s | %s | %s |", r.w.name, ms(rm), r.w.limitName, ms(lm), ratio, goal, met,
-			mb(r.reelier.peakRSS()), perInput)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f× | %s | %s | %s | %s | %s |", r.w.name, ms(rm), r.w.limitName, ms(lm), ratio, goal, met,
+			mb(r.reelier.peakRSS()), perInput, added)
 		if withBase {
 			bm := r.base.median()
 			fmt.Fprintf(w, " %s | %.2f× |", ms(bm), float64(rm)/float64(bm))
