@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -95,9 +96,16 @@ type bindExpr struct {
 	Regex lexer.Token `parser:"| 'body' 'match' @Regex )"`
 }
 
+// The participle parsers are built on first use, not at package
+// initialisation: building them is a good part of start-up, and most
+// commands (reelier --version, mcp, push…) never parse a skill.
 var (
-	assertParser = participle.MustBuild[assertExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
-	bindParser   = participle.MustBuild[bindExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+	assertParser = sync.OnceValue(func() *participle.Parser[assertExpr] {
+		return participle.MustBuild[assertExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+	})
+	bindParser = sync.OnceValue(func() *participle.Parser[bindExpr] {
+		return participle.MustBuild[bindExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+	})
 )
 
 // exprCache remembers the participle result for each distinct expression
@@ -113,7 +121,7 @@ func (c *exprCache) assert(src string) (*assertExpr, error) {
 	if g, ok := c.asserts[src]; ok {
 		return g, nil
 	}
-	g, err := assertParser.ParseString("", src)
+	g, err := assertParser().ParseString("", src)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +136,7 @@ func (c *exprCache) bind(src string) (*bindExpr, error) {
 	if g, ok := c.binds[src]; ok {
 		return g, nil
 	}
-	g, err := bindParser.ParseString("", src)
+	g, err := bindParser().ParseString("", src)
 	if err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func (p *docParser) flatEntries(c fmChunk) []*ast.FrontmatterEntry {
 		l := p.lines[i]
 		raw := p.text(l)
 		trimmed := strings.TrimSpace(raw)
-		g, err := keyValueParser.ParseString("", trimmed)
+		g, err := keyValueParser().ParseString("", trimmed)
 		if err != nil || !isFrontmatterKey(g.Key.Value) {
 			return nil
 		}

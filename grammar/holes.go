@@ -3,6 +3,7 @@ package grammar
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -17,7 +18,10 @@ type hole struct {
 	Offset lexer.Token `parser:"@Word )?"`
 }
 
-var holeParser = participle.MustBuild[hole](participle.Lexer(miniLexer{holeMode}))
+// holeParser is built on first use (see assertParser).
+var holeParser = sync.OnceValue(func() *participle.Parser[hole] {
+	return participle.MustBuild[hole](participle.Lexer(miniLexer{holeMode}))
+})
 
 // maxOffsetDigits keeps a day offset inside an int; anything longer is out
 // of the 1..365 range anyway and is reported when the skill runs.
@@ -97,7 +101,7 @@ func looksLikeDate(inner string) bool {
 // parseWellFormedHole classifies a name or computed date hole, or returns
 // nil.
 func parseWellFormedHole(inner string) *ast.Hole {
-	g, err := holeParser.ParseString("", inner)
+	g, err := holeParser().ParseString("", inner)
 	if err != nil || !isIdent(g.Name.Value) {
 		return nil
 	}

@@ -3,6 +3,7 @@ package grammar
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -39,7 +40,7 @@ func (c *exprCache) bullet(line string) (*stepBullet, string, error) {
 	g, ok := c.bullets[head]
 	if !ok {
 		var err error
-		if g, err = bulletParser.ParseString("", head); err != nil {
+		if g, err = bulletParser().ParseString("", head); err != nil {
 			return nil, "", err
 		}
 		if c.bullets == nil {
@@ -52,10 +53,17 @@ func (c *exprCache) bullet(line string) (*stepBullet, string, error) {
 
 var errNoColon = errors.New("a step bullet needs a colon after its key")
 
+// Built on first use (see assertParser).
 var (
-	keyValueParser = participle.MustBuild[frontmatterLine](participle.Lexer(miniLexer{lineMode}))
-	bulletParser   = participle.MustBuild[stepBullet](participle.Lexer(miniLexer{lineMode}))
-	actionParser   = participle.MustBuild[actionLine](participle.Lexer(miniLexer{actionMode}))
+	keyValueParser = sync.OnceValue(func() *participle.Parser[frontmatterLine] {
+		return participle.MustBuild[frontmatterLine](participle.Lexer(miniLexer{lineMode}))
+	})
+	bulletParser = sync.OnceValue(func() *participle.Parser[stepBullet] {
+		return participle.MustBuild[stepBullet](participle.Lexer(miniLexer{lineMode}))
+	})
+	actionParser = sync.OnceValue(func() *participle.Parser[actionLine] {
+		return participle.MustBuild[actionLine](participle.Lexer(miniLexer{actionMode}))
+	})
 )
 
 // isFrontmatterKey reports whether k is a frontmatter key: a letter or '_'

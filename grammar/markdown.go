@@ -2,14 +2,17 @@ package grammar
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
-var markdown = goldmark.New().Parser()
+// markdown is goldmark's parser, built on first use.
+var markdown = sync.OnceValue(func() parser.Parser { return goldmark.New().Parser() })
 
 // nextStepHeader finds the first step header at or after line from. In
 // verbatim Markdown a line that looks like `### Step N` opens a step only
@@ -48,7 +51,7 @@ func (p *docParser) nextStepHeader(from int) (int, []ast.Heading) {
 // indexes holding a heading, and the headings themselves.
 func (p *docParser) headings(start, end int) (map[int]bool, []ast.Heading) {
 	src := []byte(p.src[start:end])
-	doc := markdown.Parse(text.NewReader(src))
+	doc := markdown().Parse(text.NewReader(src))
 	lines := map[int]bool{}
 	var heads []ast.Heading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -86,7 +89,7 @@ func HasStepHeader(src []byte) bool {
 	if !found {
 		return false
 	}
-	doc := markdown.Parse(text.NewReader(src))
+	doc := markdown().Parse(text.NewReader(src))
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		h, ok := n.(*gast.Heading)
 		if !ok || h.Lines().Len() == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
@@ -277,7 +278,8 @@ var placeholders = map[string]string{
 	"<int>": "1", "<text>": "text", "<path>": "path", "<regex>": "regex", "<json-scalar>": "value", "<name>": "name",
 }
 
-var placeholder = regexp.MustCompile(`<[a-z-]+>`)
+// placeholder is compiled on first use, not at start-up.
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[a-z-]+>`) })
 
 // snippet turns a form's syntax, as grammar.AssertForms and BindForms
 // write it, into an LSP snippet: each <placeholder> becomes a tab stop and
@@ -285,7 +287,7 @@ var placeholder = regexp.MustCompile(`<[a-z-]+>`)
 func snippet(syntax string, n int) string {
 	words := strings.Split(syntax, " ")
 	for i, w := range words {
-		if !placeholder.MatchString(w) {
+		if !placeholder().MatchString(w) {
 			if strings.Contains(w, "|") {
 				words[i] = fmt.Sprintf("${%d|%s|}", n, strings.ReplaceAll(w, "|", ","))
 				n++
@@ -296,7 +298,7 @@ func snippet(syntax string, n int) string {
 		}
 		var b strings.Builder
 		at := 0
-		for _, m := range placeholder.FindAllStringIndex(w, -1) {
+		for _, m := range placeholder().FindAllStringIndex(w, -1) {
 			def := placeholders[w[m[0]:m[1]]]
 			if def == "1" && strings.HasPrefix(syntax, "status") {
 				def = "200"

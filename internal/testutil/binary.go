@@ -27,8 +27,10 @@ func ReelierBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "reelier")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/reelier/reelier/cmd/reelier")
+		// Built the way the README builds it: static, no cgo.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "github.com/reelier/reelier/cmd/reelier")
 		cmd.Dir = Root()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
