@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,7 +32,10 @@ type dryPlan struct {
 // dryRunSkills prints every skill's filled actions. Nothing is called or
 // written. A step whose action cannot be filled makes the exit status 1,
 // since the real run would fail there.
-func dryRunSkills(w io.Writer, skills []*loadedSkill, opts runtime.Options, asJSON bool) error {
+func dryRunSkills(out io.Writer, skills []*loadedSkill, opts runtime.Options, asJSON bool) error {
+	// Buffered: a plan is two lines a step, each otherwise its own write.
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer w.Flush()
 	broken := false
 	for _, l := range skills {
 		plan := runtime.DryRun(l.skill, opts)
