@@ -121,9 +121,12 @@ func (c *exprCache) assert(src string) (*assertExpr, error) {
 	if g, ok := c.asserts[src]; ok {
 		return g, nil
 	}
-	g, err := assertParser().ParseString("", src)
-	if err != nil {
-		return nil, err
+	g := fastAssert(src)
+	if g == nil {
+		var err error
+		if g, err = assertParser().ParseString("", src); err != nil {
+			return nil, err
+		}
 	}
 	if c.asserts == nil {
 		c.asserts = map[string]*assertExpr{}
@@ -136,9 +139,12 @@ func (c *exprCache) bind(src string) (*bindExpr, error) {
 	if g, ok := c.binds[src]; ok {
 		return g, nil
 	}
-	g, err := bindParser().ParseString("", src)
-	if err != nil {
-		return nil, err
+	g := fastBind(src)
+	if g == nil {
+		var err error
+		if g, err = bindParser().ParseString("", src); err != nil {
+			return nil, err
+		}
 	}
 	if c.binds == nil {
 		c.binds = map[string]*bindExpr{}

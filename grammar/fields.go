@@ -138,7 +138,10 @@ func (p *docParser) exprReport(step int, err *exprError, org origin) bool {
 // action parses `<tool> <json-args>`; it returns nil after reporting a
 // problem.
 func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *ast.ActionField {
-	g, err := actionParser().ParseString("", value)
+	g, err := fastAction(value), error(nil)
+	if g == nil {
+		g, err = actionParser().ParseString("", value)
+	}
 	if err != nil || g.Tool.Value == "" {
 		p.report(step, CodeMalformedAction, b.ValueRange, fmt.Sprintf(msgMalformedAction, value))
 		return nil

@@ -101,7 +101,10 @@ func looksLikeDate(inner string) bool {
 // parseWellFormedHole classifies a name or computed date hole, or returns
 // nil.
 func parseWellFormedHole(inner string) *ast.Hole {
-	g, err := holeParser().ParseString("", inner)
+	g, err := fastHole(inner), error(nil)
+	if g == nil {
+		g, err = holeParser().ParseString("", inner)
+	}
 	if err != nil || !isIdent(g.Name.Value) {
 		return nil
 	}

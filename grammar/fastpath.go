@@ -1,0 +1,138 @@
+package grammar
+
+import "github.com/alecthomas/participle/v2/lexer"
+
+// Fast paths in front of participle. Each recognises the common shapes of
+// one mini-language from the same hand-written lexer's tokens and builds
+// the very struct participle would build for them; anything else (rarer
+// forms, every error) returns nil and goes to participle as before.
+// TestFastPathsMatchParticiple holds them to participle's result on every
+// corpus line, FuzzFastPaths on random input.
+
+// lex runs a mode over src and returns its tokens without the EOF token,
+// or nil when the scan hit maxTokens.
+func lex(m mode, src string) []lexer.Token {
+	s := &scanner{src: src, toks: make([]lexer.Token, 0, 8)}
+	m(s)
+	if s.full {
+		return nil
+	}
+	return s.toks
+}
+
+// fastPath reads a `json.a.b` path at toks[i:]; it returns the path and
+// the index after it, or false.
+func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
+	if i >= len(toks) || toks[i].Type != tWord || toks[i].Value != "json" {
+		return jsonPath{}, 0, false
+	}
+	p := jsonPath{JSON: toks[i]}
+	i++
+	for i+1 < len(toks) && toks[i].Type == tDot && toks[i+1].Type == tWord {
+		p.Segs = append(p.Segs, pathSegment{Dot: toks[i], Word: toks[i+1]})
+		i += 2
+	}
+	if len(p.Segs) == 0 || (i < len(toks) && toks[i].Type == tDot) {
+		return jsonPath{}, 0, false
+	}
+	return p, i, true
+}
+
+// fastBind recognises `<name> = json.<path>`.
+func fastBind(src string) *bindExpr {
+	toks := lex(exprMode, src)
+	if len(toks) < 5 || toks[0].Type != tWord || toks[1].Type != tAssign {
+		return nil
+	}
+	p, i, ok := fastPath(toks, 2)
+	if !ok || i != len(toks) {
+		return nil
+	}
+	return &bindExpr{Name: toks[0], Path: &p}
+}
+
+// fastAssert recognises `status ==|!= <int>`, `body [not] contains "…"`
+// and the json.<path> forms (is, matches, length, comparison).
+func fastAssert(src string) *assertExpr {
+	toks := lex(exprMode, src)
+	if len(toks) < 3 || toks[0].Type != tWord {
+		return nil
+	}
+	switch toks[0].Value {
+	case "status":
+		if len(toks) == 3 && toks[1].Type == tOp && (toks[1].Value == "==" || toks[1].Value == "!=") && toks[2].Type == tRest {
+			return &assertExpr{Status: &statusCheck{Kw: toks[0], Op: toks[1], Code: toks[2]}}
+		}
+		return nil
+	case "body":
+		b := &bodyCheck{Kw: toks[0]}
+		i := 1
+		if toks[i].Type == tWord && toks[i].Value == "not" {
+			b.Not = toks[i]
+			i++
+		}
+		if i+2 == len(toks) && toks[i].Type == tWord && toks[i].Value == "contains" && toks[i+1].Type == tQuoted {
+			b.Contains, b.Text = toks[i], toks[i+1]
+			return &assertExpr{Body: b}
+		}
+		return nil
+	case "json":
+	default:
+		return nil
+	}
+	p, i, ok := fastPath(toks, 0)
+	if !ok || i >= len(toks) {
+		return nil
+	}
+	c := &jsonCheck{Path: p}
+	t, rest := toks[i], toks[i+1:]
+	switch {
+	case t.Type == tOp && len(rest) == 1 && rest[0].Type == tRest:
+		c.Op, c.Value = t, rest[0]
+	case t.Type != tWord:
+		return nil
+	case t.Value == "is" && len(rest) == 1 && rest[0].Type == tWord && isTypeName(rest[0].Value):
+		c.Is = &typeCheck{Type: rest[0]}
+	case t.Value == "matches" && len(rest) == 1 && rest[0].Type == tRegex:
+		c.Matches = rest[0]
+	case t.Value == "length" && len(rest) == 2 && rest[0].Type == tOp && isOrderOp(rest[0].Value) && rest[1].Type == tRest:
+		c.Length = &lengthCheck{Op: rest[0], N: rest[1]}
+	default:
+		return nil
+	}
+	return &assertExpr{JSON: c}
+}
+
+func isTypeName(s string) bool {
+	switch s {
+	case "array", "set", "number", "string", "boolean", "null":
+		return true
+	}
+	return false
+}
+
+func isOrderOp(s string) bool { return s == ">=" || s == "<=" || s == ">" || s == "<" }
+
+// fastAction recognises `<tool> <json-args>` and a lone tool.
+func fastAction(value string) *actionLine {
+	toks := lex(actionMode, value)
+	switch {
+	case len(toks) == 1 && toks[0].Type == tTool:
+		return &actionLine{Tool: toks[0]}
+	case len(toks) == 2 && toks[0].Type == tTool && toks[1].Type == tRest:
+		return &actionLine{Tool: toks[0], Args: toks[1]}
+	}
+	return nil
+}
+
+// fastHole recognises `name` and `name±word` between a hole's braces.
+func fastHole(inner string) *hole {
+	toks := lex(holeMode, inner)
+	switch {
+	case len(toks) == 1 && toks[0].Type == tWord:
+		return &hole{Name: toks[0]}
+	case len(toks) == 3 && toks[0].Type == tWord && toks[1].Type == tSign && toks[2].Type == tWord:
+		return &hole{Name: toks[0], Sign: toks[1], Offset: toks[2]}
+	}
+	return nil
+}
