@@ -176,7 +176,8 @@ func workloads(b binaries, in inputs, work string) []workload {
 // sample is one process run.
 type sample struct {
 	wall time.Duration
-	rss  int64 // peak resident set, bytes
+	cpu  time.Duration // user + system
+	rss  int64         // peak resident set, bytes
 }
 
 // runOnce runs a program through measure (stdout discarded, stderr kept
@@ -189,24 +190,32 @@ func runOnce(measure, bin string, args []string, codes []int) (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("measure %s: %v\n%s", filepath.Base(bin), err, stderr.String())
 	}
-	var ns, kb int64
+	var ns, cpu, kb int64
 	var code int
-	if _, err := fmt.Sscanf(string(out), "%d %d %d", &ns, &kb, &code); err != nil {
+	if _, err := fmt.Sscanf(string(out), "%d %d %d %d", &ns, &cpu, &kb, &code); err != nil {
 		return sample{}, fmt.Errorf("measure %s printed %q: %v", filepath.Base(bin), out, err)
 	}
 	if !slices.Contains(codes, code) {
 		return sample{}, fmt.Errorf("%s %s: exit %d\n%s", filepath.Base(bin), strings.Join(args, " "), code, stderr.String())
 	}
-	return sample{wall: time.Duration(ns), rss: kb * 1024}, nil
+	return sample{wall: time.Duration(ns), cpu: time.Duration(cpu), rss: kb * 1024}, nil
 }
 
 // series collects the samples of one program on one workload.
 type series []sample
 
 func (s series) median() time.Duration {
+	return s.medianOf(func(x sample) time.Duration { return x.wall })
+}
+
+func (s series) medianCPU() time.Duration {
+	return s.medianOf(func(x sample) time.Duration { return x.cpu })
+}
+
+func (s series) medianOf(f func(sample) time.Duration) time.Duration {
 	ws := make([]time.Duration, len(s))
 	for i, x := range s {
-		ws[i] = x.wall
+		ws[i] = f(x)
 	}
 	slices.Sort(ws)
 	return ws[len(ws)/2]
@@ -330,11 +339,12 @@ func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
 func printTable(w io.Writer, results []*result, withBase bool, rounds int, load0, load1 string, idle int64) {
 	fmt.Fprintf(w, "\nmedians of %d interleaved rounds; load average %s before, %s after\n", rounds, load0, load1)
 	fmt.Fprintf(w, "RSS / input: peak RSS over the input's size; (RSS − idle) / input leaves out the %s MB of `reelier --version`\n\n", mb(idle))
-	head := "| workload | reelier ms | limit | limit ms | ratio | goal | met | peak RSS MB | RSS / input | (RSS − idle) / input |"
-	rule := "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	fmt.Fprintf(w, "ratio and met are on wall time; cpu ratio is the same on user+system CPU time, which other jobs on the machine inflate less\n\n")
+	head := "| workload | reelier ms | limit | limit ms | ratio | goal | met | cpu ms | limit cpu ms | cpu ratio | peak RSS MB | RSS / input | (RSS − idle) / input |"
+	rule := "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	if withBase {
-		head += " base ms | new / base |"
-		rule += " --- | --- |"
+		head += " base ms | new / base | base cpu ms | new / base cpu |"
+		rule += " --- | --- | --- | --- |"
 	}
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
@@ -358,11 +368,12 @@ func printTable(w io.Writer, results []*result, withBase bool, rounds int, load0
 				perInput += fmt.Sprintf(" (goal ≤ %.0f×)", r.w.memGoal)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f× | %s | %s | %s | %s | %s |", r.w.name, ms(rm), r.w.limitName, ms(lm), ratio, goal, met,
-			mb(r.reelier.peakRSS()), perInput, added)
+		rc, lc := r.reelier.medianCPU(), r.limit.medianCPU()
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f× | %s | %s | %s | %s | %.2f× | %s | %s | %s |", r.w.name, ms(rm), r.w.limitName, ms(lm), ratio, goal, met,
+			ms(rc), ms(lc), float64(rc)/float64(max(lc, time.Microsecond)), mb(r.reelier.peakRSS()), perInput, added)
 		if withBase {
-			bm := r.base.median()
-			fmt.Fprintf(w, " %s | %.2f× |", ms(bm), float64(rm)/float64(bm))
+			bm, bc := r.base.median(), r.base.medianCPU()
+			fmt.Fprintf(w, " %s | %.2f× | %s | %.2f× |", ms(bm), float64(rm)/float64(bm), ms(bc), float64(rc)/float64(max(bc, time.Microsecond)))
 		}
 		fmt.Fprintln(w)
 	}

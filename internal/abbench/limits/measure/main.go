@@ -1,6 +1,8 @@
 // Command measure runs one program for the A/B harness (internal/abbench):
 // measure BIN [ARG…] runs BIN with its stdout discarded and its stderr
-// passed through, then prints "WALL_NS MAXRSS_KB EXIT" on stdout.
+// passed through, then prints "WALL_NS CPU_NS MAXRSS_KB EXIT" on stdout:
+// CPU is the child's user and system time, which other jobs on a shared
+// machine inflate far less than wall time.
 //
 // The harness runs every program through measure rather than starting it
 // itself because a child's peak RSS from wait4 counts the memory of the
@@ -40,5 +42,6 @@ func main() {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss
 	}
-	fmt.Printf("%d %d %d\n", wall.Nanoseconds(), rss, cmd.ProcessState.ExitCode())
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("%d %d %d %d\n", wall.Nanoseconds(), cpu.Nanoseconds(), rss, cmd.ProcessState.ExitCode())
 }
