@@ -115,13 +115,15 @@ type exprCache struct {
 	binds   map[string]*bindExpr
 	holes   map[string]*ast.Hole
 	bullets map[string]*stepBullet
+	// toks is the fast paths' token buffer (see lex).
+	toks []lexer.Token
 }
 
 func (c *exprCache) assert(src string) (*assertExpr, error) {
 	if g, ok := c.asserts[src]; ok {
 		return g, nil
 	}
-	g := fastAssert(src)
+	g := c.fastAssert(src)
 	if g == nil {
 		var err error
 		if g, err = assertParser().ParseString("", src); err != nil {
@@ -139,7 +141,7 @@ func (c *exprCache) bind(src string) (*bindExpr, error) {
 	if g, ok := c.binds[src]; ok {
 		return g, nil
 	}
-	g := fastBind(src)
+	g := c.fastBind(src)
 	if g == nil {
 		var err error
 		if g, err = bindParser().ParseString("", src); err != nil {

@@ -10,15 +10,35 @@ import "github.com/alecthomas/participle/v2/lexer"
 // corpus line, FuzzFastPaths on random input.
 
 // lex runs a mode over src and returns its tokens without the EOF token,
-// or nil when the scan hit maxTokens.
-func lex(m mode, src string) []lexer.Token {
-	s := &scanner{src: src, toks: make([]lexer.Token, 0, 8)}
-	m(s)
+// or nil when the scan hit maxTokens. The token slice is c's, reused by
+// the next call (the fast paths copy the tokens they keep); the modes are
+// called directly, not through a func value.
+func (c *exprCache) lex(m int, src string) []lexer.Token {
+	if c.toks == nil {
+		c.toks = make([]lexer.Token, 0, 16)
+	}
+	s := scanner{src: src, toks: c.toks[:0]}
+	switch m {
+	case lexExpr:
+		exprMode(&s)
+	case lexAction:
+		actionMode(&s)
+	case lexHole:
+		holeMode(&s)
+	}
+	c.toks = s.toks
 	if s.full {
 		return nil
 	}
 	return s.toks
 }
+
+// Modes for lex.
+const (
+	lexExpr = iota
+	lexAction
+	lexHole
+)
 
 // fastPath reads a `json.a.b` path at toks[i:]; it returns the path and
 // the index after it, or false.
@@ -39,8 +59,8 @@ func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
 }
 
 // fastBind recognises `<name> = json.<path>`.
-func fastBind(src string) *bindExpr {
-	toks := lex(exprMode, src)
+func (c *exprCache) fastBind(src string) *bindExpr {
+	toks := c.lex(lexExpr, src)
 	if len(toks) < 5 || toks[0].Type != tWord || toks[1].Type != tAssign {
 		return nil
 	}
@@ -53,8 +73,8 @@ func fastBind(src string) *bindExpr {
 
 // fastAssert recognises `status ==|!= <int>`, `body [not] contains "…"`
 // and the json.<path> forms (is, matches, length, comparison).
-func fastAssert(src string) *assertExpr {
-	toks := lex(exprMode, src)
+func (c *exprCache) fastAssert(src string) *assertExpr {
+	toks := c.lex(lexExpr, src)
 	if len(toks) < 3 || toks[0].Type != tWord {
 		return nil
 	}
@@ -84,23 +104,23 @@ func fastAssert(src string) *assertExpr {
 	if !ok || i >= len(toks) {
 		return nil
 	}
-	c := &jsonCheck{Path: p}
+	jc := &jsonCheck{Path: p}
 	t, rest := toks[i], toks[i+1:]
 	switch {
 	case t.Type == tOp && len(rest) == 1 && rest[0].Type == tRest:
-		c.Op, c.Value = t, rest[0]
+		jc.Op, jc.Value = t, rest[0]
 	case t.Type != tWord:
 		return nil
 	case t.Value == "is" && len(rest) == 1 && rest[0].Type == tWord && isTypeName(rest[0].Value):
-		c.Is = &typeCheck{Type: rest[0]}
+		jc.Is = &typeCheck{Type: rest[0]}
 	case t.Value == "matches" && len(rest) == 1 && rest[0].Type == tRegex:
-		c.Matches = rest[0]
+		jc.Matches = rest[0]
 	case t.Value == "length" && len(rest) == 2 && rest[0].Type == tOp && isOrderOp(rest[0].Value) && rest[1].Type == tRest:
-		c.Length = &lengthCheck{Op: rest[0], N: rest[1]}
+		jc.Length = &lengthCheck{Op: rest[0], N: rest[1]}
 	default:
 		return nil
 	}
-	return &assertExpr{JSON: c}
+	return &assertExpr{JSON: jc}
 }
 
 func isTypeName(s string) bool {
@@ -114,8 +134,8 @@ func isTypeName(s string) bool {
 func isOrderOp(s string) bool { return s == ">=" || s == "<=" || s == ">" || s == "<" }
 
 // fastAction recognises `<tool> <json-args>` and a lone tool.
-func fastAction(value string) *actionLine {
-	toks := lex(actionMode, value)
+func (c *exprCache) fastAction(value string) *actionLine {
+	toks := c.lex(lexAction, value)
 	switch {
 	case len(toks) == 1 && toks[0].Type == tTool:
 		return &actionLine{Tool: toks[0]}
@@ -126,8 +146,8 @@ func fastAction(value string) *actionLine {
 }
 
 // fastHole recognises `name` and `name±word` between a hole's braces.
-func fastHole(inner string) *hole {
-	toks := lex(holeMode, inner)
+func (c *exprCache) fastHole(inner string) *hole {
+	toks := c.lex(lexHole, inner)
 	switch {
 	case len(toks) == 1 && toks[0].Type == tWord:
 		return &hole{Name: toks[0]}

@@ -82,10 +82,11 @@ func checkFast[G any](t testing.TB, what, src string, fast *G, slow func() (*G, 
 }
 
 func checkAllFast(t testing.TB, src string) (a, b, ac, h bool) {
-	a = checkFast(t, "assert", src, fastAssert(src), func() (*assertExpr, error) { return assertParser().ParseString("", src) })
-	b = checkFast(t, "bind", src, fastBind(src), func() (*bindExpr, error) { return bindParser().ParseString("", src) })
-	ac = checkFast(t, "action", src, fastAction(src), func() (*actionLine, error) { return actionParser().ParseString("", src) })
-	h = checkFast(t, "hole", src, fastHole(src), func() (*hole, error) { return holeParser().ParseString("", src) })
+	var c exprCache
+	a = checkFast(t, "assert", src, c.fastAssert(src), func() (*assertExpr, error) { return assertParser().ParseString("", src) })
+	b = checkFast(t, "bind", src, c.fastBind(src), func() (*bindExpr, error) { return bindParser().ParseString("", src) })
+	ac = checkFast(t, "action", src, c.fastAction(src), func() (*actionLine, error) { return actionParser().ParseString("", src) })
+	h = checkFast(t, "hole", src, c.fastHole(src), func() (*hole, error) { return holeParser().ParseString("", src) })
 	return
 }
 

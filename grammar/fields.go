@@ -138,7 +138,7 @@ func (p *docParser) exprReport(step int, err *exprError, org origin) bool {
 // action parses `<tool> <json-args>`; it returns nil after reporting a
 // problem.
 func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *ast.ActionField {
-	g, err := fastAction(value), error(nil)
+	g, err := p.exprs.fastAction(value), error(nil)
 	if g == nil {
 		g, err = actionParser().ParseString("", value)
 	}

@@ -66,7 +66,7 @@ const maxHoleLen = 128
 func (c *exprCache) hole(inner string) *ast.Hole {
 	h, ok := c.holes[inner]
 	if !ok {
-		h = parseHole(inner)
+		h = c.parseHole(inner)
 		if c.holes == nil {
 			c.holes = map[string]*ast.Hole{}
 		}
@@ -81,8 +81,8 @@ func (c *exprCache) hole(inner string) *ast.Hole {
 
 // parseHole classifies the text between the braces, or returns nil when it
 // is not a hole.
-func parseHole(inner string) *ast.Hole {
-	h := parseWellFormedHole(inner)
+func (c *exprCache) parseHole(inner string) *ast.Hole {
+	h := c.parseWellFormedHole(inner)
 	if h == nil && looksLikeDate(inner) {
 		t := strings.TrimSpace(inner)
 		return &ast.Hole{Kind: ast.HoleMalformedDate, Name: "today", Written: t}
@@ -100,8 +100,8 @@ func looksLikeDate(inner string) bool {
 
 // parseWellFormedHole classifies a name or computed date hole, or returns
 // nil.
-func parseWellFormedHole(inner string) *ast.Hole {
-	g, err := fastHole(inner), error(nil)
+func (c *exprCache) parseWellFormedHole(inner string) *ast.Hole {
+	g, err := c.fastHole(inner), error(nil)
 	if g == nil {
 		g, err = holeParser().ParseString("", inner)
 	}
