@@ -75,6 +75,9 @@ type compiler struct {
 	haveRecorded bool
 	binds        int
 	lits         literalTable
+	// written are the literal strings writing steps sent, in order, for
+	// the read-back checks of later reads.
+	written []string
 	classes      map[string]*Classification // by tool, shared by its steps
 	q            questions
 	binder       *binder
