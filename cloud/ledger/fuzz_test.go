@@ -23,7 +23,7 @@ func FuzzRunUpload(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { store.Close() })
-	if err := store.PutSkill(context.Background(), ledger.Skill{Name: "weekly", SkillMd: "x"}); err != nil {
+	if _, err := store.PutSkill(context.Background(), ledger.Skill{Name: "weekly", SkillMd: "x"}); err != nil {
 		f.Fatal(err)
 	}
 	srv := ledger.NewServer(ledger.Config{Store: store, MaxBody: 8192, Logf: f.Logf})

@@ -43,7 +43,7 @@ func newTestLedger(t *testing.T, withKey bool, maxBody int64) *testLedger {
 	if withKey {
 		var hash []byte
 		l.key, hash = ledger.NewKey()
-		if err := store.AddKey(context.Background(), "test", hash, fixedNow()); err != nil {
+		if err := store.AddKey(context.Background(), ledger.Key{Name: "test", Scope: ledger.ScopePush, CreatedAt: fixedNow()}, hash); err != nil {
 			t.Fatal(err)
 		}
 	}

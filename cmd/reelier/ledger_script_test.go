@@ -33,7 +33,7 @@ func ledgerD(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if len(args) == 1 {
 		key, hash := ledger.NewKey()
-		ts.Check(store.AddKey(context.Background(), "script", hash, time.Now()))
+		ts.Check(store.AddKey(context.Background(), ledger.Key{Name: "script", Scope: ledger.ScopePush, CreatedAt: time.Now()}, hash))
 		ts.Setenv("LEDGER_KEY", key)
 	}
 	srv, conns := ledgertest.Serve(store, ts.Logf)

@@ -46,8 +46,8 @@ func TestMigrations(t *testing.T) {
 	}
 	var n int
 	db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n)
-	if n != 1 {
-		t.Errorf("%d migration rows after two opens, want 1", n)
+	if n != 2 {
+		t.Errorf("%d migration rows after two opens, want 2", n)
 	}
 	if _, err := db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', '')`); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestHealthOfACorruptFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: strings.Repeat("x", 20000), UploadedAt: ledgertest.Base}); err != nil {
+	if _, err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: strings.Repeat("x", 20000), UploadedAt: ledgertest.Base}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {
