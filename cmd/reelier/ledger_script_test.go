@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,4 +66,14 @@ func ledgerConns(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("the ledger accepted %d connection(s); want %s%d", got, map[bool]string{true: "not "}[neg], want)
 	}
+}
+
+// envFile is the script command `envfile VAR FILE`: it sets VAR to FILE's
+// content without surrounding white space, so a script can use what a
+// command printed (a key from 'reelier ledger key create') in a later one.
+func envFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
 }
