@@ -29,6 +29,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"ms":      formatMs,
 	"path":    url.PathEscape,
 	"inert":   termtext.Line,
+	"lines":   termtext.Block,
 	"short":   shortHash,
 	"hash":    contentHash,
 }).ParseFS(templateFS, "templates/*.html"))
@@ -71,11 +72,17 @@ func (s *Server) page(h func(*http.Request) (string, any, error)) http.Handler {
 }
 
 func notFoundWhat(err error) string {
-	if errors.Is(err, ErrUnknownSkill) {
+	switch {
+	case errors.Is(err, ErrUnknownSkill):
 		return "skill"
+	case errors.Is(err, errNoVersion):
+		return "version of this skill file"
 	}
 	return "run"
 }
+
+// errNoVersion is a ?version= the skill file does not have.
+var errNoVersion = fmt.Errorf("%w: no such version", ErrNotFound)
 
 // render executes a template into a buffer first, so a failure cannot
 // leave half a page.
@@ -255,7 +262,7 @@ func (s *Server) skillFilePage(r *http.Request) (string, any, error) {
 	if q := r.URL.Query().Get("version"); q != "" {
 		n, err := strconv.Atoi(q)
 		if err != nil || n < 1 || n > len(versions) {
-			return "", nil, ErrNotFound
+			return "", nil, errNoVersion
 		}
 		shown = n
 	}
@@ -279,14 +286,12 @@ func fileDiff(a, b SkillVersion) []diffLine {
 		if l == "" {
 			continue
 		}
-		op := " "
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "@@"):
-			op = "@"
-		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, "-"):
-			op = l[:1]
+			out = append(out, diffLine{"@", l})
+		default: // " ", "+" or "-", then the line
+			out = append(out, diffLine{l[:1], l[1:]})
 		}
-		out = append(out, diffLine{op, l})
 	}
 	return out
 }
@@ -300,7 +305,7 @@ func (s *Server) runPage(r *http.Request) (string, any, error) {
 	var pretty bytes.Buffer
 	json.Indent(&pretty, run.Record, "", "  ")
 	v := newRunView(run)
-	data := map[string]any{"Run": v, "Pretty": pretty.String()}
+	data := map[string]any{"Run": v, "Pretty": termtext.Block(pretty.String())}
 	// The file as run is the uploaded version whose hash the record
 	// carries; when the run healed and a later version was uploaded, the
 	// diff between the two is what the heal changed in the file.

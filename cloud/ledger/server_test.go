@@ -96,7 +96,14 @@ func (l *testLedger) request(t *testing.T, method, path string, body []byte, hea
 // uploadSkill uploads a skill and fails the test unless it is accepted.
 func (l *testLedger) uploadSkill(t *testing.T, name string) {
 	t.Helper()
-	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: "---\nname: " + name + "\n---\n"})
+	l.uploadSkillMd(t, name, "---\nname: "+name+"\n---\n")
+}
+
+// uploadSkillMd uploads a skill file and fails the test unless it is
+// accepted.
+func (l *testLedger) uploadSkillMd(t *testing.T, name, md string) {
+	t.Helper()
+	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: md})
 	if status, out := l.do(t, "POST", cloud.SkillsPath, body, nil); status != http.StatusOK {
 		t.Fatalf("skill upload: %d %s", status, out)
 	}
