@@ -131,7 +131,7 @@ func step(m map[string]any, i int) map[string]any { return m["steps"].([]any)[i]
 // and misaddressed run uploads: each gets its documented status and a body
 // that says what is wrong (the goldens), and none is stored or answered 500.
 func TestRunUploadBadInput(t *testing.T) {
-	l := newTestLedger(t, false, 4096)
+	l := newTestLedger(t, false, 8192)
 	l.uploadSkill(t, "weekly")
 	env := func(record string) []byte { return []byte(`{"skillName":"weekly","record":` + record + `}`) }
 	tests := []struct {
@@ -178,9 +178,35 @@ func TestRunUploadBadInput(t *testing.T) {
 			m["totals"].(map[string]any)["unchecked"] = 0
 			m["totals"].(map[string]any)["failed"] = 1
 		}))), nil, 400},
+		{"provenance_javascript_url", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "github-actions", "commit": "abc", "runUrl": "JavaScript:alert(document.cookie)"}
+		}))), nil, 400},
+		{"provenance_data_url", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "ci", "runUrl": "data:text/html,<script>alert(1)</script>"}
+		}))), nil, 400},
+		{"provenance_url_credentials", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "ci", "runUrl": "https://user:token@ci.example/run/1"}
+		}))), nil, 400},
+		{"provenance_relative_url", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "ci", "runUrl": "//evil.example/run"}
+		}))), nil, 400},
+		{"provenance_control_chars", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "github-actions\n", "ref": "refs/heads/a\u001b[2J", "repository": "acme/\u0085x"}
+		}))), nil, 400},
+		{"provenance_too_long", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": strings.Repeat("p", 65), "repository": strings.Repeat("r", 201), "commit": strings.Repeat("c", 101),
+				"ref": strings.Repeat("f", 257), "runUrl": "https://ci.example/" + strings.Repeat("u", 2048)}
+		}))), nil, 400},
+		{"provenance_wrong_types", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"commit": 7, "ref": []any{"main"}}
+		}))), nil, 400},
+		{"provenance_not_object", env(string(edit(func(m map[string]any) { m["provenance"] = "github" }))), nil, 400},
+		{"why_patch_not_strings", env(string(edit(func(m map[string]any) {
+			step(m, 0)["why"] = map[string]any{"before": "- assert: x", "after": []any{1}}
+		}))), nil, 400},
 		{"passed_step_with_failures", env(string(edit(func(m map[string]any) { step(m, 0)["failures"] = []any{"odd"} }))), nil, 400},
 		{"idempotency_key_too_long", env(string(ledgertest.Record("weekly", 0, runlog.Passed))), map[string]string{cloud.IdempotencyHeader: strings.Repeat("k", 201)}, 400},
-		{"oversize", env(string(edit(func(m map[string]any) { step(m, 1)["title"] = strings.Repeat("x", 5000) }))), nil, 413},
+		{"oversize", env(string(edit(func(m map[string]any) { step(m, 1)["title"] = strings.Repeat("x", 9000) }))), nil, 413},
 		{"unknown_skill", []byte(`{"skillName":"monthly","record":` + string(ledgertest.Record("monthly", 0, runlog.Passed)) + `}`), nil, 404},
 		{"injection_skill_name", []byte(`{"skillName":"x' OR '1'='1","record":` + string(ledgertest.Record("x' OR '1'='1", 0, runlog.Passed)) + `}`), nil, 404},
 		{"wrong_content_type", env(string(ledgertest.Record("weekly", 0, runlog.Passed))), map[string]string{"Content-Type": "text/plain"}, 415},

@@ -329,6 +329,8 @@ func runURLProblem(s string) string {
 		return ""
 	case err != nil:
 		return fmt.Sprintf("must be an http:// or https:// URL: %v", err)
+	case u.Scheme == "":
+		return "must be an absolute http:// or https:// URL; it has no scheme"
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Sprintf("must be an http:// or https:// URL, got a %q URL", u.Scheme)
 	case u.Host == "":
