@@ -31,7 +31,9 @@ func TestScopesAndRevocation(t *testing.T) {
 	rec := ledgertest.Record("weekly", 0, runlog.Passed)
 	runBody := cloud.EncodeRunUpload("weekly", rec)
 	bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
-	basic := func(k string) map[string]string { return map[string]string{"Authorization": "Basic " + base64("me:"+k)} }
+	basic := func(k string) map[string]string {
+		return map[string]string{"Authorization": "Basic " + base64("me:"+k)}
+	}
 	const readRefusal = `{"error":"API key \"viewer\" has scope \"read\": it can list and view receipts but cannot push; pushing needs a key created with '--scope push'"}`
 	tests := []struct {
 		name         string
