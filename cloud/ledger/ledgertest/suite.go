@@ -349,3 +349,56 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// UpgradeFixture is what a database at schema version 1 (before scopes,
+// revocation, upload histories and healed counts) holds for the upgrade
+// tests: one key, one skill, and one run in which a step healed.
+type UpgradeFixture struct {
+	Key     string
+	Hash    []byte
+	SkillMd string
+	Run     ledger.Run
+}
+
+// NewUpgradeFixture builds the fixture.
+func NewUpgradeFixture() UpgradeFixture {
+	key, hash := ledger.NewKey()
+	var r runlog.Record
+	if err := json.Unmarshal(Record("weekly", 0, runlog.Passed, runlog.Unchecked), &r); err != nil {
+		panic(err)
+	}
+	r.Steps[0].Level = 1
+	r.Finish(false)
+	line, _ := runlog.Marshal(&r)
+	run := StoredRun("weekly", 0, runlog.Passed, runlog.Unchecked)
+	run.Record = line[:len(line)-1]
+	return UpgradeFixture{Key: key, Hash: hash, SkillMd: "---\nname: weekly\n---\n", Run: run}
+}
+
+// CheckUpgraded fails the test unless a store opened on the fixture's
+// version-1 database shows it as the upgrade promises: the old key keeps
+// the power it had (scope push, not revoked), the skill file is version
+// 1 of its history, and the run's healed step is counted.
+func (f UpgradeFixture) CheckUpgraded(t *testing.T, s ledger.Store) {
+	t.Helper()
+	ctx := context.Background()
+	k, err := s.KeyByHash(ctx, f.Hash)
+	if err != nil || k.Name != "old" || k.Scope != ledger.ScopePush || k.Revoked() {
+		t.Errorf("the key from before scopes: %+v, %v; want a push key, not revoked", k, err)
+	}
+	vs, err := s.SkillVersions(ctx, "weekly")
+	if err != nil || len(vs) != 1 || vs[0].Version != 1 || vs[0].SkillMd != f.SkillMd || !vs[0].UploadedAt.Equal(Base) {
+		t.Errorf("the skill's upload history: %+v, %v; want its file as version 1", vs, err)
+	}
+	r, err := s.Run(ctx, f.Run.ID)
+	if err != nil || r.Healed != 1 || string(r.Record) != string(f.Run.Record) {
+		t.Errorf("the run: healed %d, %v; want 1 healed step counted from its record", r.Healed, err)
+	}
+	sum, err := s.Skill(ctx, "weekly")
+	if err != nil || sum.HealedRuns != 1 || sum.Latest == nil || sum.Latest.Healed != 1 {
+		t.Errorf("the summary: %+v, %v", sum, err)
+	}
+	if v, err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: f.SkillMd + "# healed\n", UploadedAt: Base.Add(time.Hour)}); err != nil || v != 2 {
+		t.Errorf("the next upload after the upgrade: version %d, %v; want 2", v, err)
+	}
+}
