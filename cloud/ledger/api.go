@@ -150,17 +150,18 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 
 // skillJSON is a skill in GET /api/v1/skills.
 type skillJSON struct {
-	Name       string   `json:"name"`
-	UploadedAt string   `json:"uploadedAt"`
-	Uploads    int      `json:"uploads"`
-	Runs       int      `json:"runs"`
-	Passed     int      `json:"passed"`
-	Failed     int      `json:"failed"`
-	Unchecked  int      `json:"unchecked"`
-	HealedRuns int      `json:"healedRuns"`
-	Tokens     int64    `json:"tokens"`
-	PassRate   float64  `json:"passRate"`
-	Latest     *runJSON `json:"latest,omitempty"`
+	Name        string   `json:"name"`
+	UploadedAt  string   `json:"uploadedAt"`
+	Uploads     int      `json:"uploads"`
+	Runs        int      `json:"runs"`
+	Passed      int      `json:"passed"`
+	Failed      int      `json:"failed"`
+	Unchecked   int      `json:"unchecked"`
+	Interrupted int      `json:"interrupted"`
+	HealedRuns  int      `json:"healedRuns"`
+	Tokens      int64    `json:"tokens"`
+	PassRate    float64  `json:"passRate"`
+	Latest      *runJSON `json:"latest,omitempty"`
 }
 
 // runJSON is a run in the read API; Record is omitted from summaries.
@@ -200,7 +201,7 @@ func (s *Server) listSkills(w http.ResponseWriter, r *http.Request) {
 	out := make([]skillJSON, 0, len(sums))
 	for _, k := range sums {
 		j := skillJSON{Name: k.Name, UploadedAt: stamp(k.UploadedAt), Uploads: k.Uploads, Runs: k.Runs,
-			Passed: k.Passed, Failed: k.Failed, Unchecked: k.Unchecked, HealedRuns: k.HealedRuns, Tokens: k.Tokens, PassRate: k.PassRate()}
+			Passed: k.Passed, Failed: k.Failed, Unchecked: k.Unchecked, Interrupted: k.Interrupted, HealedRuns: k.HealedRuns, Tokens: k.Tokens, PassRate: k.PassRate()}
 		if k.Latest != nil {
 			j.Latest = toRunJSON(k.Latest, false)
 		}

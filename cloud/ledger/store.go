@@ -179,6 +179,25 @@ func verdictOf(rec *runlog.Record, t runlog.Totals) Verdict {
 	return VerdictOf(t)
 }
 
+// StoredVerdict is how a store writes a run's verdict: the verdict
+// column's CHECK predates "interrupted", so an interrupted run is written
+// with the verdict its steps earn (never failed: an interrupted run has no
+// failed step) and interrupted = 1 (migration 0003).
+func StoredVerdict(r Run) (Verdict, int) {
+	if r.Verdict == VerdictInterrupted {
+		return VerdictOf(r.Totals), 1
+	}
+	return r.Verdict, 0
+}
+
+// ReadVerdict is StoredVerdict undone.
+func ReadVerdict(column string, interrupted int) Verdict {
+	if interrupted != 0 {
+		return VerdictInterrupted
+	}
+	return Verdict(column)
+}
+
 // Run is one stored run record.
 type Run struct {
 	// ID is the ledger's identifier; Seq orders runs by arrival and is the
@@ -210,9 +229,10 @@ type SkillSummary struct {
 	Name       string
 	UploadedAt time.Time
 	Uploads    int
-	// Runs counts all runs; Passed, Failed and Unchecked count them by
-	// verdict; HealedRuns counts the runs in which a step healed.
-	Runs, Passed, Failed, Unchecked, HealedRuns int
+	// Runs counts all runs; Passed, Failed, Unchecked and Interrupted
+	// count them by verdict; HealedRuns counts the runs in which a step
+	// healed.
+	Runs, Passed, Failed, Unchecked, Interrupted, HealedRuns int
 	// Tokens is the LLM tokens (input + output) of all runs.
 	Tokens int64
 	// Latest is the newest run by arrival, nil when there is none; its

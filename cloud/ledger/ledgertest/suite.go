@@ -210,6 +210,23 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 			t.Errorf("summary = %+v, latest %+v", k, k.Latest)
 		}
 	})
+	t.Run("interrupted", func(t *testing.T) {
+		s, ctx := fresh(t)
+		putSkill(t, s, ledger.Skill{Name: "i", SkillMd: "x", UploadedAt: Base})
+		addRun(t, s, StoredRun("i", 0, runlog.Passed))
+		r := StoredRun("i", 1, runlog.Passed, runlog.Skipped)
+		r.Verdict = ledger.VerdictInterrupted
+		id, _, err := s.AddRun(ctx, r)
+		must(t, err)
+		got, err := s.Run(ctx, id)
+		if err != nil || got.Verdict != ledger.VerdictInterrupted {
+			t.Errorf("an interrupted run read back as %q, %v", got.Verdict, err)
+		}
+		k, err := s.Skill(ctx, "i")
+		if err != nil || k.Runs != 2 || k.Passed != 1 || k.Unchecked != 0 || k.Interrupted != 1 || k.Latest.Verdict != ledger.VerdictInterrupted {
+			t.Errorf("summary with an interrupted run = %+v, latest %+v, %v", k, k.Latest, err)
+		}
+	})
 	t.Run("paging", func(t *testing.T) {
 		s, ctx := fresh(t)
 		putSkill(t, s, ledger.Skill{Name: "p", SkillMd: "x", UploadedAt: Base})

@@ -242,12 +242,13 @@ func (s *Store) SkillVersions(ctx context.Context, name string) ([]ledger.SkillV
 func (s *Store) AddRun(ctx context.Context, r ledger.Run) (id string, dup bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		t := r.Totals
+		verdict, interrupted := ledger.StoredVerdict(r)
 		err := tx.QueryRow(ctx, `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 			ON CONFLICT (idem_key) DO NOTHING RETURNING id`,
-			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), r.StartedAt, r.FinishedAt, string(r.Verdict),
-			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, r.ReceivedAt, r.Healed).Scan(&id)
+			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), r.StartedAt, r.FinishedAt, string(verdict),
+			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, r.ReceivedAt, r.Healed, interrupted).Scan(&id)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
@@ -271,17 +272,18 @@ func nullable(s string) *string {
 // summarySQL aggregates runs per skill and joins each skill's newest run.
 const summarySQL = `WITH agg AS (
 	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
-		COALESCE(SUM(CASE WHEN r.verdict = 'passed' THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS passed,
 		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
-		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(r.interrupted), 0)::bigint AS interrupted,
 		COALESCE(SUM(CASE WHEN r.healed > 0 THEN 1 ELSE 0 END), 0) AS healed_runs,
 		COALESCE(SUM(r.llm_in + r.llm_out), 0)::bigint AS tokens,
 		MAX(r.seq) AS latest
 	FROM skills s LEFT JOIN runs r ON r.skill = s.name
 	WHERE $1 = '' OR s.name = $1
 	GROUP BY s.name, s.uploaded_at, s.uploads)
-SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.healed_runs, agg.tokens,
-	l.seq, l.id, l.verdict, l.started_at, l.finished_at, l.received_at,
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.interrupted, agg.healed_runs, agg.tokens,
+	l.seq, l.id, CASE WHEN l.interrupted = 1 THEN 'interrupted' ELSE l.verdict END, l.started_at, l.finished_at, l.received_at,
 	l.steps, l.passed, l.unchecked, l.skipped, l.failed, l.ms, l.llm_in, l.llm_out, l.healed
 FROM agg LEFT JOIN runs l ON l.seq = agg.latest
 ORDER BY agg.name COLLATE "C"`
@@ -296,17 +298,17 @@ func (s *Store) summaries(ctx context.Context, name string) ([]ledger.SkillSumma
 	var out []ledger.SkillSummary
 	for rows.Next() {
 		var k ledger.SkillSummary
-		var runs, passed, failed, unchecked, healed int64
+		var runs, passed, failed, unchecked, interrupted, healed int64
 		var seq *int64
 		var id, verdict *string
 		var started, finished, received *time.Time
 		var n [9]*int64
-		if err := rows.Scan(&k.Name, &k.UploadedAt, &k.Uploads, &runs, &passed, &failed, &unchecked, &healed, &k.Tokens,
+		if err := rows.Scan(&k.Name, &k.UploadedAt, &k.Uploads, &runs, &passed, &failed, &unchecked, &interrupted, &healed, &k.Tokens,
 			&seq, &id, &verdict, &started, &finished, &received,
 			&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
 			return nil, err
 		}
-		k.Runs, k.Passed, k.Failed, k.Unchecked, k.HealedRuns = int(runs), int(passed), int(failed), int(unchecked), int(healed)
+		k.Runs, k.Passed, k.Failed, k.Unchecked, k.Interrupted, k.HealedRuns = int(runs), int(passed), int(failed), int(unchecked), int(interrupted), int(healed)
 		if seq != nil {
 			k.Latest = &ledger.Run{Seq: *seq, ID: *id, Skill: k.Name, Verdict: ledger.Verdict(*verdict),
 				StartedAt: started.UTC(), FinishedAt: finished.UTC(), ReceivedAt: received.UTC(),
@@ -341,15 +343,16 @@ func (s *Store) Skill(ctx context.Context, name string) (ledger.SkillSummary, er
 
 // runColumns are the columns scanRun reads, in order.
 const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted`
 
 func scanRun(row pgx.Row) (ledger.Run, error) {
 	var r ledger.Run
 	var record, verdict string
+	var interrupted int
 	t := &r.Totals
 	err := row.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, &r.StartedAt, &r.FinishedAt, &verdict,
-		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &r.ReceivedAt, &r.Healed)
-	r.Record, r.Verdict = []byte(record), ledger.Verdict(verdict)
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &r.ReceivedAt, &r.Healed, &interrupted)
+	r.Record, r.Verdict = []byte(record), ledger.ReadVerdict(verdict, interrupted)
 	r.StartedAt, r.FinishedAt, r.ReceivedAt = r.StartedAt.UTC(), r.FinishedAt.UTC(), r.ReceivedAt.UTC()
 	return r, err
 }

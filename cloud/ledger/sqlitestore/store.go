@@ -272,11 +272,12 @@ func (s *Store) AddRun(ctx context.Context, r ledger.Run) (id string, dup bool, 
 		}
 		id = r.ID
 		t := r.Totals
+		verdict, interrupted := ledger.StoredVerdict(r)
 		_, err := tx.ExecContext(ctx, `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), fmtTime(r.StartedAt), fmtTime(r.FinishedAt), string(r.Verdict),
-			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, fmtTime(r.ReceivedAt), r.Healed)
+			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), fmtTime(r.StartedAt), fmtTime(r.FinishedAt), string(verdict),
+			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, fmtTime(r.ReceivedAt), r.Healed, interrupted)
 		return err
 	})
 	return id, dup, err
@@ -293,17 +294,18 @@ func nullable(s string) any {
 // summarySQL aggregates runs per skill and joins each skill's newest run.
 const summarySQL = `WITH agg AS (
 	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
-		COALESCE(SUM(CASE WHEN r.verdict = 'passed' THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS passed,
 		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
-		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(r.interrupted), 0) AS interrupted,
 		COALESCE(SUM(CASE WHEN r.healed > 0 THEN 1 ELSE 0 END), 0) AS healed_runs,
 		COALESCE(SUM(r.llm_in + r.llm_out), 0) AS tokens,
 		MAX(r.seq) AS latest
 	FROM skills s LEFT JOIN runs r ON r.skill = s.name
 	WHERE ? = '' OR s.name = ?
 	GROUP BY s.name, s.uploaded_at, s.uploads)
-SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.healed_runs, agg.tokens,
-	l.seq, l.id, l.verdict, l.started_at, l.finished_at, l.received_at,
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.interrupted, agg.healed_runs, agg.tokens,
+	l.seq, l.id, CASE WHEN l.interrupted = 1 THEN 'interrupted' ELSE l.verdict END, l.started_at, l.finished_at, l.received_at,
 	l.steps, l.passed, l.unchecked, l.skipped, l.failed, l.ms, l.llm_in, l.llm_out, l.healed
 FROM agg LEFT JOIN runs l ON l.seq = agg.latest
 ORDER BY agg.name`
@@ -322,7 +324,7 @@ func (s *Store) summaries(ctx context.Context, name string) ([]ledger.SkillSumma
 		var seq sql.NullInt64
 		var id, verdict, started, finished, received sql.NullString
 		var n [9]sql.NullInt64
-		if err := rows.Scan(&k.Name, &uploaded, &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked, &k.HealedRuns, &k.Tokens,
+		if err := rows.Scan(&k.Name, &uploaded, &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked, &k.Interrupted, &k.HealedRuns, &k.Tokens,
 			&seq, &id, &verdict, &started, &finished, &received,
 			&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
 			return nil, err
@@ -362,7 +364,7 @@ func (s *Store) Skill(ctx context.Context, name string) (ledger.SkillSummary, er
 
 // runColumns are the columns scanRun reads, in order.
 const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -370,12 +372,13 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRun(sc scanner) (ledger.Run, error) {
 	var r ledger.Run
 	var record, started, finished, verdict, received string
+	var interrupted int
 	t := &r.Totals
 	err := sc.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, &started, &finished, &verdict,
-		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &received, &r.Healed)
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &received, &r.Healed, &interrupted)
 	r.Record = []byte(record)
 	r.StartedAt, r.FinishedAt, r.ReceivedAt = parseTime(started), parseTime(finished), parseTime(received)
-	r.Verdict = ledger.Verdict(verdict)
+	r.Verdict = ledger.ReadVerdict(verdict, interrupted)
 	return r, err
 }
 
