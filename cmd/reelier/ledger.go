@@ -153,7 +153,11 @@ func newLedgerKeyCmd() *cobra.Command {
 	key := &cobra.Command{
 		Use:   "key",
 		Short: "Manage the ledger's API keys",
-		Args:  cobra.NoArgs,
+		Long: `Manage the ledger's API keys: create one (push or read scope), list them,
+revoke one. Each works on the store directly (--db or $REELIER_LEDGER_DB),
+so it takes effect on the next request of every ledger process that
+serves that store, without a restart.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageErrorf("key needs a subcommand: create, list or revoke (see 'reelier ledger key --help')")
 		},
