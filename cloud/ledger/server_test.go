@@ -194,8 +194,8 @@ func TestRunUploadBadInput(t *testing.T) {
 			m["provenance"] = map[string]any{"provider": "github-actions\n", "ref": "refs/heads/a\u001b[2J", "repository": "acme/\u0085x"}
 		}))), nil, 400},
 		{"provenance_too_long", env(string(edit(func(m map[string]any) {
-			m["provenance"] = map[string]any{"provider": strings.Repeat("p", 65), "repository": strings.Repeat("r", 201), "commit": strings.Repeat("c", 101),
-				"ref": strings.Repeat("f", 257), "runUrl": "https://ci.example/" + strings.Repeat("u", 2048)}
+			m["provenance"] = map[string]any{"provider": strings.Repeat("p", 65), "repository": strings.Repeat("r", 513), "commit": strings.Repeat("c", 101),
+				"ref": strings.Repeat("f", 1025), "runUrl": "https://ci.example/" + strings.Repeat("u", 2048)}
 		}))), nil, 400},
 		{"provenance_wrong_types", env(string(edit(func(m map[string]any) {
 			m["provenance"] = map[string]any{"commit": 7, "ref": []any{"main"}}

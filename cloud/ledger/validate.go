@@ -266,16 +266,18 @@ func (w walker) step(path string, v any) {
 }
 
 // provenanceCaps are the longest value, in bytes, each provenance field
-// may have; a longer one is refused, never cut.
+// may have; a longer one is refused, never cut. They are generous for
+// real values (nested GitLab groups, long branch names, a SHA-256 commit)
+// and bound what a page has to show.
 var provenanceCaps = []struct {
 	key      string
 	max      int
 	required bool
 }{
 	{"provider", 64, true},
-	{"repository", 200, false},
+	{"repository", 512, false},
 	{"commit", 100, false},
-	{"ref", 256, false},
+	{"ref", 1024, false},
 	{"runUrl", 2048, false},
 }
 
