@@ -27,6 +27,27 @@ type SkillUpload struct {
 	SkillMd string `json:"skillMd"`
 }
 
+// SkillAccepted is the body of a 200 answer to a skill upload.
+type SkillAccepted struct {
+	// Name is the skill's name.
+	Name string `json:"name"`
+	// Version numbers the distinct contents the ledger holds of the skill
+	// from 1; an upload of the latest content again keeps its number.
+	// Absent from ledgers older than upload histories.
+	Version int `json:"version,omitempty"`
+	// SHA256 is the lowercase hex SHA-256 of the file as stored (after the
+	// ledger's redaction).
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// SkillHash is the content hash push compares to decide whether the skill
+// file changed since it was last uploaded: the lowercase hex SHA-256 of
+// the file's bytes, the same hash run records carry as skillSha256.
+func SkillHash(skillMd []byte) string {
+	sum := sha256.Sum256(skillMd)
+	return hex.EncodeToString(sum[:])
+}
+
 // RunUpload is the body of POST RunsPath.
 type RunUpload struct {
 	// SkillName names the skill the record belongs to.

@@ -75,9 +75,12 @@ type compiler struct {
 	haveRecorded bool
 	binds        int
 	lits         literalTable
-	classes      map[string]*Classification // by tool, shared by its steps
-	q            questions
-	binder       *binder
+	// written are the literal strings writing steps sent, in order, for
+	// the read-back checks of later reads.
+	written []string
+	classes map[string]*Classification // by tool, shared by its steps
+	q       questions
+	binder  *binder
 	// inputs are the variables a run supplies, by the key they replace.
 	inputs     map[string]*input
 	inputOrder []*input

@@ -34,6 +34,11 @@ type step struct {
 	checks []check
 	lines  []string
 	doc    bool
+	// readBack are the strings earlier writing steps sent as literals
+	// that this step's result shows: each gets a `body contains` assert,
+	// so a replay whose write did not take (the world already held
+	// something else) fails where it reads it back.
+	readBack []string
 	// sent are the recorded values the step's holes replaced: a result
 	// line or field that repeats one changes when the value does, so it
 	// gets no value assert.

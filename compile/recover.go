@@ -174,6 +174,7 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	if (doc == nil || wrapped) && strings.TrimSpace(text) != "" {
 		st.lines = textChecks(text, st.sent)
 	}
+	st.readBack = c.readBacks(st, text, echo)
 	if doc != nil || strings.TrimSpace(text) != "" {
 		st.unchecked = len(st.lines) == 0 && len(st.checks) == 0
 	}
@@ -220,6 +221,7 @@ func jsonLike(s string) bool {
 // result), or a literal.
 func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 	if l.key == "" && !l.template {
+		c.noteWritten(st, l)
 		return
 	}
 	if !l.num && isRedacted(l.raw) {
@@ -238,14 +240,14 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 		// send a string where the call sent a number.
 		if s := idx.lookup(idx.strs, l.raw); s != nil && !s.src.text {
 			c.q.add(st.n, KindUnbindablePath, "%s: %s sends the number %s, which step %d's result held as the string \"%s\" (%s); a bind would send a string where the call sent a number, so it stays a literal — make it an input if it should follow that result.", ref(st), memberPhrase(l), l.raw, c.steps[int(s.src.step)].n, l.raw, s.src.where())
-			c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+			c.literal(st, l)
 			return
 		}
 	}
 	if !l.num && l.key != "" && c.tokensFrom(st, l, idx, b) {
 		return
 	}
-	c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+	c.literal(st, l)
 }
 
 // wholeFrom handles a leaf whose whole value an earlier result held; it
@@ -255,7 +257,7 @@ func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
 	from := c.steps[int(src.step)]
 	if !l.eligible && !c.corroborated(st, l, s) {
 		c.q.add(st.n, KindShortValue, "%s: %s sends %s, which step %d's result also held (%s); a value this short matches by chance, so it stays a literal — if it came from there, bind it.", ref(st), memberPhrase(l), quote(l.value()), from.n, src.where())
-		c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+		c.literal(st, l)
 		return true
 	}
 	switch {
@@ -272,7 +274,7 @@ func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
 		st.sent = append(st.sent, strings.Clone(l.key))
 		return true
 	}
-	c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+	c.literal(st, l)
 	return true
 }
 
@@ -389,7 +391,7 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 	}
 	if len(parts) == 0 {
 		if len(prose) > 0 {
-			c.lits.see(st.n, l, c.recorded, c.haveRecorded)
+			c.literal(st, l)
 			return true
 		}
 		return false

@@ -271,6 +271,23 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 			out = append(out, &ast.BodyContainsAssert{Text: line})
 		}
 	}
+	// What an earlier step wrote and this read shows is checked by value
+	// whatever else checks the result; a line holding it, or a field held
+	// to it, covers it.
+	for _, w := range st.readBack {
+		if !slices.ContainsFunc(out, func(a ast.Assert) bool {
+			switch a := a.(type) {
+			case *ast.BodyContainsAssert:
+				return !a.Negated && strings.Contains(a.Text, w)
+			case *ast.JSONCompareAssert:
+				s, ok := a.Value.(*ast.String)
+				return ok && a.Op == ast.OpEq && s.Value == w
+			}
+			return false
+		}) {
+			out = append(out, &ast.BodyContainsAssert{Text: w})
+		}
+	}
 	return out
 }
 

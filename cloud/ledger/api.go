@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/internal/scrub"
+	"github.com/reelier/reelier/runtime/runlog"
 )
 
 // Paging bounds for GET …/runs.
@@ -48,7 +51,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	run := Run{
 		ID: newID(), Skill: up.skill, IdempotencyKey: idem, Record: record,
 		StartedAt: up.startedAt, FinishedAt: up.finishedAt,
-		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, ReceivedAt: s.now().UTC(),
+		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, Healed: healedSteps(up.rec.Steps), ReceivedAt: s.now().UTC(),
 	}
 	id, dup, err := s.store.AddRun(r.Context(), run)
 	switch {
@@ -91,24 +94,74 @@ func (s *Server) postSkill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	md := scrub.Text(s.redactor, "", up.skillMd)
-	if err := s.store.PutSkill(r.Context(), Skill{Name: up.name, SkillMd: md, UploadedAt: s.now().UTC()}); err != nil {
+	version, err := s.store.PutSkill(r.Context(), Skill{Name: up.name, SkillMd: md, UploadedAt: s.now().UTC()})
+	if err != nil {
 		s.unavailable(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"name": up.name})
+	writeJSON(w, http.StatusOK, cloud.SkillAccepted{Name: up.name, Version: version, SHA256: contentHash(md)})
+}
+
+// healedSteps counts the steps that healed.
+func healedSteps(steps []runlog.StepRecord) int {
+	n := 0
+	for _, st := range steps {
+		if st.Level > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// contentHash is the lowercase hex SHA-256 of a skill file's text, the
+// hash run records carry as skillSha256.
+func contentHash(md string) string {
+	sum := sha256.Sum256([]byte(md))
+	return hex.EncodeToString(sum[:])
+}
+
+// versionJSON is a skill version in GET …/versions.
+type versionJSON struct {
+	Version    int    `json:"version"`
+	UploadedAt string `json:"uploadedAt"`
+	SHA256     string `json:"sha256"`
+	SkillMd    string `json:"skillMd"`
+}
+
+// listVersions answers a skill's upload history, oldest first, each
+// distinct content with its text.
+func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	vs, err := s.store.SkillVersions(r.Context(), name)
+	switch {
+	case errors.Is(err, ErrUnknownSkill):
+		writeError(w, http.StatusNotFound, unknownSkill(name), nil)
+		return
+	case err != nil:
+		s.unavailable(w, err)
+		return
+	}
+	out := make([]versionJSON, len(vs))
+	for i, v := range vs {
+		out[i] = versionJSON{Version: v.Version, UploadedAt: stamp(v.UploadedAt), SHA256: contentHash(v.SkillMd), SkillMd: v.SkillMd}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"skill": name, "versions": out})
 }
 
 // skillJSON is a skill in GET /api/v1/skills.
 type skillJSON struct {
-	Name       string   `json:"name"`
-	UploadedAt string   `json:"uploadedAt"`
-	Uploads    int      `json:"uploads"`
-	Runs       int      `json:"runs"`
-	Passed     int      `json:"passed"`
-	Failed     int      `json:"failed"`
-	Unchecked  int      `json:"unchecked"`
-	PassRate   float64  `json:"passRate"`
-	Latest     *runJSON `json:"latest,omitempty"`
+	Name        string   `json:"name"`
+	UploadedAt  string   `json:"uploadedAt"`
+	Uploads     int      `json:"uploads"`
+	Runs        int      `json:"runs"`
+	Passed      int      `json:"passed"`
+	Failed      int      `json:"failed"`
+	Unchecked   int      `json:"unchecked"`
+	Interrupted int      `json:"interrupted"`
+	HealedRuns  int      `json:"healedRuns"`
+	Tokens      int64    `json:"tokens"`
+	PassRate    float64  `json:"passRate"`
+	Latest      *runJSON `json:"latest,omitempty"`
 }
 
 // runJSON is a run in the read API; Record is omitted from summaries.
@@ -148,7 +201,7 @@ func (s *Server) listSkills(w http.ResponseWriter, r *http.Request) {
 	out := make([]skillJSON, 0, len(sums))
 	for _, k := range sums {
 		j := skillJSON{Name: k.Name, UploadedAt: stamp(k.UploadedAt), Uploads: k.Uploads, Runs: k.Runs,
-			Passed: k.Passed, Failed: k.Failed, Unchecked: k.Unchecked, PassRate: k.PassRate()}
+			Passed: k.Passed, Failed: k.Failed, Unchecked: k.Unchecked, Interrupted: k.Interrupted, HealedRuns: k.HealedRuns, Tokens: k.Tokens, PassRate: k.PassRate()}
 		if k.Latest != nil {
 			j.Latest = toRunJSON(k.Latest, false)
 		}

@@ -23,8 +23,12 @@ type chart struct {
 	// Duration and Tokens are the two series; each has its own y scale,
 	// duration on the left axis and tokens on the right.
 	Duration, Tokens series
-	// From and To label the time axis.
-	From, To string
+	// From and To label the x axis, which is run order (by arrival), not
+	// time: a burst of CI runs minutes apart spreads out as evenly as
+	// nightly ones. FromWhen and ToWhen are the first and last runs' start
+	// times.
+	From, To         string
+	FromWhen, ToWhen string
 	// NoTokens is true when no run spent an LLM token.
 	NoTokens bool
 }
@@ -43,35 +47,32 @@ type dot struct {
 	Title string
 }
 
-// newChart lays out runs (oldest first) by start time.
-func newChart(runs []Run) *chart {
+// newChart lays out runs (oldest first, the last len(runs) of total
+// runs) by their order of arrival: run k of n sits at k/(n-1) of the
+// width, whatever the time between runs.
+func newChart(runs []Run, total int) *chart {
 	if len(runs) == 0 {
 		return nil
 	}
 	c := &chart{W: chartW, H: chartH, Left: chartLeft, Right: chartRight, Top: chartTop, Bottom: chartBottom}
-	t0, t1 := runs[0].StartedAt, runs[0].StartedAt
 	var maxMs, maxTok int64
 	for _, r := range runs {
-		if r.StartedAt.Before(t0) {
-			t0 = r.StartedAt
-		}
-		if r.StartedAt.After(t1) {
-			t1 = r.StartedAt
-		}
 		maxMs = max(maxMs, r.Totals.Ms)
 		maxTok = max(maxTok, tokens(r))
 	}
-	c.From, c.To = t0.UTC().Format("2006-01-02 15:04"), t1.UTC().Format("2006-01-02 15:04")
+	first := max(total-len(runs)+1, 1)
+	c.From, c.To = fmt.Sprintf("run %d", first), fmt.Sprintf("run %d", first+len(runs)-1)
+	c.FromWhen = runs[0].StartedAt.UTC().Format("2006-01-02 15:04")
+	c.ToWhen = runs[len(runs)-1].StartedAt.UTC().Format("2006-01-02 15:04")
 	c.NoTokens = maxTok == 0
-	span := t1.Sub(t0)
-	x := func(r Run) float64 {
-		if span <= 0 {
+	x := func(i int) float64 {
+		if len(runs) == 1 {
 			return chartMidX
 		}
-		return chartLeft + chartPlotW*float64(r.StartedAt.Sub(t0))/float64(span)
+		return chartLeft + chartPlotW*float64(i)/float64(len(runs)-1)
 	}
-	c.Duration = plot(runs, x, maxMs, func(r Run) int64 { return r.Totals.Ms }, formatMs)
-	c.Tokens = plot(runs, x, maxTok, tokens, func(n int64) string { return strconv.FormatInt(n, 10) + " tokens" })
+	c.Duration = plot(runs, first, x, maxMs, func(r Run) int64 { return r.Totals.Ms }, formatMs)
+	c.Tokens = plot(runs, first, x, maxTok, tokens, func(n int64) string { return strconv.FormatInt(n, 10) + " tokens" })
 	return c
 }
 
@@ -79,7 +80,7 @@ func newChart(runs []Run) *chart {
 func tokens(r Run) int64 { return r.Totals.LLMInputTokens + r.Totals.LLMOutputTokens }
 
 // plot lays out one series against a y scale from 0 to top.
-func plot(runs []Run, x func(Run) float64, top int64, val func(Run) int64, label func(int64) string) series {
+func plot(runs []Run, first int, x func(int) float64, top int64, val func(Run) int64, label func(int64) string) series {
 	var s series
 	s.Max = label(top)
 	scale := float64(top)
@@ -87,12 +88,12 @@ func plot(runs []Run, x func(Run) float64, top int64, val func(Run) int64, label
 		scale = 1
 	}
 	pts := make([]string, 0, len(runs))
-	for _, r := range runs {
+	for i, r := range runs {
 		v := val(r)
-		xs := num(x(r))
+		xs := num(x(i))
 		ys := num(chartBottom - chartPlotH*float64(v)/scale)
 		pts = append(pts, xs+","+ys)
-		s.Dots = append(s.Dots, dot{X: xs, Y: ys, Title: fmt.Sprintf("%s: %s (%s)", r.StartedAt.UTC().Format("2006-01-02 15:04"), label(v), r.Verdict)})
+		s.Dots = append(s.Dots, dot{X: xs, Y: ys, Title: fmt.Sprintf("run %d, %s: %s (%s)", first+i, r.StartedAt.UTC().Format("2006-01-02 15:04"), label(v), r.Verdict)})
 	}
 	s.Points = strings.Join(pts, " ")
 	return s

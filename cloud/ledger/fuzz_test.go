@@ -23,7 +23,7 @@ func FuzzRunUpload(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { store.Close() })
-	if err := store.PutSkill(context.Background(), ledger.Skill{Name: "weekly", SkillMd: "x"}); err != nil {
+	if _, err := store.PutSkill(context.Background(), ledger.Skill{Name: "weekly", SkillMd: "x"}); err != nil {
 		f.Fatal(err)
 	}
 	srv := ledger.NewServer(ledger.Config{Store: store, MaxBody: 8192, Logf: f.Logf})
@@ -34,6 +34,9 @@ func FuzzRunUpload(f *testing.F) {
 	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","steps":[null,[],"x"],"totals":{"skipped":1}}}`))
 	f.Add([]byte(`{"skillName":"weekly","record":[]}`))
 	f.Add([]byte("\xff\xfe{"))
+	f.Add(cloud.EncodeRunUpload("weekly", withProvenance(ledgertest.Record("weekly", 1, runlog.Passed), hostileProvenance)))
+	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","provenance":{"provider":"ci","runUrl":"http://[::1"},"steps":[],"totals":{}}}`))
+	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","steps":[{"n":1,"why":{"before":["a"],"after":[null]}}],"totals":{}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req := httptest.NewRequest("POST", cloud.RunsPath, bytes.NewReader(body))
 		req.RemoteAddr, req.Host = "127.0.0.1:40000", "127.0.0.1"

@@ -82,7 +82,7 @@ func pushLoad(tb testing.TB, url string, ls loadSet) (time.Duration, int) {
 	client := &push.Client{Config: push.Config{BaseURL: url, Key: "rlk_load"}, HTTP: hc}
 	ctx := context.Background()
 	for _, s := range ls.skills {
-		if err := client.UploadSkill(ctx, s, []byte("---\nname: "+s+"\n---\n")); err != nil {
+		if _, err := client.UploadSkill(ctx, s, []byte("---\nname: "+s+"\n---\n")); err != nil {
 			tb.Fatal(err)
 		}
 	}

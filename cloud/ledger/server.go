@@ -52,7 +52,8 @@ type Server struct {
 	logf    func(string, ...any)
 	// redactor blanks secrets in what is stored (Config.Redactor).
 	redactor *trace.Redactor
-	// keyed caches HasKeys once true: keys are never removed.
+	// keyed caches HasKeys once true: keys are never removed (a revoked
+	// key keeps its row). Whether a key is valid is never cached.
 	keyed atomic.Bool
 	mux   *http.ServeMux
 }
@@ -73,12 +74,14 @@ func NewServer(cfg Config) *Server {
 		s.logf = log.Printf
 	}
 	s.mux.HandleFunc("GET /healthz", s.health)
-	s.mux.Handle("POST "+cloud.SkillsPath, s.api(s.postSkill))
-	s.mux.Handle("GET "+cloud.SkillsPath, s.api(s.listSkills))
-	s.mux.Handle("GET "+cloud.SkillsPath+"/{name}/runs", s.api(s.listRuns))
-	s.mux.Handle("POST "+cloud.RunsPath, s.api(s.postRun))
+	s.mux.Handle("POST "+cloud.SkillsPath, s.api(ScopePush, s.postSkill))
+	s.mux.Handle("GET "+cloud.SkillsPath, s.api(ScopeRead, s.listSkills))
+	s.mux.Handle("GET "+cloud.SkillsPath+"/{name}/runs", s.api(ScopeRead, s.listRuns))
+	s.mux.Handle("GET "+cloud.SkillsPath+"/{name}/versions", s.api(ScopeRead, s.listVersions))
+	s.mux.Handle("POST "+cloud.RunsPath, s.api(ScopePush, s.postRun))
 	s.mux.Handle("GET /{$}", s.page(s.indexPage))
 	s.mux.Handle("GET /skills/{name}", s.page(s.skillPage))
+	s.mux.Handle("GET /skills/{name}/file", s.page(s.skillFilePage))
 	s.mux.Handle("GET /runs/{id}", s.page(s.runPage))
 	return s
 }
@@ -137,10 +140,11 @@ func (s *Server) hasKeys(ctx context.Context) (bool, error) {
 	return has, err
 }
 
-// api wraps a JSON API handler with authentication.
-func (s *Server) api(h http.HandlerFunc) http.Handler {
+// api wraps a JSON API handler with authentication: the key must allow
+// need.
+func (s *Server) api(need Scope, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if status, msg, err := s.authorize(r); err != nil {
+		if status, msg, err := s.authorize(r, need); err != nil {
 			s.unavailable(w, err)
 		} else if status != 0 {
 			if status == http.StatusUnauthorized {
@@ -153,9 +157,12 @@ func (s *Server) api(h http.HandlerFunc) http.Handler {
 	})
 }
 
-// authorize decides whether a request may go on: status 0 means yes, else
-// the status and message to answer; err means the store failed.
-func (s *Server) authorize(r *http.Request) (int, string, error) {
+// authorize decides whether a request that needs scope need may go on:
+// status 0 means yes, else the status and message to answer; err means
+// the store failed. The key is looked up in the database on every
+// request, so a revocation made by any process (another ledger instance,
+// 'reelier ledger key revoke') is enforced on the next one.
+func (s *Server) authorize(r *http.Request, need Scope) (int, string, error) {
 	keyed, err := s.hasKeys(r.Context())
 	if err != nil {
 		return 0, "", err
@@ -170,10 +177,16 @@ func (s *Server) authorize(r *http.Request) (int, string, error) {
 	if key == "" {
 		return http.StatusUnauthorized, "missing API key: send 'Authorization: Bearer <key>' (keys come from 'reelier ledger key create NAME')", nil
 	}
-	if _, err := s.store.KeyName(r.Context(), HashKey(key)); errors.Is(err, ErrNotFound) {
+	k, err := s.store.KeyByHash(r.Context(), HashKey(key))
+	switch {
+	case errors.Is(err, ErrNotFound):
 		return http.StatusUnauthorized, "unknown API key: the ledger holds no key with this value", nil
-	} else if err != nil {
+	case err != nil:
 		return 0, "", err
+	case k.Revoked():
+		return http.StatusUnauthorized, fmt.Sprintf("API key %q was revoked at %s: ask the ledger's admin for a new key ('reelier ledger key create NAME')", k.Name, stamp(k.RevokedAt)), nil
+	case !k.Scope.Allows(need):
+		return http.StatusForbidden, fmt.Sprintf("API key %q has scope %q: it can list and view receipts but cannot push; pushing needs a key created with '--scope push'", k.Name, k.Scope), nil
 	}
 	return 0, "", nil
 }

@@ -43,7 +43,7 @@ func newTestLedger(t *testing.T, withKey bool, maxBody int64) *testLedger {
 	if withKey {
 		var hash []byte
 		l.key, hash = ledger.NewKey()
-		if err := store.AddKey(context.Background(), "test", hash, fixedNow()); err != nil {
+		if err := store.AddKey(context.Background(), ledger.Key{Name: "test", Scope: ledger.ScopePush, CreatedAt: fixedNow()}, hash); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,7 +96,14 @@ func (l *testLedger) request(t *testing.T, method, path string, body []byte, hea
 // uploadSkill uploads a skill and fails the test unless it is accepted.
 func (l *testLedger) uploadSkill(t *testing.T, name string) {
 	t.Helper()
-	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: "---\nname: " + name + "\n---\n"})
+	l.uploadSkillMd(t, name, "---\nname: "+name+"\n---\n")
+}
+
+// uploadSkillMd uploads a skill file and fails the test unless it is
+// accepted.
+func (l *testLedger) uploadSkillMd(t *testing.T, name, md string) {
+	t.Helper()
+	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: md})
 	if status, out := l.do(t, "POST", cloud.SkillsPath, body, nil); status != http.StatusOK {
 		t.Fatalf("skill upload: %d %s", status, out)
 	}
@@ -124,7 +131,7 @@ func step(m map[string]any, i int) map[string]any { return m["steps"].([]any)[i]
 // and misaddressed run uploads: each gets its documented status and a body
 // that says what is wrong (the goldens), and none is stored or answered 500.
 func TestRunUploadBadInput(t *testing.T) {
-	l := newTestLedger(t, false, 4096)
+	l := newTestLedger(t, false, 8192)
 	l.uploadSkill(t, "weekly")
 	env := func(record string) []byte { return []byte(`{"skillName":"weekly","record":` + record + `}`) }
 	tests := []struct {
@@ -171,9 +178,35 @@ func TestRunUploadBadInput(t *testing.T) {
 			m["totals"].(map[string]any)["unchecked"] = 0
 			m["totals"].(map[string]any)["failed"] = 1
 		}))), nil, 400},
+		{"provenance_javascript_url", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "github-actions", "commit": "abc", "runUrl": "JavaScript:alert(document.cookie)"}
+		}))), nil, 400},
+		{"provenance_data_url", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "ci", "runUrl": "data:text/html,<script>alert(1)</script>"}
+		}))), nil, 400},
+		{"provenance_url_credentials", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "ci", "runUrl": "https://user:token@ci.example/run/1"}
+		}))), nil, 400},
+		{"provenance_relative_url", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "ci", "runUrl": "//evil.example/run"}
+		}))), nil, 400},
+		{"provenance_control_chars", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": "github-actions\n", "ref": "refs/heads/a\u001b[2J", "repository": "acme/\u0085x"}
+		}))), nil, 400},
+		{"provenance_too_long", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"provider": strings.Repeat("p", 65), "repository": strings.Repeat("r", 513), "commit": strings.Repeat("c", 101),
+				"ref": strings.Repeat("f", 1025), "runUrl": "https://ci.example/" + strings.Repeat("u", 2048)}
+		}))), nil, 400},
+		{"provenance_wrong_types", env(string(edit(func(m map[string]any) {
+			m["provenance"] = map[string]any{"commit": 7, "ref": []any{"main"}}
+		}))), nil, 400},
+		{"provenance_not_object", env(string(edit(func(m map[string]any) { m["provenance"] = "github" }))), nil, 400},
+		{"why_patch_not_strings", env(string(edit(func(m map[string]any) {
+			step(m, 0)["why"] = map[string]any{"before": "- assert: x", "after": []any{1}}
+		}))), nil, 400},
 		{"passed_step_with_failures", env(string(edit(func(m map[string]any) { step(m, 0)["failures"] = []any{"odd"} }))), nil, 400},
 		{"idempotency_key_too_long", env(string(ledgertest.Record("weekly", 0, runlog.Passed))), map[string]string{cloud.IdempotencyHeader: strings.Repeat("k", 201)}, 400},
-		{"oversize", env(string(edit(func(m map[string]any) { step(m, 1)["title"] = strings.Repeat("x", 5000) }))), nil, 413},
+		{"oversize", env(string(edit(func(m map[string]any) { step(m, 1)["title"] = strings.Repeat("x", 9000) }))), nil, 413},
 		{"unknown_skill", []byte(`{"skillName":"monthly","record":` + string(ledgertest.Record("monthly", 0, runlog.Passed)) + `}`), nil, 404},
 		{"injection_skill_name", []byte(`{"skillName":"x' OR '1'='1","record":` + string(ledgertest.Record("x' OR '1'='1", 0, runlog.Passed)) + `}`), nil, 404},
 		{"wrong_content_type", env(string(ledgertest.Record("weekly", 0, runlog.Passed))), map[string]string{"Content-Type": "text/plain"}, 415},

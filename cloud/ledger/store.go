@@ -12,17 +12,31 @@ import (
 // transaction and must be safe for concurrent use, also by several ledger
 // processes at once where the database allows it.
 type Store interface {
-	// AddKey stores an API key's hash under a unique name; ErrKeyExists if
-	// the name is taken.
-	AddKey(ctx context.Context, name string, hash []byte, at time.Time) error
-	// KeyName returns the name of the key with this hash; ErrNotFound if
-	// there is none.
-	KeyName(ctx context.Context, hash []byte) (string, error)
-	// HasKeys reports whether any key is stored.
+	// AddKey stores an API key's hash under k's unique name, with k's
+	// scope and creation time; ErrKeyExists if the name is taken (revoked
+	// keys included).
+	AddKey(ctx context.Context, k Key, hash []byte) error
+	// KeyByHash returns the key with this hash, revoked or not; ErrNotFound
+	// if there is none. It reads the database on every call, so a key
+	// revoked by any process is refused on the next request.
+	KeyByHash(ctx context.Context, hash []byte) (Key, error)
+	// Keys lists every key, revoked ones included, ordered by name.
+	Keys(ctx context.Context) ([]Key, error)
+	// RevokeKey marks the named key revoked at the given time and returns
+	// it; ErrNotFound if there is no such key, and the key with
+	// ErrKeyRevoked (its first revocation time kept) if it already was.
+	RevokeKey(ctx context.Context, name string, at time.Time) (Key, error)
+	// HasKeys reports whether any key is stored, revoked keys included:
+	// once keyed, a ledger never falls back to its open mode.
 	HasKeys(ctx context.Context) (bool, error)
-	// PutSkill stores a skill upload, replacing an earlier one of the same
-	// name.
-	PutSkill(ctx context.Context, s Skill) error
+	// PutSkill stores a skill upload, replacing the current file of the
+	// same name, and returns the version its content is: a new version
+	// (1, 2, …) when the content differs from the latest one, else the
+	// latest.
+	PutSkill(ctx context.Context, s Skill) (version int, err error)
+	// SkillVersions returns every distinct content the skill was uploaded
+	// with, oldest first; ErrUnknownSkill if there is no such skill.
+	SkillVersions(ctx context.Context, name string) ([]SkillVersion, error)
 	// AddRun stores a run unless a run with the same non-empty
 	// IdempotencyKey exists, in which case it returns that run's id and
 	// duplicate = true. ErrUnknownSkill if the skill was never uploaded.
@@ -50,7 +64,47 @@ var (
 	ErrNotFound     = errors.New("not found")
 	ErrUnknownSkill = errors.New("unknown skill")
 	ErrKeyExists    = errors.New("a key with this name exists")
+	ErrKeyRevoked   = errors.New("the key is already revoked")
 )
+
+// Scope is what an API key may do.
+type Scope string
+
+// The scopes. A push key uploads skills and runs and reads everything; a
+// read key only reads (the pages and the GET API). Keys created before
+// scopes existed are push keys: they keep the power they had.
+const (
+	ScopePush Scope = "push"
+	ScopeRead Scope = "read"
+)
+
+// Valid reports whether s is one of the scopes.
+func (s Scope) Valid() bool { return s == ScopePush || s == ScopeRead }
+
+// Allows reports whether a key of scope s may make a request that needs
+// scope need.
+func (s Scope) Allows(need Scope) bool { return s == ScopePush || s == need }
+
+// Key is a stored API key, without its hash.
+type Key struct {
+	Name      string
+	Scope     Scope
+	CreatedAt time.Time
+	// RevokedAt is when the key was revoked; zero while it is valid.
+	RevokedAt time.Time
+}
+
+// Revoked reports whether the key was revoked.
+func (k Key) Revoked() bool { return !k.RevokedAt.IsZero() }
+
+// SkillVersion is one distinct content of a skill file, in upload order.
+type SkillVersion struct {
+	// Version counts from 1; UploadedAt is the first upload of this
+	// content.
+	Version    int
+	SkillMd    string
+	UploadedAt time.Time
+}
 
 // HealthChecks are the reads Store.Health makes, in order, each with what
 // it is doing in words. They are real queries, not a ping: they read the
@@ -125,6 +179,25 @@ func verdictOf(rec *runlog.Record, t runlog.Totals) Verdict {
 	return VerdictOf(t)
 }
 
+// StoredVerdict is how a store writes a run's verdict: the verdict
+// column's CHECK predates "interrupted", so an interrupted run is written
+// with the verdict its steps earn (never failed: an interrupted run has no
+// failed step) and interrupted = 1 (migration 0003).
+func StoredVerdict(r Run) (Verdict, int) {
+	if r.Verdict == VerdictInterrupted {
+		return VerdictOf(r.Totals), 1
+	}
+	return r.Verdict, 0
+}
+
+// ReadVerdict is StoredVerdict undone.
+func ReadVerdict(column string, interrupted int) Verdict {
+	if interrupted != 0 {
+		return VerdictInterrupted
+	}
+	return Verdict(column)
+}
+
 // Run is one stored run record.
 type Run struct {
 	// ID is the ledger's identifier; Seq orders runs by arrival and is the
@@ -141,9 +214,11 @@ type Run struct {
 	// StartedAt and FinishedAt come from the record.
 	StartedAt, FinishedAt time.Time
 	// Verdict and Totals are derived from the record's step outcomes, never
-	// copied from its own totals.
+	// copied from its own totals; Healed counts its steps that healed
+	// (level 1 or 2).
 	Verdict Verdict
 	Totals  runlog.Totals
+	Healed  int
 	// ReceivedAt is when the ledger stored it.
 	ReceivedAt time.Time
 }
@@ -154,10 +229,14 @@ type SkillSummary struct {
 	Name       string
 	UploadedAt time.Time
 	Uploads    int
-	// Runs counts all runs; Passed, Failed and Unchecked count them by
-	// verdict.
-	Runs, Passed, Failed, Unchecked int
-	// Latest is the newest run by arrival, nil when there is none.
+	// Runs counts all runs; Passed, Failed, Unchecked and Interrupted
+	// count them by verdict; HealedRuns counts the runs in which a step
+	// healed.
+	Runs, Passed, Failed, Unchecked, Interrupted, HealedRuns int
+	// Tokens is the LLM tokens (input + output) of all runs.
+	Tokens int64
+	// Latest is the newest run by arrival, nil when there is none; its
+	// Totals and Healed are set, its Record is not.
 	Latest *Run
 }
 

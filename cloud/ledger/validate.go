@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"time"
 	"unicode"
@@ -202,6 +203,9 @@ func (w walker) record(rec map[string]any, up *runUpload) {
 	for i, s := range steps {
 		w.step(fmt.Sprintf("record.steps[%d]", i), s)
 	}
+	if p, present := rec["provenance"]; present && p != nil {
+		w.provenance(p)
+	}
 	totals, ok := rec["totals"].(map[string]any)
 	if !ok {
 		w.typeErr("record.totals", rec, "totals", "an object")
@@ -253,8 +257,106 @@ func (w walker) step(path string, v any) {
 		if m, ok := why.(map[string]any); ok {
 			w.str(m, path+".why.trigger", "trigger", false)
 			w.str(m, path+".why.change", "change", false)
+			w.strings(m, path+".why.before", "before")
+			w.strings(m, path+".why.after", "after")
 		} else {
 			w.fe.add(path+".why", "must be an object, got %s", kind(why))
+		}
+	}
+}
+
+// provenanceCaps are the longest value, in bytes, each provenance field
+// may have; a longer one is refused, never cut. They are generous for
+// real values (nested GitLab groups, long branch names, a SHA-256 commit)
+// and bound what a page has to show.
+var provenanceCaps = []struct {
+	key      string
+	max      int
+	required bool
+}{
+	{"provider", 64, true},
+	{"repository", 512, false},
+	{"commit", 100, false},
+	{"ref", 1024, false},
+	{"runUrl", 2048, false},
+}
+
+// provenance checks where a run says it ran: plain one-line text within
+// each field's cap, no control characters, and a runUrl that is an
+// absolute http(s) URL without credentials. Bidi controls and markup are
+// accepted as text: the pages render them inert.
+func (w walker) provenance(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.fe.add("record.provenance", "must be an object, got %s", kind(v))
+		return
+	}
+	for _, c := range provenanceCaps {
+		path := "record.provenance." + c.key
+		s, ok := w.str(m, path, c.key, c.required)
+		if !ok {
+			continue
+		}
+		if msg := provenanceProblem(s, c.max); msg != "" {
+			w.fe.add(path, "%s", msg)
+			continue
+		}
+		if c.key == "runUrl" {
+			if msg := runURLProblem(s); msg != "" {
+				w.fe.add(path, "%s", msg)
+			}
+		}
+	}
+}
+
+// provenanceProblem says what is wrong with a provenance value, or "".
+func provenanceProblem(s string, max int) string {
+	if len(s) > max {
+		return fmt.Sprintf("must be at most %d bytes, got %d", max, len(s))
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Sprintf("must be one line of text without control characters, found %q", r)
+		}
+	}
+	return ""
+}
+
+// runURLProblem says what is wrong with a run URL, or "": it must be an
+// absolute http:// or https:// URL with a host and no user or password.
+func runURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case s == "":
+		return ""
+	case err != nil:
+		return fmt.Sprintf("must be an http:// or https:// URL: %v", err)
+	case u.Scheme == "":
+		return "must be an absolute http:// or https:// URL; it has no scheme"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("must be an http:// or https:// URL, got a %q URL", u.Scheme)
+	case u.Host == "":
+		return "must be an absolute http:// or https:// URL with a host"
+	case u.User != nil:
+		return "must not carry a user name or password"
+	}
+	return ""
+}
+
+// strings reads an optional array-of-strings field.
+func (w walker) strings(m map[string]any, path, key string) {
+	v, present := m[key]
+	if !present || v == nil {
+		return
+	}
+	list, ok := v.([]any)
+	if !ok {
+		w.fe.add(path, "must be an array of strings, got %s", kind(v))
+		return
+	}
+	for i, e := range list {
+		if _, ok := e.(string); !ok {
+			w.fe.add(fmt.Sprintf("%s[%d]", path, i), "must be a string, got %s", kind(e))
 		}
 	}
 }

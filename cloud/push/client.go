@@ -13,6 +13,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/internal/scrub"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -81,26 +82,41 @@ func (c *Client) redactor() *trace.Redactor {
 // defaultHTTP bounds each request to 30 s.
 var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
 
-// UploadSkill sends the skill file. Any 2xx is success. A 401 is reported
-// as an authentication failure; any other answer or a network error as an
-// error quoting the start of the answer's body.
-func (c *Client) UploadSkill(ctx context.Context, name string, skillMd []byte) error {
+// UploadSkill sends the skill file and returns the ledger's answer (its
+// version number is 0 from a ledger older than upload histories). Any 2xx
+// is success. A 401 or 403 is reported as the key's refusal with the
+// ledger's reason; any other answer or a network error as an error
+// quoting the start of the answer's body.
+func (c *Client) UploadSkill(ctx context.Context, name string, skillMd []byte) (cloud.SkillAccepted, error) {
+	var acc cloud.SkillAccepted
 	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: scrub.Text(c.redactor(), "", string(skillMd))})
 	status, answer, err := c.post(ctx, cloud.SkillsPath, body, "")
 	switch {
 	case err != nil:
-		return fmt.Errorf("uploading skill %q: %w", name, err)
-	case status == http.StatusUnauthorized:
-		return fmt.Errorf("uploading skill %q: %w", name, errAuth)
+		return acc, fmt.Errorf("uploading skill %q: %w", name, err)
+	case status == http.StatusUnauthorized, status == http.StatusForbidden:
+		return acc, fmt.Errorf("uploading skill %q: %w", name, refused(status, answer))
 	case status < 200 || status > 299:
-		return fmt.Errorf("uploading skill %q: the ledger answered %s: %s", name, statusText(status), excerpt(answer))
+		return acc, fmt.Errorf("uploading skill %q: the ledger answered %s: %s", name, statusText(status), excerpt(answer))
 	}
-	return nil
+	_ = json.Unmarshal(answer, &acc) // the version is optional to the client
+	return acc, nil
 }
 
-// errAuth is the message of every 401; it points at the key without
-// showing it.
-var errAuth = fmt.Errorf("the ledger refused the API key (401): check %s", EnvKey)
+// refused is the error of a 401 (the key is missing, unknown or revoked)
+// or a 403 (the key may not push): the ledger's own reason, made safe for
+// a terminal, and what to do. It points at the key without showing it.
+func refused(status int, answer []byte) error {
+	var eb cloud.ErrorBody
+	reason := ""
+	if json.Unmarshal(answer, &eb) == nil && eb.Error != "" {
+		reason = ": " + termtext.Line(eb.Error)
+	}
+	if status == http.StatusForbidden {
+		return fmt.Errorf("the ledger refused to let this key push (403)%s; set %s to a key with scope push", reason, EnvKey)
+	}
+	return fmt.Errorf("the ledger refused the API key (401)%s; check %s", reason, EnvKey)
+}
 
 // PushRun sends one run record, redacted, and classifies the answer. A
 // record with nothing to blank is sent byte for byte; the idempotency key
@@ -138,8 +154,8 @@ func (c *Client) PushRun(ctx context.Context, skill string, record []byte) Outco
 			reason = eb.Error
 		}
 		return Outcome{Kind: Rejected, Status: status, Reason: reason}
-	case http.StatusUnauthorized:
-		return Outcome{Kind: Blocked, Status: status, Err: errAuth}
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return Outcome{Kind: Blocked, Status: status, Err: refused(status, answer)}
 	}
 	return Outcome{Kind: Blocked, Status: status, Err: fmt.Errorf("the ledger answered %s: %s", statusText(status), excerpt(answer))}
 }
@@ -185,7 +201,7 @@ func statusText(status int) string {
 
 // excerpt quotes the first bodyExcerpt characters of an answer on one line.
 func excerpt(b []byte) string {
-	s := strings.Join(strings.Fields(string(b)), " ")
+	s := termtext.Line(strings.Join(strings.Fields(string(b)), " "))
 	if s == "" {
 		return "(empty body)"
 	}

@@ -5,8 +5,10 @@ package push
 type Plan struct {
 	// Skill is the skill the plan is for.
 	Skill string
-	// UploadSkill is true when the skill file would be sent first.
+	// UploadSkill is true when the skill file would be sent first, and
+	// Why says why.
 	UploadSkill bool
+	Why         UploadReason
 	// Records is the number of records in the history file; From and To
 	// bracket the records that would be sent (indexes From to To-1).
 	Records, From, To int
@@ -35,7 +37,7 @@ func DryRun(opts Options) (Plan, error) {
 		return p, err
 	}
 	ss := st.skill(opts.Skill)
-	p.UploadSkill = !ss.SkillUploaded || opts.WithSkill
+	p.Why, p.UploadSkill = uploadReason(ss, opts.SkillMd, opts.WithSkill)
 	p.Records = len(recs)
 	if !opts.All {
 		p.From = ss.Pushed

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
@@ -27,7 +28,8 @@ type Options struct {
 	Root *os.Root
 	// All reconsiders every record from the start instead of the cursor.
 	All bool
-	// WithSkill uploads the skill file even if it was uploaded before.
+	// WithSkill uploads the skill file even if it was uploaded before and
+	// has not changed since.
 	WithSkill bool
 	// Client sends the requests.
 	Client *Client
@@ -66,8 +68,39 @@ type Event struct {
 	// Path is the lock file (Waiting) or where a corrupt state file went
 	// (StateSetAside).
 	Path string
+	// Why says why the skill file was sent and Version is the ledger's
+	// number for its content, 0 when the ledger gave none (SkillUploaded).
+	Why     UploadReason
+	Version int
 	// Err is why the state file was unreadable (StateSetAside).
 	Err error
+}
+
+// UploadReason says why the skill file was sent.
+type UploadReason int
+
+// The reasons to upload the skill file.
+const (
+	// FirstUpload: this state file never saw it accepted.
+	FirstUpload UploadReason = iota
+	// ContentChanged: its content hash differs from the last upload's (a
+	// heal or an edit rewrote it).
+	ContentChanged
+	// Forced: --with-skill.
+	Forced
+)
+
+// uploadReason says whether and why the skill file must be sent.
+func uploadReason(ss *SkillState, skillMd []byte, force bool) (UploadReason, bool) {
+	switch {
+	case !ss.SkillUploaded:
+		return FirstUpload, true
+	case ss.SkillSHA256 != cloud.SkillHash(skillMd):
+		return ContentChanged, true
+	case force:
+		return Forced, true
+	}
+	return 0, false
 }
 
 // UploadStatus says what became of the skill file.
@@ -156,13 +189,14 @@ func (b *batch) run(ctx context.Context, recs []record) error {
 		res.CursorBefore = ss.Pushed
 	}
 	res.CursorAfter = res.CursorBefore
-	if !ss.SkillUploaded || b.opts.WithSkill {
-		if err := b.opts.Client.UploadSkill(ctx, b.opts.Skill, b.opts.SkillMd); err != nil {
+	if why, send := uploadReason(ss, b.opts.SkillMd, b.opts.WithSkill); send {
+		acc, err := b.opts.Client.UploadSkill(ctx, b.opts.Skill, b.opts.SkillMd)
+		if err != nil {
 			res.Upload, res.Stopped = UploadFailed, err
 			return nil
 		}
-		res.Upload, ss.SkillUploaded = Uploaded, true
-		b.report(Event{Kind: SkillUploaded})
+		res.Upload, ss.SkillUploaded, ss.SkillSHA256 = Uploaded, true, cloud.SkillHash(b.opts.SkillMd)
+		b.report(Event{Kind: SkillUploaded, Why: why, Version: acc.Version})
 	}
 	if res.CursorBefore > len(recs) {
 		b.report(Event{Kind: CursorPastEnd})

@@ -37,7 +37,7 @@ func TestClientRedacts(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c := &push.Client{Config: push.Config{BaseURL: srv.URL, Key: "rlk_test"}, Redactor: red}
 	ctx := context.Background()
-	if err := c.UploadSkill(ctx, "weekly", []byte("### Step 1 — Sign in as "+envValue+"\n")); err != nil {
+	if _, err := c.UploadSkill(ctx, "weekly", []byte("### Step 1 — Sign in as "+envValue+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	leaky := `{"skill":"weekly","steps":[{"n":1,"failures":["json.user == \"x\" failed: got {\"password\":\"` + password + `\"}"]}]}`

@@ -27,6 +27,11 @@ type SkillState struct {
 	Pushed int `json:"pushed"`
 	// SkillUploaded is true once the skill file was accepted by the ledger.
 	SkillUploaded bool `json:"skillUploaded"`
+	// SkillSHA256 is the content hash (cloud.SkillHash) of the skill file
+	// last accepted; a push whose file hashes otherwise uploads it again,
+	// so after a heal the ledger holds the current file. Empty in state
+	// files from before it existed, which therefore upload once more.
+	SkillSHA256 string `json:"skillSha256,omitempty"`
 	// Rejected is the audit log of permanent rejections, oldest first. It
 	// is never pruned; a record rejected again gets another entry.
 	Rejected []Rejection `json:"rejected,omitempty"`

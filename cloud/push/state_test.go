@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gofrs/flock"
+	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/cloud/push"
 )
 
@@ -154,7 +155,8 @@ func TestCursorPastEnd(t *testing.T) {
 	d := newWorkdir(t, "weekly")
 	d.appendLines(t, good(0))
 	must(t, os.MkdirAll(filepath.Dir(d.state), 0o755))
-	must(t, os.WriteFile(d.state, []byte(`{"weekly":{"pushed":5,"skillUploaded":true}}`), 0o644))
+	sha := cloud.SkillHash(d.options(nil).SkillMd)
+	must(t, os.WriteFile(d.state, []byte(`{"weekly":{"pushed":5,"skillUploaded":true,"skillSha256":"`+sha+`"}}`), 0o644))
 	var kinds []push.EventKind
 	opts := d.options(w.client())
 	opts.Report = func(e push.Event) { kinds = append(kinds, e.Kind) }
@@ -171,6 +173,7 @@ func TestDryRun(t *testing.T) {
 	d := newWorkdir(t, "weekly")
 	d.appendLines(t, good(0), good(1), good(2))
 	must(t, os.MkdirAll(filepath.Dir(d.state), 0o755))
+	sha := cloud.SkillHash(d.options(nil).SkillMd)
 	tests := []struct {
 		name, state     string
 		all, withSkill  bool
@@ -179,9 +182,11 @@ func TestDryRun(t *testing.T) {
 		corrupt         bool
 	}{
 		{"no state", "", false, false, true, 0, 3, 3, false},
-		{"cursor 1", `{"weekly":{"pushed":1,"skillUploaded":true}}`, false, false, false, 1, 3, 2, false},
-		{"cursor 1 --all --with-skill", `{"weekly":{"pushed":1,"skillUploaded":true}}`, true, true, true, 0, 3, 3, false},
-		{"up to date", `{"weekly":{"pushed":3,"skillUploaded":true}}`, false, false, false, 3, 3, 0, false},
+		{"cursor 1", `{"weekly":{"pushed":1,"skillUploaded":true,"skillSha256":"` + sha + `"}}`, false, false, false, 1, 3, 2, false},
+		{"cursor 1 --all --with-skill", `{"weekly":{"pushed":1,"skillUploaded":true,"skillSha256":"` + sha + `"}}`, true, true, true, 0, 3, 3, false},
+		{"up to date", `{"weekly":{"pushed":3,"skillUploaded":true,"skillSha256":"` + sha + `"}}`, false, false, false, 3, 3, 0, false},
+		{"skill file changed", `{"weekly":{"pushed":3,"skillUploaded":true,"skillSha256":"` + strings.Repeat("0", 64) + `"}}`, false, false, true, 3, 3, 0, false},
+		{"state from before content hashes", `{"weekly":{"pushed":3,"skillUploaded":true}}`, false, false, true, 3, 3, 0, false},
 		{"corrupt state", `{"weekly":`, false, false, true, 0, 3, 3, true},
 	}
 	for _, tt := range tests {

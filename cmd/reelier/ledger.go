@@ -22,7 +22,10 @@ const ledgerLong = `Run a self-hosted receipt ledger: the server 'reelier push' 
 records to, with a web page of what each skill's receipts say.
 
   reelier ledger serve         serve the API and the receipts pages
-  reelier ledger key create    create an API key (shown once)
+  reelier ledger key create    create an API key (shown once), --scope
+                               push (the default) or read
+  reelier ledger key list      list the keys, their scopes and revocations
+  reelier ledger key revoke    revoke a key; refused from the next request
 
 Stores (--db, or $REELIER_LEDGER_DB):
   sqlite:PATH                  one embedded SQLite file (the default,
@@ -44,14 +47,19 @@ API (the push client's side of it is 'reelier push --help'):
   GET  /healthz                  200 while the database answers reads of
                                  every table, else 503 naming the read
                                  that failed and why
+  GET  /api/v1/skills/NAME/versions  the skill file's upload history
 Errors: 400 {error, fieldErrors} for a body that is not a well-formed run
-record; 401 for a missing or unknown key; 404 for a skill never uploaded;
+record; 401 for a missing, unknown or revoked key; 403 for a read key
+asked to push; 404 for a skill never uploaded;
 413 for a body over --max-body bytes; 415 unless the body is
 application/json; 503 while the database is unavailable.
 
-Pages: / (skills with latest verdict, pass rate, last run), /skills/NAME
-(pass/fail strip, duration and token chart, runs), /runs/ID (the receipt).
-An unchecked run is never shown as passed.
+Pages: / (skills with latest verdict, pass rate, healed runs, tokens,
+duration, last run), /skills/NAME (pass/fail strip, duration and token
+chart by run order, runs with their failing step and first failure),
+/skills/NAME/file (the uploaded file, its upload history and diffs),
+/runs/ID (the receipt: steps, where it ran, what healed). An unchecked run
+is never shown as passed.
 
 Who may connect: while the store holds no API key, the ledger answers only
 loopback clients, and it refuses to listen on an address that is not
@@ -72,8 +80,18 @@ SHA-256 hash is stored, so it cannot be shown again. Give it to pushers as
 REELIER_CLOUD_KEY. Creating the first key ends the ledger's open,
 loopback-only mode: from then on every request needs a key.
 
+--scope says what the key may do:
+  push   upload skills and run records, and read (the default; every key
+         created before scopes existed is a push key)
+  read   read only: the receipts pages and the GET API; a push with it is
+         refused with 403
+
+A key takes effect on the next request of every ledger process that
+shares the store; no restart.
+
 Examples:
   reelier ledger key create ci
+  reelier ledger key create alice --scope read
   KEY=$(reelier ledger key create laptop --db postgres://reelier@db.internal/reelier)`
 
 // ledgerDBEnv names the store when --db is not given.
@@ -86,8 +104,9 @@ type ledgerServeOptions struct {
 }
 
 type ledgerKeyOptions struct {
-	name string
-	db   string
+	name  string
+	db    string
+	scope string
 }
 
 func newLedgerCmd() *cobra.Command {
@@ -134,9 +153,13 @@ func newLedgerKeyCmd() *cobra.Command {
 	key := &cobra.Command{
 		Use:   "key",
 		Short: "Manage the ledger's API keys",
-		Args:  cobra.NoArgs,
+		Long: `Manage the ledger's API keys: create one (push or read scope), list them,
+revoke one. Each works on the store directly (--db or $REELIER_LEDGER_DB),
+so it takes effect on the next request of every ledger process that
+serves that store, without a restart.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErrorf("key needs a subcommand: create (see 'reelier ledger key --help')")
+			return usageErrorf("key needs a subcommand: create, list or revoke (see 'reelier ledger key --help')")
 		},
 	}
 	var opts ledgerKeyOptions
@@ -151,7 +174,8 @@ func newLedgerKeyCmd() *cobra.Command {
 		},
 	}
 	create.Flags().StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
-	key.AddCommand(create)
+	create.Flags().StringVar(&opts.scope, "scope", string(ledger.ScopePush), "what the key may do: `push` (upload and read) or read (read only)")
+	key.AddCommand(create, newLedgerKeyListCmd(), newLedgerKeyRevokeCmd())
 	return key
 }
 
@@ -228,6 +252,10 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	if msg := keyNameProblem(opts.name); msg != "" {
 		return usageErrorf("invalid key name %q: %s", opts.name, msg)
 	}
+	scope := ledger.Scope(opts.scope)
+	if !scope.Valid() {
+		return usageErrorf("--scope must be push or read, got %q", opts.scope)
+	}
 	ctx := cmd.Context()
 	store, shown, err := openStore(ctx, opts.db)
 	if err != nil {
@@ -235,7 +263,7 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	}
 	defer store.Close()
 	key, hash := ledger.NewKey()
-	err = store.AddKey(ctx, opts.name, hash, time.Now())
+	err = store.AddKey(ctx, ledger.Key{Name: opts.name, Scope: scope, CreatedAt: time.Now().UTC()}, hash)
 	switch {
 	case errors.Is(err, ledger.ErrKeyExists):
 		return usageErrorf("the store %s already has a key named %q; choose another name", shown, opts.name)
@@ -243,7 +271,11 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("storing the key in %s: %v", shown, err)}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), key)
-	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: created API key %q in %s; this is the only time it is shown (only its hash is stored). Pushers use it as REELIER_CLOUD_KEY.\n", opts.name, shown)
+	use := "Pushers use it as REELIER_CLOUD_KEY."
+	if scope == ledger.ScopeRead {
+		use = "It opens the receipts pages (as the password) and the GET API; it cannot push."
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: created %s API key %q in %s; this is the only time it is shown (only its hash is stored). %s\n", scope, opts.name, shown, use)
 	return nil
 }
 

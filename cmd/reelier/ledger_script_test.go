@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,7 +34,7 @@ func ledgerD(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if len(args) == 1 {
 		key, hash := ledger.NewKey()
-		ts.Check(store.AddKey(context.Background(), "script", hash, time.Now()))
+		ts.Check(store.AddKey(context.Background(), ledger.Key{Name: "script", Scope: ledger.ScopePush, CreatedAt: time.Now()}, hash))
 		ts.Setenv("LEDGER_KEY", key)
 	}
 	srv, conns := ledgertest.Serve(store, ts.Logf)
@@ -65,4 +66,14 @@ func ledgerConns(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("the ledger accepted %d connection(s); want %s%d", got, map[bool]string{true: "not "}[neg], want)
 	}
+}
+
+// envFile is the script command `envfile VAR FILE`: it sets VAR to FILE's
+// content without surrounding white space, so a script can use what a
+// command printed (a key from 'reelier ledger key create') in a later one.
+func envFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
 }

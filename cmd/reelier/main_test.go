@@ -36,6 +36,7 @@ func TestScripts(t *testing.T) {
 			"driftapi":    driftAPI,
 			"ledgerd":     ledgerD,
 			"ledgerconns": ledgerConns,
+			"envfile":     envFile,
 			"exitcode":    exitCodeCmd,
 		},
 	})

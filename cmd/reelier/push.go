@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const pushLong = `Send a skill's run records, and on its first push the skill file, to a
-receipt ledger ('reelier ledger serve', or any server speaking the same
+const pushLong = `Send a skill's run records, and the skill file whenever its content
+changed since it was last uploaded, to a receipt ledger ('reelier ledger serve', or any server speaking the same
 API). Push is opt-in and inert until both variables are set:
 
   REELIER_CLOUD_URL   the ledger's base URL (a trailing slash is fine)
@@ -34,13 +34,21 @@ What the ledger answers decides what happens next:
                  an entry {index, reason, at} appended to the skill's
                  "rejected" list in the state file, and the cursor moves on
                  so one bad record never blocks the ones after it
-  401, any other status, a network error
-                 transient: the push stops and the cursor stays on that
-                 record, so the next push retries exactly there
+  401 (a missing, unknown or revoked key), 403 (a read-only key),
+  any other status, a network error
+                 transient: the push stops with the ledger's reason and the
+                 cursor stays on that record, so the next push, with a
+                 valid push key, sends exactly what this one could not
+
+The skill file is uploaded when this state file has not seen it accepted,
+or when its SHA-256 differs from the one last accepted (a heal or an edit
+rewrote it), so after a heal the ledger holds the current file; the
+ledger keeps every distinct content as a numbered version.
 
 --all reconsiders every record from the start (a record rejected before is
 sent, and logged if rejected, again; a partial --all run can leave the
-cursor lower than it was). --with-skill sends the skill file again.
+cursor lower than it was). --with-skill sends the skill file even if it
+did not change.
 --dry-run prints what would be sent and touches nothing: no variable is
 read, no connection is made, no file is written.
 
@@ -147,7 +155,7 @@ func pushDryRun(w io.Writer, po push.Options, path string) error {
 		fmt.Fprintf(w, "dry run: %v; a real push would set it aside and start from record 0\n", p.StateCorrupt)
 	}
 	if p.UploadSkill {
-		fmt.Fprintf(w, "dry run: would upload the skill file %s first\n", path)
+		fmt.Fprintf(w, "dry run: would upload the skill file %s first (%s)\n", path, uploadWhy(p.Why))
 	}
 	switch {
 	case p.Count() == 0:
@@ -158,6 +166,17 @@ func pushDryRun(w io.Writer, po push.Options, path string) error {
 	}
 	fmt.Fprintln(w, "dry run: nothing was sent and nothing was written")
 	return nil
+}
+
+// uploadWhy says in words why the skill file is sent.
+func uploadWhy(w push.UploadReason) string {
+	switch w {
+	case push.ContentChanged:
+		return "its content changed since the last upload"
+	case push.Forced:
+		return "--with-skill"
+	}
+	return "first upload"
 }
 
 // pushReport prints a push's events as they happen.
@@ -179,7 +198,11 @@ func (pr *pushReport) event(e push.Event) {
 	case push.CursorPastEnd:
 		fmt.Fprintf(pr.errw, "reelier push: warning: the cursor is past the end of the run history (was the file truncated or replaced?); use --all to push it from the start\n")
 	case push.SkillUploaded:
-		fmt.Fprintln(pr.out, "skill file uploaded")
+		version := ""
+		if e.Version > 0 {
+			version = fmt.Sprintf(" as version %d", e.Version)
+		}
+		fmt.Fprintf(pr.out, "skill file uploaded%s (%s)\n", version, uploadWhy(e.Why))
 	case push.RecordDone:
 		pr.record(e.Index, e.Outcome)
 	}

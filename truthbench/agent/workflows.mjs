@@ -63,6 +63,11 @@ const onboardCustomer = {
       what: "Acme Corp already exists as a prospect, so it is not created and the search finds no customer; the agent stops before opening one",
       drift(w) { w.addEntity(w.entity("Acme Corp", "prospect", ["Trial started in May"])); },
     },
+    {
+      id: "acme-exists-other-notes", kind: "relevant",
+      what: "Acme Corp already exists as a customer with other notes, so the create writes nothing (the server skips a name it has) and the notes the agent meant to record are not there; the agent stops before opening it",
+      drift(w) { w.addEntity(w.entity("Acme Corp", "customer", ["Pilot ended in 2025"])); },
+    },
   ],
   async play(a) {
     a.note("Create the customer Acme Corp and its contact Dana Whitfield");
@@ -80,6 +85,10 @@ const onboardCustomer = {
     const found = await a.call("search_nodes", { query: "customer" });
     const customer = (found.structured?.entities ?? []).find((e) => e.entityType === "customer");
     if (!customer) a.giveUp("the search found no customer");
+    const acme = (found.structured?.entities ?? []).find((e) => e.name === "Acme Corp");
+    if (acme && !acme.observations.includes("Industrial sensors maker")) {
+      a.giveUp("Acme Corp was already in memory with other notes: the create did not write ours");
+    }
     a.note("Open the customer the search found");
     await a.call("open_nodes", { names: [customer.name] });
   },

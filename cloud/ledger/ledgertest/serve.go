@@ -39,7 +39,7 @@ func StartSQLite(t testing.TB) (url, key string, store *sqlitestore.Store, conns
 		t.Fatal(err)
 	}
 	key, hash := ledger.NewKey()
-	if err := store.AddKey(context.Background(), "test", hash, time.Now()); err != nil {
+	if err := store.AddKey(context.Background(), ledger.Key{Name: "test", Scope: ledger.ScopePush, CreatedAt: time.Now()}, hash); err != nil {
 		t.Fatal(err)
 	}
 	srv, conns := Serve(store, t.Logf)

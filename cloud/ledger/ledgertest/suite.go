@@ -47,27 +47,111 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 			t.Fatalf("empty store: HasKeys = %v, %v", has, err)
 		}
 		key, hash := ledger.NewKey()
-		must(t, s.AddKey(ctx, "ci", hash, Base))
+		must(t, s.AddKey(ctx, ledger.Key{Name: "ci", Scope: ledger.ScopePush, CreatedAt: Base}, hash))
 		if has, err := s.HasKeys(ctx); err != nil || !has {
 			t.Fatalf("after AddKey: HasKeys = %v, %v", has, err)
 		}
-		if name, err := s.KeyName(ctx, ledger.HashKey(key)); err != nil || name != "ci" {
-			t.Errorf("KeyName(right key) = %q, %v", name, err)
+		if k, err := s.KeyByHash(ctx, ledger.HashKey(key)); err != nil || k.Name != "ci" || k.Scope != ledger.ScopePush || !k.CreatedAt.Equal(Base) || k.Revoked() {
+			t.Errorf("KeyByHash(right key) = %+v, %v", k, err)
 		}
-		if _, err := s.KeyName(ctx, ledger.HashKey(key+"x")); !errors.Is(err, ledger.ErrNotFound) {
-			t.Errorf("KeyName(wrong key) err = %v, want ErrNotFound", err)
+		if _, err := s.KeyByHash(ctx, ledger.HashKey(key+"x")); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("KeyByHash(wrong key) err = %v, want ErrNotFound", err)
 		}
 		_, hash2 := ledger.NewKey()
-		if err := s.AddKey(ctx, "ci", hash2, Base); !errors.Is(err, ledger.ErrKeyExists) {
+		if err := s.AddKey(ctx, ledger.Key{Name: "ci", Scope: ledger.ScopeRead, CreatedAt: Base}, hash2); !errors.Is(err, ledger.ErrKeyExists) {
 			t.Errorf("AddKey(same name) err = %v, want ErrKeyExists", err)
+		}
+	})
+	t.Run("scopes and revocation", func(t *testing.T) {
+		s, ctx := fresh(t)
+		pushKey, pushHash := ledger.NewKey()
+		readKey, readHash := ledger.NewKey()
+		must(t, s.AddKey(ctx, ledger.Key{Name: "ci", Scope: ledger.ScopePush, CreatedAt: Base}, pushHash))
+		must(t, s.AddKey(ctx, ledger.Key{Name: "alice-reads", Scope: ledger.ScopeRead, CreatedAt: Base.Add(time.Minute)}, readHash))
+		if k, err := s.KeyByHash(ctx, ledger.HashKey(readKey)); err != nil || k.Scope != ledger.ScopeRead {
+			t.Errorf("read key = %+v, %v", k, err)
+		}
+		at := Base.Add(time.Hour)
+		k, err := s.RevokeKey(ctx, "ci", at)
+		if err != nil || !k.RevokedAt.Equal(at) || k.Name != "ci" {
+			t.Fatalf("RevokeKey = %+v, %v", k, err)
+		}
+		if k, err := s.KeyByHash(ctx, ledger.HashKey(pushKey)); err != nil || !k.Revoked() || !k.RevokedAt.Equal(at) {
+			t.Errorf("revoked key read back = %+v, %v; want revoked at %v", k, err, at)
+		}
+		if k, err := s.RevokeKey(ctx, "ci", at.Add(time.Hour)); !errors.Is(err, ledger.ErrKeyRevoked) || !k.RevokedAt.Equal(at) {
+			t.Errorf("second RevokeKey = %+v, %v; want ErrKeyRevoked keeping %v", k, err, at)
+		}
+		if _, err := s.RevokeKey(ctx, "nobody", at); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("RevokeKey(unknown) err = %v, want ErrNotFound", err)
+		}
+		_, hash3 := ledger.NewKey()
+		if err := s.AddKey(ctx, ledger.Key{Name: "ci", Scope: ledger.ScopePush, CreatedAt: at}, hash3); !errors.Is(err, ledger.ErrKeyExists) {
+			t.Errorf("AddKey(name of a revoked key) err = %v, want ErrKeyExists", err)
+		}
+		keys, err := s.Keys(ctx)
+		must(t, err)
+		if len(keys) != 2 || keys[0].Name != "alice-reads" || keys[0].Revoked() || keys[0].Scope != ledger.ScopeRead ||
+			keys[1].Name != "ci" || !keys[1].Revoked() || keys[1].Scope != ledger.ScopePush {
+			t.Errorf("Keys = %+v", keys)
+		}
+		must(t, func() error { _, err := s.RevokeKey(ctx, "alice-reads", at); return err }())
+		if has, err := s.HasKeys(ctx); err != nil || !has {
+			t.Errorf("every key revoked: HasKeys = %v, %v; want true (never open again)", has, err)
+		}
+	})
+	t.Run("skill versions", func(t *testing.T) {
+		s, ctx := fresh(t)
+		if _, err := s.SkillVersions(ctx, "v"); !errors.Is(err, ledger.ErrUnknownSkill) {
+			t.Errorf("SkillVersions(unknown) err = %v", err)
+		}
+		for i, up := range []struct {
+			md   string
+			want int
+		}{{"v1", 1}, {"v1", 1}, {"v2", 2}, {"v2", 2}, {"v1", 3}} {
+			v, err := s.PutSkill(ctx, ledger.Skill{Name: "v", SkillMd: up.md, UploadedAt: Base.Add(time.Duration(i) * time.Minute)})
+			if err != nil || v != up.want {
+				t.Errorf("upload %d (%s) = version %d, %v; want %d", i, up.md, v, err, up.want)
+			}
+		}
+		vs, err := s.SkillVersions(ctx, "v")
+		must(t, err)
+		var got []string
+		for _, v := range vs {
+			got = append(got, fmt.Sprintf("%d:%s@%d", v.Version, v.SkillMd, v.UploadedAt.Sub(Base)/time.Minute))
+		}
+		if want := []string{"1:v1@0", "2:v2@2", "3:v1@4"}; !slices.Equal(got, want) {
+			t.Errorf("versions = %q, want %q", got, want)
+		}
+		if k, err := s.Skill(ctx, "v"); err != nil || k.Uploads != 5 {
+			t.Errorf("summary after 5 uploads = %+v, %v", k, err)
+		}
+	})
+	t.Run("concurrent skill versions", func(t *testing.T) {
+		s, ctx := fresh(t)
+		var wg sync.WaitGroup
+		errs := make([]error, 6)
+		for w := range 6 {
+			wg.Go(func() {
+				_, errs[w] = s.PutSkill(ctx, ledger.Skill{Name: "cv", SkillMd: fmt.Sprintf("content %d", w), UploadedAt: Base})
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			must(t, err)
+		}
+		vs, err := s.SkillVersions(ctx, "cv")
+		must(t, err)
+		if len(vs) != 6 || vs[5].Version != 6 {
+			t.Errorf("6 concurrent distinct uploads gave %d versions", len(vs))
 		}
 	})
 	t.Run("skills", func(t *testing.T) {
 		s, ctx := fresh(t)
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "b-skill", SkillMd: "v1", UploadedAt: Base}))
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "b-skill", SkillMd: "v2", UploadedAt: Base.Add(time.Minute)}))
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "B-upper", SkillMd: "x", UploadedAt: Base}))
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "a-skill", SkillMd: "x", UploadedAt: Base}))
+		putSkill(t, s, ledger.Skill{Name: "b-skill", SkillMd: "v1", UploadedAt: Base})
+		putSkill(t, s, ledger.Skill{Name: "b-skill", SkillMd: "v2", UploadedAt: Base.Add(time.Minute)})
+		putSkill(t, s, ledger.Skill{Name: "B-upper", SkillMd: "x", UploadedAt: Base})
+		putSkill(t, s, ledger.Skill{Name: "a-skill", SkillMd: "x", UploadedAt: Base})
 		sums, err := s.Skills(ctx)
 		must(t, err)
 		var names []string
@@ -91,7 +175,7 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 		if _, _, err := s.AddRun(ctx, StoredRun("ghost", 0, runlog.Passed)); !errors.Is(err, ledger.ErrUnknownSkill) {
 			t.Fatalf("AddRun(unknown skill) err = %v, want ErrUnknownSkill", err)
 		}
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: "x", UploadedAt: Base}))
+		putSkill(t, s, ledger.Skill{Name: "weekly", SkillMd: "x", UploadedAt: Base})
 		want := StoredRun("weekly", 0, runlog.Passed, runlog.Failed, runlog.Skipped)
 		id, dup, err := s.AddRun(ctx, want)
 		if err != nil || dup || id != want.ID {
@@ -126,10 +210,27 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 			t.Errorf("summary = %+v, latest %+v", k, k.Latest)
 		}
 	})
+	t.Run("interrupted", func(t *testing.T) {
+		s, ctx := fresh(t)
+		putSkill(t, s, ledger.Skill{Name: "i", SkillMd: "x", UploadedAt: Base})
+		addRun(t, s, StoredRun("i", 0, runlog.Passed))
+		r := StoredRun("i", 1, runlog.Passed, runlog.Skipped)
+		r.Verdict = ledger.VerdictInterrupted
+		id, _, err := s.AddRun(ctx, r)
+		must(t, err)
+		got, err := s.Run(ctx, id)
+		if err != nil || got.Verdict != ledger.VerdictInterrupted {
+			t.Errorf("an interrupted run read back as %q, %v", got.Verdict, err)
+		}
+		k, err := s.Skill(ctx, "i")
+		if err != nil || k.Runs != 2 || k.Passed != 1 || k.Unchecked != 0 || k.Interrupted != 1 || k.Latest.Verdict != ledger.VerdictInterrupted {
+			t.Errorf("summary with an interrupted run = %+v, latest %+v, %v", k, k.Latest, err)
+		}
+	})
 	t.Run("paging", func(t *testing.T) {
 		s, ctx := fresh(t)
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "p", SkillMd: "x", UploadedAt: Base}))
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "other", SkillMd: "x", UploadedAt: Base}))
+		putSkill(t, s, ledger.Skill{Name: "p", SkillMd: "x", UploadedAt: Base})
+		putSkill(t, s, ledger.Skill{Name: "other", SkillMd: "x", UploadedAt: Base})
 		for i := range 7 {
 			addRun(t, s, StoredRun("p", i, runlog.Passed))
 			addRun(t, s, StoredRun("other", i, runlog.Unchecked))
@@ -162,10 +263,10 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 	})
 	t.Run("injection", func(t *testing.T) {
 		s, ctx := fresh(t)
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "victim", SkillMd: "x", UploadedAt: Base}))
+		putSkill(t, s, ledger.Skill{Name: "victim", SkillMd: "x", UploadedAt: Base})
 		addRun(t, s, StoredRun("victim", 0, runlog.Passed))
 		for _, name := range Injections {
-			must(t, s.PutSkill(ctx, ledger.Skill{Name: name, SkillMd: name, UploadedAt: Base}))
+			putSkill(t, s, ledger.Skill{Name: name, SkillMd: name, UploadedAt: Base})
 			addRun(t, s, StoredRun(name, 1, runlog.Passed))
 			k, err := s.Skill(ctx, name)
 			if err != nil || k.Name != name || k.Runs != 1 {
@@ -186,7 +287,7 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 	})
 	t.Run("concurrent duplicates", func(t *testing.T) {
 		s, ctx := fresh(t)
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "c", SkillMd: "x", UploadedAt: Base}))
+		putSkill(t, s, ledger.Skill{Name: "c", SkillMd: "x", UploadedAt: Base})
 		const writers = 8
 		ids := make([]string, writers)
 		dups := make([]bool, writers)
@@ -219,7 +320,7 @@ func StoreSuite(t *testing.T, open func(t *testing.T) ledger.Store) {
 	t.Run("health", func(t *testing.T) {
 		s, ctx := fresh(t)
 		must(t, s.Health(ctx)) // empty tables
-		must(t, s.PutSkill(ctx, ledger.Skill{Name: "h", SkillMd: "x", UploadedAt: Base}))
+		putSkill(t, s, ledger.Skill{Name: "h", SkillMd: "x", UploadedAt: Base})
 		for i := range 3 {
 			addRun(t, s, StoredRun("h", i, runlog.Passed))
 		}
@@ -245,6 +346,13 @@ var Injections = []string{
 	`名前 with ünïcode`,
 }
 
+func putSkill(t *testing.T, s ledger.Store, k ledger.Skill) {
+	t.Helper()
+	if _, err := s.PutSkill(context.Background(), k); err != nil {
+		t.Fatalf("PutSkill(%s): %v", k.Name, err)
+	}
+}
+
 func addRun(t *testing.T, s ledger.Store, r ledger.Run) {
 	t.Helper()
 	if _, _, err := s.AddRun(context.Background(), r); err != nil {
@@ -256,5 +364,58 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// UpgradeFixture is what a database at schema version 1 (before scopes,
+// revocation, upload histories and healed counts) holds for the upgrade
+// tests: one key, one skill, and one run in which a step healed.
+type UpgradeFixture struct {
+	Key     string
+	Hash    []byte
+	SkillMd string
+	Run     ledger.Run
+}
+
+// NewUpgradeFixture builds the fixture.
+func NewUpgradeFixture() UpgradeFixture {
+	key, hash := ledger.NewKey()
+	var r runlog.Record
+	if err := json.Unmarshal(Record("weekly", 0, runlog.Passed, runlog.Unchecked), &r); err != nil {
+		panic(err)
+	}
+	r.Steps[0].Level = 1
+	r.Finish(false)
+	line, _ := runlog.Marshal(&r)
+	run := StoredRun("weekly", 0, runlog.Passed, runlog.Unchecked)
+	run.Record = line[:len(line)-1]
+	return UpgradeFixture{Key: key, Hash: hash, SkillMd: "---\nname: weekly\n---\n", Run: run}
+}
+
+// CheckUpgraded fails the test unless a store opened on the fixture's
+// version-1 database shows it as the upgrade promises: the old key keeps
+// the power it had (scope push, not revoked), the skill file is version
+// 1 of its history, and the run's healed step is counted.
+func (f UpgradeFixture) CheckUpgraded(t *testing.T, s ledger.Store) {
+	t.Helper()
+	ctx := context.Background()
+	k, err := s.KeyByHash(ctx, f.Hash)
+	if err != nil || k.Name != "old" || k.Scope != ledger.ScopePush || k.Revoked() {
+		t.Errorf("the key from before scopes: %+v, %v; want a push key, not revoked", k, err)
+	}
+	vs, err := s.SkillVersions(ctx, "weekly")
+	if err != nil || len(vs) != 1 || vs[0].Version != 1 || vs[0].SkillMd != f.SkillMd || !vs[0].UploadedAt.Equal(Base) {
+		t.Errorf("the skill's upload history: %+v, %v; want its file as version 1", vs, err)
+	}
+	r, err := s.Run(ctx, f.Run.ID)
+	if err != nil || r.Healed != 1 || string(r.Record) != string(f.Run.Record) {
+		t.Errorf("the run: healed %d, %v; want 1 healed step counted from its record", r.Healed, err)
+	}
+	sum, err := s.Skill(ctx, "weekly")
+	if err != nil || sum.HealedRuns != 1 || sum.Latest == nil || sum.Latest.Healed != 1 {
+		t.Errorf("the summary: %+v, %v", sum, err)
+	}
+	if v, err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: f.SkillMd + "# healed\n", UploadedAt: Base.Add(time.Hour)}); err != nil || v != 2 {
+		t.Errorf("the next upload after the upgrade: version %d, %v; want 2", v, err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/runtime/runlog"
 )
 
 //go:embed migrations/*.sql
@@ -102,9 +103,10 @@ func pgCode(err error) string {
 }
 
 // AddKey implements ledger.Store.
-func (s *Store) AddKey(ctx context.Context, name string, hash []byte, at time.Time) error {
+func (s *Store) AddKey(ctx context.Context, k ledger.Key, hash []byte) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO api_keys (name, hash, created_at) VALUES ($1, $2, $3)`, name, hash, at)
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (name, hash, created_at, scope) VALUES ($1, $2, $3, $4)`,
+			k.Name, hash, k.CreatedAt, string(k.Scope))
 		return err
 	})
 	if pgCode(err) == codeUnique {
@@ -113,14 +115,68 @@ func (s *Store) AddKey(ctx context.Context, name string, hash []byte, at time.Ti
 	return err
 }
 
-// KeyName implements ledger.Store.
-func (s *Store) KeyName(ctx context.Context, hash []byte) (string, error) {
-	var name string
-	err := s.pool.QueryRow(ctx, `SELECT name FROM api_keys WHERE hash = $1`, hash).Scan(&name)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", ledger.ErrNotFound
+// keyColumns are the columns scanKey reads, in order.
+const keyColumns = `name, scope, created_at, revoked_at`
+
+func scanKey(row pgx.Row) (ledger.Key, error) {
+	var k ledger.Key
+	var scope string
+	var revoked *time.Time
+	err := row.Scan(&k.Name, &scope, &k.CreatedAt, &revoked)
+	k.Scope, k.CreatedAt = ledger.Scope(scope), k.CreatedAt.UTC()
+	if revoked != nil {
+		k.RevokedAt = revoked.UTC()
 	}
-	return name, err
+	return k, err
+}
+
+// KeyByHash implements ledger.Store.
+func (s *Store) KeyByHash(ctx context.Context, hash []byte) (ledger.Key, error) {
+	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, ledger.ErrNotFound
+	}
+	return k, err
+}
+
+// Keys implements ledger.Store.
+func (s *Store) Keys(ctx context.Context) ([]ledger.Key, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY name COLLATE "C"`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeKey implements ledger.Store. The row is locked (FOR UPDATE), so
+// two processes revoking at once agree on the first revocation time.
+func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) (ledger.Key, error) {
+	var k ledger.Key
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		k, err = scanKey(tx.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE name = $1 FOR UPDATE`, name))
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return ledger.ErrNotFound
+		case err != nil:
+			return err
+		case k.Revoked():
+			return ledger.ErrKeyRevoked
+		}
+		err = tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE name = $2 RETURNING revoked_at`, at, name).Scan(&k.RevokedAt)
+		k.RevokedAt = k.RevokedAt.UTC()
+		return err
+	})
+	return k, err
 }
 
 // HasKeys implements ledger.Store.
@@ -130,26 +186,69 @@ func (s *Store) HasKeys(ctx context.Context) (bool, error) {
 	return has, err
 }
 
-// PutSkill implements ledger.Store.
-func (s *Store) PutSkill(ctx context.Context, k ledger.Skill) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+// PutSkill implements ledger.Store. The upsert locks the skill's row, so
+// concurrent uploads of one skill number their versions one after another.
+func (s *Store) PutSkill(ctx context.Context, k ledger.Skill) (version int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO skills (name, skill_md, uploaded_at, uploads) VALUES ($1, $2, $3, 1)
 			ON CONFLICT (name) DO UPDATE SET skill_md = EXCLUDED.skill_md, uploaded_at = EXCLUDED.uploaded_at, uploads = skills.uploads + 1`,
 			k.Name, k.SkillMd, k.UploadedAt)
+		if err != nil {
+			return err
+		}
+		var latest string
+		err = tx.QueryRow(ctx, `SELECT version, skill_md FROM skill_versions WHERE skill = $1 ORDER BY version DESC LIMIT 1`, k.Name).Scan(&version, &latest)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return err
+		case latest == k.SkillMd:
+			return nil
+		}
+		version++
+		_, err = tx.Exec(ctx, `INSERT INTO skill_versions (skill, version, skill_md, uploaded_at) VALUES ($1, $2, $3, $4)`,
+			k.Name, version, k.SkillMd, k.UploadedAt)
 		return err
 	})
+	return version, err
+}
+
+// SkillVersions implements ledger.Store.
+func (s *Store) SkillVersions(ctx context.Context, name string) ([]ledger.SkillVersion, error) {
+	rows, err := s.pool.Query(ctx, `SELECT version, skill_md, uploaded_at FROM skill_versions WHERE skill = $1 ORDER BY version`, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.SkillVersion
+	for rows.Next() {
+		var v ledger.SkillVersion
+		if err := rows.Scan(&v.Version, &v.SkillMd, &v.UploadedAt); err != nil {
+			return nil, err
+		}
+		v.UploadedAt = v.UploadedAt.UTC()
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, ledger.ErrUnknownSkill
+	}
+	return out, nil
 }
 
 // AddRun implements ledger.Store.
 func (s *Store) AddRun(ctx context.Context, r ledger.Run) (id string, dup bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		t := r.Totals
+		verdict, interrupted := ledger.StoredVerdict(r)
 		err := tx.QueryRow(ctx, `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 			ON CONFLICT (idem_key) DO NOTHING RETURNING id`,
-			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), r.StartedAt, r.FinishedAt, string(r.Verdict),
-			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, r.ReceivedAt).Scan(&id)
+			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), r.StartedAt, r.FinishedAt, string(verdict),
+			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, r.ReceivedAt, r.Healed, interrupted).Scan(&id)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
@@ -173,15 +272,19 @@ func nullable(s string) *string {
 // summarySQL aggregates runs per skill and joins each skill's newest run.
 const summarySQL = `WITH agg AS (
 	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
-		COALESCE(SUM(CASE WHEN r.verdict = 'passed' THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS passed,
 		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
-		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(r.interrupted), 0)::bigint AS interrupted,
+		COALESCE(SUM(CASE WHEN r.healed > 0 THEN 1 ELSE 0 END), 0) AS healed_runs,
+		COALESCE(SUM(r.llm_in + r.llm_out), 0)::bigint AS tokens,
 		MAX(r.seq) AS latest
 	FROM skills s LEFT JOIN runs r ON r.skill = s.name
 	WHERE $1 = '' OR s.name = $1
 	GROUP BY s.name, s.uploaded_at, s.uploads)
-SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked,
-	l.seq, l.id, l.verdict, l.started_at, l.finished_at, l.received_at
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.interrupted, agg.healed_runs, agg.tokens,
+	l.seq, l.id, CASE WHEN l.interrupted = 1 THEN 'interrupted' ELSE l.verdict END, l.started_at, l.finished_at, l.received_at,
+	l.steps, l.passed, l.unchecked, l.skipped, l.failed, l.ms, l.llm_in, l.llm_out, l.healed
 FROM agg LEFT JOIN runs l ON l.seq = agg.latest
 ORDER BY agg.name COLLATE "C"`
 
@@ -195,18 +298,23 @@ func (s *Store) summaries(ctx context.Context, name string) ([]ledger.SkillSumma
 	var out []ledger.SkillSummary
 	for rows.Next() {
 		var k ledger.SkillSummary
-		var runs, passed, failed, unchecked int64
+		var runs, passed, failed, unchecked, interrupted, healed int64
 		var seq *int64
 		var id, verdict *string
 		var started, finished, received *time.Time
-		if err := rows.Scan(&k.Name, &k.UploadedAt, &k.Uploads, &runs, &passed, &failed, &unchecked,
-			&seq, &id, &verdict, &started, &finished, &received); err != nil {
+		var n [9]*int64
+		if err := rows.Scan(&k.Name, &k.UploadedAt, &k.Uploads, &runs, &passed, &failed, &unchecked, &interrupted, &healed, &k.Tokens,
+			&seq, &id, &verdict, &started, &finished, &received,
+			&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
 			return nil, err
 		}
-		k.Runs, k.Passed, k.Failed, k.Unchecked = int(runs), int(passed), int(failed), int(unchecked)
+		k.Runs, k.Passed, k.Failed, k.Unchecked, k.Interrupted, k.HealedRuns = int(runs), int(passed), int(failed), int(unchecked), int(interrupted), int(healed)
 		if seq != nil {
 			k.Latest = &ledger.Run{Seq: *seq, ID: *id, Skill: k.Name, Verdict: ledger.Verdict(*verdict),
-				StartedAt: *started, FinishedAt: *finished, ReceivedAt: *received}
+				StartedAt: started.UTC(), FinishedAt: finished.UTC(), ReceivedAt: received.UTC(),
+				Totals: runlog.Totals{Steps: int(*n[0]), Passed: int(*n[1]), Unchecked: int(*n[2]), Skipped: int(*n[3]),
+					Failed: int(*n[4]), Ms: *n[5], LLMInputTokens: *n[6], LLMOutputTokens: *n[7]},
+				Healed: int(*n[8])}
 		}
 		out = append(out, k)
 	}
@@ -235,15 +343,16 @@ func (s *Store) Skill(ctx context.Context, name string) (ledger.SkillSummary, er
 
 // runColumns are the columns scanRun reads, in order.
 const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted`
 
 func scanRun(row pgx.Row) (ledger.Run, error) {
 	var r ledger.Run
 	var record, verdict string
+	var interrupted int
 	t := &r.Totals
 	err := row.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, &r.StartedAt, &r.FinishedAt, &verdict,
-		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &r.ReceivedAt)
-	r.Record, r.Verdict = []byte(record), ledger.Verdict(verdict)
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &r.ReceivedAt, &r.Healed, &interrupted)
+	r.Record, r.Verdict = []byte(record), ledger.ReadVerdict(verdict, interrupted)
 	r.StartedAt, r.FinishedAt, r.ReceivedAt = r.StartedAt.UTC(), r.FinishedAt.UTC(), r.ReceivedAt.UTC()
 	return r, err
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/cloud/ledger"
+	"github.com/reelier/reelier/runtime/runlog"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -113,28 +114,81 @@ func parseTime(s string) time.Time {
 }
 
 // AddKey implements ledger.Store.
-func (s *Store) AddKey(ctx context.Context, name string, hash []byte, at time.Time) error {
+func (s *Store) AddKey(ctx context.Context, k ledger.Key, hash []byte) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE name = ?`, name).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE name = ?`, k.Name).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
 			return ledger.ErrKeyExists
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (name, hash, created_at) VALUES (?, ?, ?)`, name, hash, fmtTime(at))
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (name, hash, created_at, scope) VALUES (?, ?, ?, ?)`,
+			k.Name, hash, fmtTime(k.CreatedAt), string(k.Scope))
 		return err
 	})
 }
 
-// KeyName implements ledger.Store.
-func (s *Store) KeyName(ctx context.Context, hash []byte) (string, error) {
-	var name string
-	err := s.db.QueryRowContext(ctx, `SELECT name FROM api_keys WHERE hash = ?`, hash).Scan(&name)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ledger.ErrNotFound
+// keyColumns are the columns scanKey reads, in order.
+const keyColumns = `name, scope, created_at, COALESCE(revoked_at, '')`
+
+func scanKey(sc scanner) (ledger.Key, error) {
+	var k ledger.Key
+	var scope, created, revoked string
+	err := sc.Scan(&k.Name, &scope, &created, &revoked)
+	k.Scope, k.CreatedAt = ledger.Scope(scope), parseTime(created)
+	if revoked != "" {
+		k.RevokedAt = parseTime(revoked)
 	}
-	return name, err
+	return k, err
+}
+
+// KeyByHash implements ledger.Store.
+func (s *Store) KeyByHash(ctx context.Context, hash []byte) (ledger.Key, error) {
+	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ledger.ErrNotFound
+	}
+	return k, err
+}
+
+// Keys implements ledger.Store.
+func (s *Store) Keys(ctx context.Context) ([]ledger.Key, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeKey implements ledger.Store.
+func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) (ledger.Key, error) {
+	var k ledger.Key
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		k, err = scanKey(tx.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE name = ?`, name))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return ledger.ErrNotFound
+		case err != nil:
+			return err
+		case k.Revoked():
+			return ledger.ErrKeyRevoked
+		}
+		k.RevokedAt = parseTime(fmtTime(at))
+		_, err = tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE name = ?`, fmtTime(at), name)
+		return err
+	})
+	return k, err
 }
 
 // HasKeys implements ledger.Store.
@@ -145,13 +199,55 @@ func (s *Store) HasKeys(ctx context.Context) (bool, error) {
 }
 
 // PutSkill implements ledger.Store.
-func (s *Store) PutSkill(ctx context.Context, k ledger.Skill) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+func (s *Store) PutSkill(ctx context.Context, k ledger.Skill) (version int, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO skills (name, skill_md, uploaded_at, uploads) VALUES (?, ?, ?, 1)
 			ON CONFLICT (name) DO UPDATE SET skill_md = excluded.skill_md, uploaded_at = excluded.uploaded_at, uploads = skills.uploads + 1`,
 			k.Name, k.SkillMd, fmtTime(k.UploadedAt))
+		if err != nil {
+			return err
+		}
+		var latest string
+		err = tx.QueryRowContext(ctx, `SELECT version, skill_md FROM skill_versions WHERE skill = ? ORDER BY version DESC LIMIT 1`, k.Name).Scan(&version, &latest)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case latest == k.SkillMd:
+			return nil
+		}
+		version++
+		_, err = tx.ExecContext(ctx, `INSERT INTO skill_versions (skill, version, skill_md, uploaded_at) VALUES (?, ?, ?, ?)`,
+			k.Name, version, k.SkillMd, fmtTime(k.UploadedAt))
 		return err
 	})
+	return version, err
+}
+
+// SkillVersions implements ledger.Store.
+func (s *Store) SkillVersions(ctx context.Context, name string) ([]ledger.SkillVersion, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT version, skill_md, uploaded_at FROM skill_versions WHERE skill = ? ORDER BY version`, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.SkillVersion
+	for rows.Next() {
+		var v ledger.SkillVersion
+		var at string
+		if err := rows.Scan(&v.Version, &v.SkillMd, &at); err != nil {
+			return nil, err
+		}
+		v.UploadedAt = parseTime(at)
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, ledger.ErrUnknownSkill
+	}
+	return out, nil
 }
 
 // AddRun implements ledger.Store.
@@ -176,11 +272,12 @@ func (s *Store) AddRun(ctx context.Context, r ledger.Run) (id string, dup bool, 
 		}
 		id = r.ID
 		t := r.Totals
+		verdict, interrupted := ledger.StoredVerdict(r)
 		_, err := tx.ExecContext(ctx, `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), fmtTime(r.StartedAt), fmtTime(r.FinishedAt), string(r.Verdict),
-			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, fmtTime(r.ReceivedAt))
+			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), fmtTime(r.StartedAt), fmtTime(r.FinishedAt), string(verdict),
+			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, fmtTime(r.ReceivedAt), r.Healed, interrupted)
 		return err
 	})
 	return id, dup, err
@@ -197,15 +294,19 @@ func nullable(s string) any {
 // summarySQL aggregates runs per skill and joins each skill's newest run.
 const summarySQL = `WITH agg AS (
 	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
-		COALESCE(SUM(CASE WHEN r.verdict = 'passed' THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS passed,
 		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
-		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(r.interrupted), 0) AS interrupted,
+		COALESCE(SUM(CASE WHEN r.healed > 0 THEN 1 ELSE 0 END), 0) AS healed_runs,
+		COALESCE(SUM(r.llm_in + r.llm_out), 0) AS tokens,
 		MAX(r.seq) AS latest
 	FROM skills s LEFT JOIN runs r ON r.skill = s.name
 	WHERE ? = '' OR s.name = ?
 	GROUP BY s.name, s.uploaded_at, s.uploads)
-SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked,
-	l.seq, l.id, l.verdict, l.started_at, l.finished_at, l.received_at
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.interrupted, agg.healed_runs, agg.tokens,
+	l.seq, l.id, CASE WHEN l.interrupted = 1 THEN 'interrupted' ELSE l.verdict END, l.started_at, l.finished_at, l.received_at,
+	l.steps, l.passed, l.unchecked, l.skipped, l.failed, l.ms, l.llm_in, l.llm_out, l.healed
 FROM agg LEFT JOIN runs l ON l.seq = agg.latest
 ORDER BY agg.name`
 
@@ -222,14 +323,19 @@ func (s *Store) summaries(ctx context.Context, name string) ([]ledger.SkillSumma
 		var uploaded string
 		var seq sql.NullInt64
 		var id, verdict, started, finished, received sql.NullString
-		if err := rows.Scan(&k.Name, &uploaded, &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked,
-			&seq, &id, &verdict, &started, &finished, &received); err != nil {
+		var n [9]sql.NullInt64
+		if err := rows.Scan(&k.Name, &uploaded, &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked, &k.Interrupted, &k.HealedRuns, &k.Tokens,
+			&seq, &id, &verdict, &started, &finished, &received,
+			&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
 			return nil, err
 		}
 		k.UploadedAt = parseTime(uploaded)
 		if seq.Valid {
 			k.Latest = &ledger.Run{Seq: seq.Int64, ID: id.String, Skill: k.Name, Verdict: ledger.Verdict(verdict.String),
-				StartedAt: parseTime(started.String), FinishedAt: parseTime(finished.String), ReceivedAt: parseTime(received.String)}
+				StartedAt: parseTime(started.String), FinishedAt: parseTime(finished.String), ReceivedAt: parseTime(received.String),
+				Totals: runlog.Totals{Steps: int(n[0].Int64), Passed: int(n[1].Int64), Unchecked: int(n[2].Int64), Skipped: int(n[3].Int64),
+					Failed: int(n[4].Int64), Ms: n[5].Int64, LLMInputTokens: n[6].Int64, LLMOutputTokens: n[7].Int64},
+				Healed: int(n[8].Int64)}
 		}
 		out = append(out, k)
 	}
@@ -258,7 +364,7 @@ func (s *Store) Skill(ctx context.Context, name string) (ledger.SkillSummary, er
 
 // runColumns are the columns scanRun reads, in order.
 const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -266,12 +372,13 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRun(sc scanner) (ledger.Run, error) {
 	var r ledger.Run
 	var record, started, finished, verdict, received string
+	var interrupted int
 	t := &r.Totals
 	err := sc.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, &started, &finished, &verdict,
-		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &received)
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, &received, &r.Healed, &interrupted)
 	r.Record = []byte(record)
 	r.StartedAt, r.FinishedAt, r.ReceivedAt = parseTime(started), parseTime(finished), parseTime(received)
-	r.Verdict = ledger.Verdict(verdict)
+	r.Verdict = ledger.ReadVerdict(verdict, interrupted)
 	return r, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
@@ -46,8 +47,8 @@ func TestMigrations(t *testing.T) {
 	}
 	var n int
 	db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n)
-	if n != 1 {
-		t.Errorf("%d migration rows after two opens, want 1", n)
+	if n != 3 {
+		t.Errorf("%d migration rows after two opens, want 3", n)
 	}
 	if _, err := db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', '')`); err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestHealthOfACorruptFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: strings.Repeat("x", 20000), UploadedAt: ledgertest.Base}); err != nil {
+	if _, err := s.PutSkill(ctx, ledger.Skill{Name: "weekly", SkillMd: strings.Repeat("x", 20000), UploadedAt: ledgertest.Base}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {
@@ -151,4 +152,47 @@ func get(t *testing.T, s ledger.Store, path string) (int, string) {
 	w := httptest.NewRecorder()
 	srv.ServeHTTP(w, req)
 	return w.Code, strings.TrimSuffix(w.Body.String(), "\n")
+}
+
+// TestUpgradeFromVersion1: a database written by a reelier before scoped
+// keys (schema version 1) opens, migrates to version 2 and keeps every
+// row: its key pushes as before, its skill file becomes version 1 of the
+// upload history, its run's healed step is counted.
+func TestUpgradeFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := os.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := ledgertest.NewUpgradeFixture()
+	r, ts := f.Run, func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`, nil},
+		{string(v1), nil},
+		{`INSERT INTO schema_migrations VALUES (1, '0001_init.sql', '')`, nil},
+		{`INSERT INTO api_keys (name, hash, created_at) VALUES ('old', ?, ?)`, []any{f.Hash, ts(ledgertest.Base)}},
+		{`INSERT INTO skills VALUES ('weekly', ?, ?, 3)`, []any{f.SkillMd, ts(ledgertest.Base)}},
+		{`INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict, steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at)
+			VALUES (?, 'weekly', ?, ?, ?, ?, ?, 2, 1, 1, 0, 0, 0, 0, 0, ?)`,
+			[]any{r.ID, r.IdempotencyKey, string(r.Record), ts(r.StartedAt), ts(r.FinishedAt), string(r.Verdict), ts(r.ReceivedAt)}},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	db.Close()
+	s, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f.CheckUpgraded(t, s)
 }
