@@ -77,6 +77,7 @@ const proxyGCPercent = 400
 
 type mcpOptions struct {
 	wrap        []string
+	wraps       wraps
 	traceDir    string
 	quiet       bool
 	callTimeout time.Duration
@@ -91,11 +92,12 @@ func newMCPCmd() *cobra.Command {
 		Long:  mcpLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.wrap = opts.wraps.list
 			return mcpRun(cmd, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as a downstream MCP server and re-expose its tools (repeatable)")
+	addWrapFlags(f, &opts.wraps, "start `CMD` as a downstream MCP server, or connect to the server at an http(s):// `URL`, and re-expose its tools (repeatable)")
 	f.StringVar(&opts.traceDir, "trace-dir", trace.DefaultDir, "directory the recordings are written to")
 	f.BoolVar(&opts.quiet, "quiet", false, "discard the wrapped servers' stderr (otherwise printed as \"[name] line\")")
 	f.DurationVar(&opts.callTimeout, "call-timeout", record.DefaultCallTimeout, "answer a call the server has not answered within `D` with an error (0: no limit)")
@@ -117,6 +119,10 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	if opts.callTimeout < 0 {
 		return usageErrorf("--call-timeout %v: a limit cannot be negative (0 means none)", opts.callTimeout)
 	}
+	headers, err := opts.wraps.resolve()
+	if err != nil {
+		return err
+	}
 	callTimeout := opts.callTimeout
 	if callTimeout == 0 {
 		callTimeout = -1 // record.Options: no limit
@@ -132,6 +138,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		Version:     versionString(),
 		CallTimeout: callTimeout,
 		MaxMessage:  int(opts.maxMessage),
+		Headers:     headers,
 	})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
