@@ -183,7 +183,7 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
-	addWrapFlags(f, &opts.wraps, "start `CMD` as an MCP server, or connect to the server at an http(s):// `URL`, and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
+	addWrapFlags(f, &opts.wraps, "start `CMD|URL` as an MCP server (a command, or the http:// or https:// URL of a remote one) and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
 	f.Bool("quiet", false, "discard the MCP servers' stderr (otherwise printed as \"[name] line\")")
 	f.DurationVar(&opts.timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")

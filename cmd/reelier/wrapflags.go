@@ -33,7 +33,7 @@ func (v wrapValue) Set(s string) error {
 	return nil
 }
 func (v wrapValue) Type() string   { return "stringArray" }
-func (v wrapValue) String() string { return "[]" }
+func (v wrapValue) String() string { return "" }
 
 type wrapHeaderValue struct{ w *wraps }
 
@@ -46,7 +46,7 @@ func (v wrapHeaderValue) Set(s string) error {
 	return nil
 }
 func (v wrapHeaderValue) Type() string   { return "stringArray" }
-func (v wrapHeaderValue) String() string { return "[]" }
+func (v wrapHeaderValue) String() string { return "" }
 
 // resolve checks the headers and returns them by --wrap index. Every
 // header must follow a --wrap URL, read as 'NAME: VALUE', and name only
