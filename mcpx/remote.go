@@ -375,7 +375,8 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 		red = trace.RedactorFromEnv()
 	}
 	name := RedactURL(red, raw)
-	if _, err := ParseURL(raw); err != nil {
+	u, err := ParseURL(raw)
+	if err != nil {
 		return nil, err
 	}
 	values := http.Header{}
@@ -391,6 +392,9 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 	d := &Downstream{Index: index, Name: name, exited: make(chan struct{}), callTimeout: opts.CallTimeout,
 		limits: map[string]*time.Timer{},
 		remote: &remote{url: strings.TrimSpace(raw), headers: headers, rt: rt}}
+	if len(headers) > 0 && unencrypted(u) {
+		d.notef("its headers are sent unencrypted: the URL is http://, not https://, and not a loopback address")
+	}
 	client := d.newClient(opts)
 	limit := opts.startTimeout()
 	hctx, cancel := context.WithTimeout(ctx, limit)
@@ -424,6 +428,20 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 		return nil, fmt.Errorf("--wrap %s: %s", name, remoteFailure(rt, red, timedOut, limit, d.hideURL(err)))
 	}
 	return d, nil
+}
+
+// unencrypted reports whether requests to u cross a network in plain
+// text: http:// to a host other than localhost or a loopback address.
+func unencrypted(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // newHTTPTransport is the transport of one remote server: the default
