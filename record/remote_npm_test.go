@@ -53,13 +53,21 @@ func freePort(t *testing.T) string {
 // once the server said it listens.
 func everythingHTTP(t *testing.T) string {
 	t.Helper()
+	return everythingServer(t, "streamableHttp", "listening on port ", "/mcp")
+}
+
+// everythingServer starts server-everything in the given transport mode
+// on a loopback port, waits for the line that says it listens (ready,
+// then the port) and returns its URL with path.
+func everythingServer(t *testing.T, mode, readyText, path string) string {
+	t.Helper()
 	dir := npmPackage(t, "@modelcontextprotocol/server-everything")
 	preload := filepath.Join(t.TempDir(), "loopback.cjs")
 	if err := os.WriteFile(preload, []byte(loopbackPreload), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	cmd := exec.Command("node", "-r", preload, filepath.Join(dir, "dist", "index.js"), "streamableHttp")
+	cmd := exec.Command("node", "-r", preload, filepath.Join(dir, "dist", "index.js"), mode)
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -73,7 +81,7 @@ func everythingHTTP(t *testing.T) string {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if strings.Contains(sc.Text(), "listening on port "+port) {
+			if strings.Contains(sc.Text(), readyText+port) {
 				ready <- nil
 				for sc.Scan() {
 				}
@@ -90,7 +98,7 @@ func everythingHTTP(t *testing.T) string {
 	case <-time.After(60 * time.Second):
 		t.Fatal("server-everything did not start listening within 60s")
 	}
-	return "http://127.0.0.1:" + port + "/mcp"
+	return "http://127.0.0.1:" + port + path
 }
 
 // bearerProxy is a loopback reverse proxy in front of target that lets
@@ -306,5 +314,23 @@ func TestDatabaseServer(t *testing.T) {
 	if code != 0 {
 		src, _ := os.ReadFile(skill)
 		t.Errorf("replay: exit %d\n%s\n%s\n%s", code, out, errOut, src)
+	}
+}
+
+// TestRemoteEverythingLegacySSE: server-everything in its older HTTP+SSE
+// mode refuses the streamable transport's POST; reelier run reaches it
+// through the SSE fallback and replays a skill against it.
+func TestRemoteEverythingLegacySSE(t *testing.T) {
+	endpoint := everythingServer(t, "sse", "Server is running on port ", "/sse")
+	skill := filepath.Join(t.TempDir(), "sse.skill.md")
+	if err := os.WriteFile(skill, []byte(everythingSkill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := reelierCmd(t, nil, "run", skill, "--runs-dir", filepath.Join(t.TempDir(), "runs"), "--wrap", endpoint)
+	if code != 0 {
+		t.Fatalf("replay over HTTP+SSE: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "[reelier] downstream 0 ("+endpoint+"): connected with the older HTTP+SSE transport") {
+		t.Errorf("no note of the fallback:\n%s", errOut)
 	}
 }
