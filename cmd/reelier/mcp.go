@@ -179,7 +179,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	if opts.http != "" {
-		return mcpServeHTTP(cmd, ctx, proxy, opts, token)
+		return mcpServeHTTP(ctx, cmd, proxy, opts, token)
 	}
 	t := proxy.Transport(cmd.InOrStdin(), cmd.OutOrStdout())
 	if path := os.Getenv(mcpLogEnv); path != "" {
@@ -204,7 +204,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 
 // mcpServeHTTP serves the started proxy over streamable HTTP until
 // SIGINT or SIGTERM, then stops it.
-func mcpServeHTTP(cmd *cobra.Command, ctx context.Context, proxy *record.Proxy, opts mcpOptions, token string) error {
+func mcpServeHTTP(ctx context.Context, cmd *cobra.Command, proxy *record.Proxy, opts mcpOptions, token string) error {
 	ln, err := listenHTTP(cmd, "reelier mcp", opts.http, token, opts.tokenEnv, "recording to "+opts.traceDir)
 	if err != nil {
 		proxy.Close()
