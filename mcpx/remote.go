@@ -425,6 +425,7 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 		if session != nil {
 			session.Close()
 		}
+		rt.base.(*http.Transport).CloseIdleConnections()
 		return nil, fmt.Errorf("--wrap %s: %s", name, remoteFailure(rt, red, timedOut, limit, d.hideURL(err)))
 	}
 	return d, nil
