@@ -219,7 +219,10 @@ func checkServerGroups(groups []*serverGroup) error {
 			if len(sv.Headers) > 0 && !mcpx.IsURL(sv.Command) {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), sv.Name))
 			}
-			if strings.Contains(sv.Command, "«redacted") {
+			if strings.Contains(sv.Command, "«redacted") && mcpx.IsURL(sv.Command) {
+				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded URL had a credential blanked (%s). Record again with the credential in a header read from the environment (--wrap-header 'Authorization: Bearer $TOKEN'), or start the server yourself with --wrap and the real URL.",
+					skillPaths(g.skills), sv.Name, sv.Command))
+			} else if strings.Contains(sv.Command, "«redacted") {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded command had a secret blanked (%s). Keep the secret in the environment (servers inherit it) and record again, or start the server yourself with --wrap and the real value.",
 					skillPaths(g.skills), sv.Name, sv.Command))
 			}
