@@ -101,7 +101,11 @@ order) once you have trusted the file: a skill's commands run as you, so
 the first run refuses and shows them; --servers-from-skill starts them and
 remembers, per file, until the commands change (in trusted-servers.json
 under your user config directory). --wrap CMD (repeatable) starts the
-servers you name instead, and the skill's list is ignored. Steps call
+servers you name instead, and the skill's list is ignored. A --wrap (or a
+recorded server) may be the http:// or https:// URL of a remote server
+(streamable HTTP); --wrap-header 'NAME: VALUE' after it sends it a
+header, $VAR in VALUE read from the environment, and a skill recorded
+against one lists its headers that way, never their values. Steps call
 tools by the names reelier mcp exposed when the skill was recorded (the
 later of two same-named tools is <index>_<name>); http.* stays available.
 --dry-run starts no recorded server: the tools the section lists count as
@@ -128,6 +132,7 @@ Examples:
       --llm-model qwen3:8b --llm-l2-model qwen3:32b skills/weekly-bookings.skill.md
   reelier run --servers-from-skill skills/crm-followup.skill.md
   reelier run --wrap "npx -y @acme/crm-mcp" skills/crm-followup.skill.md
+  reelier run --wrap https://mcp.example.com/mcp --wrap-header 'Authorization: Bearer $EXAMPLE_TOKEN' crm.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
 
@@ -148,6 +153,7 @@ type runOptions struct {
 	llm         llm.Flags
 	heal        healOptions
 	wrap        []string
+	wraps       wraps
 	// serversFromSkill trusts the skills' recorded servers to be started.
 	serversFromSkill bool
 	// timeout, retry and retryInterval bound calls and retry read steps;
@@ -166,6 +172,7 @@ func newRunCmd() *cobra.Command {
 		Args:  runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
+			opts.wrap = opts.wraps.list
 			return runRun(cmd, opts)
 		},
 	}
@@ -181,7 +188,7 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
-	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
+	addWrapFlags(f, &opts.wraps, "start `CMD|URL` as an MCP server (a command, or the http:// or https:// URL of a remote one) and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
 	f.Bool("quiet", false, "discard the MCP servers' stderr (otherwise printed as \"[name] line\")")
 	f.DurationVar(&opts.timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")
@@ -225,6 +232,10 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	if err := opts.heal.check(opts.json); err != nil {
 		return err
 	}
+	headers, err := opts.wraps.resolve()
+	if err != nil {
+		return err
+	}
 	skills, broken, err := loadSuite(cmd, opts.paths, vars, opts.dryRun)
 	if err != nil {
 		return err
@@ -252,7 +263,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		// --wrap is started for dry runs too, so tool names are checked
 		// against what the servers really offer; a dry run still calls
 		// no tool.
-		stop, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, opts.handshake, base.Tools)
+		stop, err := startTools(ctx, cmd, skills, opts.wrap, headers, opts.serversFromSkill, opts.handshake, base.Tools)
 		if err != nil {
 			return err
 		}
@@ -277,10 +288,10 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 // servers the skills record), the skills' recorded servers otherwise —
 // only now, after the skills have parsed, and only when trusted. The
 // returned function stops them.
-func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
+func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, headers [][]mcpx.Header, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
 	quiet, _ := cmd.Flags().GetBool("quiet") // false for a command without --quiet
 	if len(wrap) > 0 {
-		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake})
+		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake, Headers: headers})
 		if err != nil {
 			return nil, &exitError{code: exitTool, err: err}
 		}
