@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,4 +42,39 @@ func refuseUndeclared(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// codedErrors is a transport whose connections never send a JSON-RPC
+// error without a code. The SDK answers a request that comes before
+// initialize with a plain Go error, which goes on the wire with code 0;
+// over HTTP requireSession answers those requests first, and on stdio
+// this gives them Invalid Request (-32600), keeping the message. Any
+// other error without a code is sent as Internal error (-32603).
+type codedErrors struct{ mcp.Transport }
+
+func (t codedErrors) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return codedConn{c}, nil
+}
+
+type codedConn struct{ mcp.Connection }
+
+func (c codedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		var coded *jsonrpc.Error
+		if !errors.As(r.Error, &coded) || coded.Code == 0 {
+			code := int64(jsonrpc.CodeInternalError)
+			text := r.Error.Error()
+			if strings.HasSuffix(text, "is invalid during session initialization") {
+				code, text = jsonrpc.CodeInvalidRequest, text+": send initialize first"
+			}
+			copied := *r
+			copied.Error = &jsonrpc.Error{Code: code, Message: text}
+			msg = &copied
+		}
+	}
+	return c.Connection.Write(ctx, msg)
 }

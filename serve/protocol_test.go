@@ -2,7 +2,9 @@ package serve
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -292,5 +295,45 @@ func TestCapabilitiesMatchMethods(t *testing.T) {
 				t.Errorf("declared %t, but the answer is %+v %s", declared, reply.Error, reply.Result)
 			}
 		})
+	}
+}
+
+// TestPreInitializeStdio: on stdio (any transport given to Serve), a
+// request before initialize is refused with Invalid Request (-32600)
+// and a message that says to initialize, not with error code 0.
+func TestPreInitializeStdio(t *testing.T) {
+	srv, err := New(Options{Dir: t.TempDir(), AllowWrap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, st) }()
+	defer func() { cancel(); <-done }()
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	id, err := jsonrpc.MakeID(float64(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Write(ctx, &jsonrpc.Request{ID: id, Method: "tools/list", Params: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		t.Fatalf("want an error response, got %#v", msg)
+	}
+	var werr *jsonrpc.Error
+	if !errors.As(resp.Error, &werr) || werr.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(werr.Message, "send initialize first") {
+		t.Errorf("error %#v, want code %d saying to initialize first", resp.Error, jsonrpc.CodeInvalidRequest)
 	}
 }

@@ -113,9 +113,10 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Serve answers one client on t until it disconnects or ctx ends.
+// Serve answers one client on t until it disconnects or ctx ends. No
+// error leaves it without a JSON-RPC error code (codedErrors).
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
-	return s.mcp.Run(ctx, t)
+	return s.mcp.Run(ctx, codedErrors{t})
 }
 
 // Tools returns the names of the server's tools, sorted.
