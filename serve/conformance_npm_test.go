@@ -2,9 +2,7 @@ package serve
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -76,7 +74,7 @@ func TestConformanceServer(t *testing.T) {
 			}
 		}
 	}
-	rows := conformanceTable(t, filepath.Join(testutil.Root(), "docs", "serve.md"), serverDocsHeading)
+	rows := testutil.ConformanceTable(t, filepath.Join(testutil.Root(), "docs", "serve.md"), serverDocsHeading)
 	for _, name := range scenarios {
 		want := "pass"
 		if _, ok := serverExpectedFailures[name]; ok {
@@ -96,41 +94,13 @@ func TestConformanceServer(t *testing.T) {
 	}
 }
 
-// docsRow is a row of a conformance table in the docs:
-// | `scenario` | result | reason |
-var docsRow = regexp.MustCompile("^\\| `([^`]+)` \\| ([^|]+?) \\|")
-
-// ConformanceTable reads the scenario → result column of the table under
-// heading in a docs file.
-func conformanceTable(t *testing.T, file, heading string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(data), heading+"\n")
-	if !ok {
-		t.Fatalf("%s: no heading %q", file, heading)
-	}
-	rows := map[string]string{}
-	for line := range strings.Lines(section) {
-		if strings.HasPrefix(line, "#") {
-			break
-		}
-		if m := docsRow.FindStringSubmatch(line); m != nil {
-			rows[m[1]] = strings.TrimSpace(m[2])
-		}
-	}
-	return rows
-}
-
 // serverDocsHeading is the heading of docs/serve.md's table.
 const serverDocsHeading = "### Server scenarios, one by one"
 
 // TestConformanceServerDocs (no npm needed): docs/serve.md's table gives
 // every expected failure and vacuous pass of this file as such.
 func TestConformanceServerDocs(t *testing.T) {
-	rows := conformanceTable(t, filepath.Join(testutil.Root(), "docs", "serve.md"), serverDocsHeading)
+	rows := testutil.ConformanceTable(t, filepath.Join(testutil.Root(), "docs", "serve.md"), serverDocsHeading)
 	for name := range serverExpectedFailures {
 		if rows[name] != "expected failure" {
 			t.Errorf("docs/serve.md: %s is %q, want \"expected failure\"", name, rows[name])

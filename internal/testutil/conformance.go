@@ -114,7 +114,11 @@ func (r ScenarioResult) Problems() string {
 	var b strings.Builder
 	for _, c := range r.Checks {
 		if c.Status == "FAILURE" || c.Status == "WARNING" {
-			fmt.Fprintf(&b, "%s %s: %s; ", c.Status, c.ID, c.ErrorMessage)
+			msg := c.ErrorMessage
+			if msg == "" {
+				msg = c.Description
+			}
+			fmt.Fprintf(&b, "%s %s: %s; ", c.Status, c.ID, msg)
 		}
 	}
 	return strings.TrimSuffix(b.String(), "; ")
@@ -181,4 +185,32 @@ func CheckConformance(t testing.TB, scenarios []string, results map[string]Scena
 			t.Errorf("%s: passes now, but is listed as an expected failure (%s): remove it from the list and the docs' table", name, why)
 		}
 	}
+}
+
+// docsRow is a row of a conformance table in the docs:
+// | `scenario` | result | reason |
+var docsRow = regexp.MustCompile("^\\| `([^`]+)` \\| ([^|]+?) \\|")
+
+// ConformanceTable reads the scenario → result column of the table under
+// heading (up to the next heading) in a docs file.
+func ConformanceTable(t testing.TB, file, heading string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), heading+"\n")
+	if !ok {
+		t.Fatalf("%s: no heading %q", file, heading)
+	}
+	rows := map[string]string{}
+	for line := range strings.Lines(section) {
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		if m := docsRow.FindStringSubmatch(line); m != nil {
+			rows[m[1]] = strings.TrimSpace(m[2])
+		}
+	}
+	return rows
 }
