@@ -54,6 +54,9 @@ type Downstream struct {
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
 
+	remote *remote  // set for a server reached over HTTP (remote.go)
+	notes  []string // what Start reports about the server once it started
+
 	closeOnce sync.Once
 }
 
@@ -107,6 +110,12 @@ func (d *Downstream) GetPrompt(ctx context.Context, params *mcp.GetPromptParams)
 // handshake with it. The process inherits the environment; its stderr goes
 // to stderr, line by line (nil discards it).
 func startDownstream(ctx context.Context, index int, command string, stderr *lineWriter, opts Options) (*Downstream, error) {
+	if IsURL(command) {
+		return startRemote(ctx, index, command, opts.headers(index), opts)
+	}
+	if len(opts.headers(index)) > 0 {
+		return nil, fmt.Errorf("--wrap %q: request headers apply only to a server given by its http:// or https:// URL", command)
+	}
 	argv, err := shlex.Split(command)
 	if err != nil {
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
@@ -119,14 +128,7 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	if err != nil {
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.progressed(req.Params.ProgressToken)
-			if opts.OnProgress != nil {
-				opts.OnProgress(ctx, req.Params)
-			}
-		},
-	})
+	client := d.newClient(opts)
 	tt := &tapTransport{inner: conn}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
@@ -141,6 +143,18 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 		return nil, fmt.Errorf("--wrap %q: %s", command, d.startFailure(timedOut, opts.startTimeout(), err))
 	}
 	return d, nil
+}
+
+// newClient is the MCP client of one downstream, local or remote.
+func (d *Downstream) newClient(opts Options) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			d.progressed(req.Params.ProgressToken)
+			if opts.OnProgress != nil {
+				opts.OnProgress(ctx, req.Params)
+			}
+		},
+	})
 }
 
 // spawn starts the process on pipes the proxy owns, so that its exit can
@@ -337,13 +351,19 @@ func (d *Downstream) list(ctx context.Context) error {
 	caps := d.session.InitializeResult().Capabilities
 	if caps != nil && caps.Resources != nil {
 		for r, err := range d.session.Resources(ctx, nil) {
-			if err != nil {
+			if refused(err) {
+				d.refusedList("resources", "resources/list")
+				break
+			} else if err != nil {
 				return fmt.Errorf("listing resources: %w", err)
 			}
 			d.resources = append(d.resources, r)
 		}
 		for t, err := range d.session.ResourceTemplates(ctx, nil) {
-			if err != nil {
+			if refused(err) {
+				d.refusedList("resources", "resources/templates/list")
+				break
+			} else if err != nil {
 				return fmt.Errorf("listing resource templates: %w", err)
 			}
 			d.templates = append(d.templates, t)
@@ -351,7 +371,10 @@ func (d *Downstream) list(ctx context.Context) error {
 	}
 	if caps != nil && caps.Prompts != nil {
 		for p, err := range d.session.Prompts(ctx, nil) {
-			if err != nil {
+			if refused(err) {
+				d.refusedList("prompts", "prompts/list")
+				break
+			} else if err != nil {
 				return fmt.Errorf("listing prompts: %w", err)
 			}
 			d.prompts = append(d.prompts, p)
@@ -374,6 +397,9 @@ func (d *Downstream) gone() error {
 // off by its limit says so; when the connection broke because the process
 // died, it says that (waiting briefly for the exit to be observed).
 func (d *Downstream) fault(ctx context.Context, err error) error {
+	if d.remote != nil {
+		return d.remoteFault(ctx, err)
+	}
 	var limit *CallTimeoutError
 	if errors.As(context.Cause(ctx), &limit) {
 		return &DownstreamError{Index: d.Index, Name: d.Name, Err: limit}
@@ -393,6 +419,10 @@ func (d *Downstream) fault(ctx context.Context, err error) error {
 // process to exit, killing it after a grace period.
 func (d *Downstream) close() {
 	d.closeOnce.Do(func() {
+		if d.remote != nil {
+			d.closeRemote()
+			return
+		}
 		if d.session != nil {
 			d.session.Close()
 		}

@@ -64,6 +64,17 @@ type Options struct {
 	// bytes; DefaultMaxMessage if 0. A response over it fails its call
 	// with an error that says so; the downstream stays in use.
 	MaxMessage int
+	// Headers are the request headers of the downstreams given by URL,
+	// by --wrap index, values as written ($VAR expanded at start; see
+	// Header). A command's entry must be empty.
+	Headers [][]Header
+}
+
+func (o Options) headers(k int) []Header {
+	if k < len(o.Headers) {
+		return o.Headers[k]
+	}
+	return nil
 }
 
 func (o Options) startTimeout() time.Duration {
@@ -176,6 +187,11 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Router, error) {
 	}
 	r := newRouter(ds)
 	if warn != nil {
+		for _, d := range ds {
+			for _, n := range d.notes {
+				fmt.Fprintf(warn, "[reelier] downstream %d (%s): %s\n", d.Index, d.Name, n)
+			}
+		}
 		for _, c := range r.collisions {
 			fmt.Fprintln(warn, c)
 		}

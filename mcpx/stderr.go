@@ -34,8 +34,11 @@ var launchers = map[string]bool{
 // launcher (npx, uvx, node, python -m, docker run, …), the first argument
 // that is not a flag or a subcommand — its last path element, without a
 // @version and a script extension. "npx -y @acme/crm-mcp@1.2" is
-// "crm-mcp".
+// "crm-mcp". A remote server's URL is labelled with its host and port.
 func ServerLabel(command string) string {
+	if IsURL(command) {
+		return urlLabel(command)
+	}
 	argv, err := shlex.Split(command)
 	if err != nil || len(argv) == 0 {
 		return strings.TrimSpace(command)
