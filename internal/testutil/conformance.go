@@ -101,6 +101,9 @@ type Check struct {
 type ScenarioResult struct {
 	Scenario string
 	Checks   []Check
+	// Dir is the scenario's results folder (checks.json, and in client
+	// mode the client's stdout.txt and stderr.txt).
+	Dir string
 }
 
 // Passed is the suite's own verdict (its --expected-failures logic): a
@@ -154,7 +157,7 @@ func ReadConformanceResults(out string) (map[string]ScenarioResult, error) {
 		if _, dup := results[m[1]]; dup {
 			return fmt.Errorf("%s: two results for scenario %s", rel, m[1])
 		}
-		results[m[1]] = ScenarioResult{Scenario: m[1], Checks: checks}
+		results[m[1]] = ScenarioResult{Scenario: m[1], Checks: checks, Dir: filepath.Dir(p)}
 		return nil
 	})
 	return results, err
