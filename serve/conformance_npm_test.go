@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,6 +86,13 @@ func TestConformanceServer(t *testing.T) {
 		if rows[name] != want {
 			t.Errorf("docs/serve.md: %s is %q in the table, want %q", name, rows[name], want)
 		}
+	}
+	data, err := os.ReadFile(filepath.Join(testutil.Root(), "docs", "serve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if totals := testutil.ConformanceTotals(rows); !strings.Contains(strings.Join(strings.Fields(string(data)), " "), totals) {
+		t.Errorf("docs/serve.md does not say %q", totals)
 	}
 	if len(rows) != len(scenarios) {
 		t.Errorf("docs/serve.md's table has %d scenarios, the suite %d", len(rows), len(scenarios))

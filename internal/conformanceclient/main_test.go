@@ -111,6 +111,13 @@ func TestConformanceClient(t *testing.T) {
 			t.Errorf("docs/record.md: %s is %q in the table, want %q", name, rows[name], want)
 		}
 	}
+	data, err := os.ReadFile(filepath.Join(testutil.Root(), "docs", "record.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if totals := testutil.ConformanceTotals(rows); !strings.Contains(strings.Join(strings.Fields(string(data)), " "), totals) {
+		t.Errorf("docs/record.md does not say %q", totals)
+	}
 	if len(rows) != len(scenarios) {
 		t.Errorf("docs/record.md's table has %d scenarios, the suite %d", len(rows), len(scenarios))
 	}

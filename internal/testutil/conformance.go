@@ -217,3 +217,22 @@ func ConformanceTable(t testing.TB, file, heading string) map[string]string {
 	}
 	return rows
 }
+
+// ConformanceTotals is the totals line the docs give under a table:
+// "Totals: N scenarios; P pass (V of them vacuously), F are expected
+// failures, 0 unexpected."
+func ConformanceTotals(rows map[string]string) string {
+	var pass, vacuous, expected int
+	for _, result := range rows {
+		switch result {
+		case "pass":
+			pass++
+		case "pass (vacuous)":
+			pass++
+			vacuous++
+		case "expected failure":
+			expected++
+		}
+	}
+	return fmt.Sprintf("Totals: %d scenarios; %d pass (%d of them vacuously), %d are expected failures, 0 unexpected.", len(rows), pass, vacuous, expected)
+}
