@@ -17,6 +17,17 @@ type Server struct {
 	// Tools are the names the server's tools were exposed and recorded
 	// under, in the order written; empty when the bullet lists none.
 	Tools []ServerTool
+	// Headers are the request headers of a server given by URL, each
+	// "Name: Value" as written in the bullet's "(headers: …)" list, the
+	// value holding $VAR references to the environment rather than a
+	// secret; empty when the bullet lists none.
+	Headers []ServerHeader
+}
+
+// ServerHeader is one header of a server's header list.
+type ServerHeader struct {
+	Text  string
+	Range Range
 }
 
 // ServerTool is one name of a server's tool list.

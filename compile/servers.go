@@ -47,6 +47,18 @@ func (c *compiler) servers() string {
 			b.WriteString(strings.Join(tools, ", "))
 			b.WriteString(")")
 		}
+		var headers []string
+		for _, h := range sv.Headers {
+			h = serverText(h)
+			if name, _, ok := strings.Cut(h, ":"); ok && strings.TrimSpace(name) != "" && !strings.ContainsAny(strings.TrimSpace(name), " \t") {
+				headers = append(headers, codeSpan(h))
+			}
+		}
+		if len(headers) > 0 {
+			b.WriteString(" (headers: ")
+			b.WriteString(strings.Join(headers, ", "))
+			b.WriteString(")")
+		}
 		b.WriteString("\n")
 		wrote = true
 	}

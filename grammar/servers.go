@@ -11,10 +11,12 @@ import (
 // preamble opens it; it runs to the next Markdown heading or to the end of
 // the preamble. Inside it, every list item is a server:
 //
-//	server   = ("-" | "*" | "+") blanks? name blanks? ":" blanks? code blanks? [ tools blanks? ]
+//	server   = ("-" | "*" | "+") blanks? name blanks? ":" blanks? code blanks? [ tools blanks? ] [ headers blanks? ]
 //	name     = code | bare            (bare: no blank, ':' or '`')
 //	tools    = "(tools:" blanks? [ tool { blanks? "," blanks? tool } blanks? ] ")"
 //	tool     = code | bare            (bare: no blank, ',', '(', ')' or '`')
+//	headers  = "(headers:" blanks? code { blanks? "," blanks? code } blanks? ")"
+//	           each code a header "NAME: VALUE", NAME without blanks
 //	code     = a Markdown code span: a run of N backticks, text, a run of
 //	           exactly N backticks; one blank just inside each end is
 //	           dropped when both ends have one and the text is not all
@@ -160,7 +162,7 @@ func (p *docParser) serverLine(org origin, t string) *ast.Server {
 	}
 	sv.Command, sv.CommandRange = cmd.text, org.span(cmdStart, s.pos)
 	s.blanks()
-	if s.pos < len(t) {
+	if s.pos < len(t) && !strings.HasPrefix(t[s.pos:], "(headers:") {
 		if !s.eat("(tools:") {
 			return fail()
 		}
@@ -185,9 +187,31 @@ func (p *docParser) serverLine(org origin, t string) *ast.Server {
 			}
 		}
 		s.blanks()
-		if s.pos < len(t) {
-			return fail()
+	}
+	if s.eat("(headers:") {
+		s.blanks()
+		for {
+			itemStart := s.pos
+			h, ok := s.code()
+			name, _, colon := strings.Cut(h.text, ":")
+			if !ok || !colon || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+				s.pos = itemStart
+				return fail()
+			}
+			sv.Headers = append(sv.Headers, ast.ServerHeader{Text: h.text, Range: org.span(h.start, h.end)})
+			s.blanks()
+			if s.eat(")") {
+				break
+			}
+			if !s.eat(",") {
+				return fail()
+			}
+			s.blanks()
 		}
+		s.blanks()
+	}
+	if s.pos < len(t) {
+		return fail()
 	}
 	if strings.TrimSpace(sv.Command) == "" {
 		p.report(0, CodeEmptyServerCommand, sv.CommandRange, fmt.Sprintf(msgEmptyServerCommand, sv.Name))

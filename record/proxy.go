@@ -43,6 +43,10 @@ type Options struct {
 	// downstream or from the agent (see Transport);
 	// mcpx.DefaultMaxMessage if 0.
 	MaxMessage int
+	// Headers are the request headers of the downstreams given by URL,
+	// by --wrap index (see mcpx.Options). The trace keeps them as
+	// mcpx.SkillHeader writes them, never their values.
+	Headers [][]mcpx.Header
 }
 
 // DefaultCallTimeout is how long a forwarded call may take unless
@@ -99,6 +103,8 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
 		OnProgress:   p.progress.forward,
 		CallTimeout:  opts.callTimeout(),
 		MaxMessage:   opts.maxMessage(),
+		Headers:      opts.Headers,
+		Redactor:     opts.Redactor,
 	})
 	if err != nil {
 		return nil, err

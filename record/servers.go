@@ -1,12 +1,14 @@
 package record
 
 import (
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/google/shlex"
 	"github.com/reelier/reelier/agentcfg"
+	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -29,6 +31,9 @@ func (p *Proxy) servers() []trace.Server {
 			Name:    uniqueName(serverName(r.String("", d.ServerName()), redactCommand(r, d.Name), k), taken),
 			Command: redactCommand(r, d.Name),
 			Tools:   []string{},
+		}
+		for _, h := range d.Headers() {
+			out[k].Headers = append(out[k].Headers, mcpx.SkillHeader(r, h))
 		}
 	}
 	for _, route := range p.router.Routes() {
@@ -82,6 +87,11 @@ var launchers = map[string]bool{
 // the program, or, for a launcher (npx, docker, python…), the first later
 // word that is not a flag, a sub-command such as "run", or an assignment.
 func commandName(command string) string {
+	if mcpx.IsURL(command) {
+		if u, err := url.Parse(strings.TrimSpace(command)); err == nil {
+			return u.Host
+		}
+	}
 	argv, err := shlex.Split(command)
 	if err != nil {
 		return ""
@@ -164,6 +174,9 @@ func uniqueName(name string, taken map[string]bool) string {
 func redactCommand(r *trace.Redactor, command string) string {
 	if r == nil {
 		r = &trace.Redactor{}
+	}
+	if mcpx.IsURL(command) {
+		return mcpx.RedactURL(r, command)
 	}
 	argv, err := shlex.Split(command)
 	if err != nil {

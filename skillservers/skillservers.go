@@ -82,6 +82,35 @@ func (g *serverGroup) commands() []string {
 	return out
 }
 
+// identity returns what the user trusts of each server, in order: its
+// command or URL and, for a URL, the headers it is sent (a header naming
+// $VAR sends that variable's value to the URL).
+func identity(servers []*ast.Server) []string {
+	out := make([]string, len(servers))
+	for i, sv := range servers {
+		out[i] = sv.Command
+		for _, h := range sv.Headers {
+			out[i] += "\x00" + h.Text
+		}
+	}
+	return out
+}
+
+// headers parses the group's recorded headers, by server.
+func (g *serverGroup) headers() ([][]mcpx.Header, error) {
+	out := make([][]mcpx.Header, len(g.servers))
+	for i, sv := range g.servers {
+		for _, text := range sv.Headers {
+			h, err := mcpx.ParseHeader(text.Text)
+			if err != nil {
+				return nil, fmt.Errorf("server %s: header %q: %v", sv.Name, text.Text, err)
+			}
+			out[i] = append(out[i], h)
+		}
+	}
+	return out, nil
+}
+
 // skillServerGroups groups the skills that record servers by their list.
 func skillServerGroups(skills []*Skill) []*serverGroup {
 	var groups []*serverGroup
@@ -91,7 +120,7 @@ func skillServerGroups(skills []*Skill) []*serverGroup {
 			continue
 		}
 		g := &serverGroup{servers: l.Skill.Servers}
-		key := strings.Join(g.commands(), "\x00")
+		key := strings.Join(identity(g.servers), "\x01")
 		if have, ok := byKey[key]; ok {
 			have.skills = append(have.skills, l)
 			continue
@@ -124,7 +153,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 	var untrusted []*Skill
 	for _, g := range groups {
 		for _, l := range g.skills {
-			if !store.trusts(l, g.commands()) {
+			if !store.trusts(l, identity(g.servers)) {
 				untrusted = append(untrusted, l)
 			}
 		}
@@ -163,7 +192,12 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 			names = append(names, sv.Name)
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
-		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Names: names, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout})
+		headers, err := g.headers()
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
+		}
+		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Names: names, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout, Headers: headers})
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
@@ -182,6 +216,9 @@ func checkServerGroups(groups []*serverGroup) error {
 	owner := map[string]string{} // tool → command of the server offering it
 	for _, g := range groups {
 		for _, sv := range g.servers {
+			if len(sv.Headers) > 0 && !mcpx.IsURL(sv.Command) {
+				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), sv.Name))
+			}
 			if strings.Contains(sv.Command, "«redacted") {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded command had a secret blanked (%s). Keep the secret in the environment (servers inherit it) and record again, or start the server yourself with --wrap and the real value.",
 					skillPaths(g.skills), sv.Name, sv.Command))
@@ -212,9 +249,15 @@ func untrustedError(skills []*Skill) error {
 		fmt.Fprintf(&b, "%s records %s to start for it:\n", l.Path, pluralWord(len(l.Skill.Servers), "MCP server"))
 		for _, sv := range l.Skill.Servers {
 			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Command)
+			for _, h := range sv.Headers {
+				fmt.Fprintf(&b, "    header %s\n", h.Text)
+			}
 			if !seen[sv.Command] {
 				seen[sv.Command] = true
 				wraps = append(wraps, "--wrap "+shellWord(sv.Command))
+				for _, h := range sv.Headers {
+					wraps = append(wraps, "--wrap-header "+shellWord(h.Text))
+				}
 			}
 		}
 	}
@@ -340,8 +383,11 @@ func (s *trustStore) trust(l *Skill) {
 	cmds := make([]string, len(l.Skill.Servers))
 	for i, sv := range l.Skill.Servers {
 		cmds[i] = sv.Command
+		for _, h := range sv.Headers {
+			cmds[i] += " (header " + h.Text + ")"
+		}
 	}
-	s.data.Skills[key] = trustEntry{SHA256: commandsHash(cmds), Commands: cmds, TrustedAt: time.Now().UTC().Format(time.RFC3339)}
+	s.data.Skills[key] = trustEntry{SHA256: commandsHash(identity(l.Skill.Servers)), Commands: cmds, TrustedAt: time.Now().UTC().Format(time.RFC3339)}
 }
 
 // save writes the store to s.path, atomically.

@@ -71,6 +71,12 @@ type Server struct {
 	// outputSchema, annotations), redacted like every recorded value.
 	// Absent in traces written before it existed.
 	ToolDefs []json.RawMessage `json:"toolDefs,omitempty"`
+	// Headers are the request headers a server given by URL was sent,
+	// "Name: Value" with the value never recorded: written with the
+	// $VAR references it was given with, or as a reference to a
+	// variable named after the header (mcpx.SkillHeader). Absent for a
+	// command, or a URL without headers.
+	Headers []string `json:"headers,omitempty"`
 }
 
 // Note is narration an agent attached to the trace.

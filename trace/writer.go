@@ -128,7 +128,11 @@ func Create(opts WriterOptions) (*Writer, error) {
 	}
 	for _, sv := range opts.Servers {
 		tools := append([]string{}, sv.Tools...)
-		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools})
+		var headers []string
+		for _, h := range sv.Headers {
+			headers = append(headers, w.redact.String("", h))
+		}
+		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools, Headers: headers})
 	}
 	w.mu.Lock()
 	err = w.write(meta)

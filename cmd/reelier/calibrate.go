@@ -99,7 +99,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	httptool.Register(ro.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, 0, ro.Tools)
+	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, nil, opts.serversFromSkill, 0, ro.Tools)
 	if err != nil {
 		return err
 	}

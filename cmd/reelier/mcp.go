@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record"
 	"github.com/reelier/reelier/trace"
@@ -55,18 +57,38 @@ is printed to stderr; ` + "`reelier run --wrap`" + ` resolves names the same way
 REELIER_MCP_LOG=FILE appends every message exchanged with the agent to
 FILE (unredacted), for debugging a client.
 
+Remote servers: a --wrap that starts with http:// or https:// is the URL
+of a server reached over MCP's streamable HTTP transport (falling back to
+the older HTTP+SSE transport when the server refuses streamable HTTP).
+--wrap-header 'NAME: VALUE' (repeatable) sends a request header to the
+--wrap URL given right before it; $VAR and ${VAR} in VALUE are read from
+the environment (quote the header in single quotes), so a token stays out
+of the command line, the trace and the compiled skill, which keep the URL
+(credentials blanked) and the header as written. Redirects are not
+followed. The start of every server is bounded (60s).
+
+Transports: stdio by default (the agent starts the proxy). With --http
+ADDR the proxy serves agents over streamable HTTP at http://ADDR/mcp
+instead, exactly like ` + "`reelier serve --http`" + `: loopback addresses only
+(127.0.0.1, ::1, localhost) unless --token-env NAME names a variable
+holding a bearer token of at least 16 characters, which every request
+must then carry. Every agent connected shares the servers and the one
+recording; SIGINT or SIGTERM stops it.
+
 This is not ` + "`reelier serve`" + `: mcp fronts OTHER servers to record them;
 serve exposes Reelier's own commands and wraps nothing.
 
-Exit status: 0 when the client disconnects; 1 when a --wrap command
-cannot be started (nothing is served then) or the trace could not be
+Exit status: 0 when the client disconnects (stdio) or on SIGINT/SIGTERM
+(HTTP); 1 when a --wrap server cannot be started (nothing is served then) or the trace could not be
 finished; 2 for usage errors.
 
 Examples:
   reelier mcp --wrap "npx -y @modelcontextprotocol/server-everything"
   reelier mcp --wrap "caldiy-mcp --region eu" --wrap "crm-mcp" --trace-dir traces
   claude mcp add reelier -- reelier mcp --wrap "npx -y @your/mcp-server"
-  REELIER_REDACT=CRM_TOKEN reelier mcp --wrap "crm-mcp"`
+  REELIER_REDACT=CRM_TOKEN reelier mcp --wrap "crm-mcp"
+  reelier mcp --wrap https://mcp.example.com/mcp --wrap-header 'Authorization: Bearer $EXAMPLE_TOKEN'
+  reelier mcp --http 127.0.0.1:8766 --wrap "npx -y @modelcontextprotocol/server-memory"`
 
 // mcpLogEnv names a file to which every message between the agent and the
 // proxy is appended, for debugging a client.
@@ -77,28 +99,34 @@ const proxyGCPercent = 400
 
 type mcpOptions struct {
 	wrap        []string
+	wraps       wraps
 	traceDir    string
 	quiet       bool
 	callTimeout time.Duration
 	maxMessage  byteSize
+	http        string
+	tokenEnv    string
 }
 
 func newMCPCmd() *cobra.Command {
 	opts := mcpOptions{maxMessage: mcpx.DefaultMaxMessage}
 	cmd := &cobra.Command{
-		Use:   "mcp --wrap CMD [--wrap CMD]… [--trace-dir DIR]",
+		Use:   "mcp --wrap CMD|URL [--wrap-header 'NAME: VALUE']… [--wrap CMD|URL]… [--trace-dir DIR] [--http ADDR [--token-env NAME]]",
 		Short: "Run the recording proxy in front of MCP servers (stdio)",
 		Long:  mcpLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.wrap = opts.wraps.list
 			return mcpRun(cmd, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as a downstream MCP server and re-expose its tools (repeatable)")
+	addWrapFlags(f, &opts.wraps, "start `CMD|URL` as a downstream MCP server (a command, or the http:// or https:// URL of a remote one) and re-expose its tools (repeatable)")
 	f.StringVar(&opts.traceDir, "trace-dir", trace.DefaultDir, "directory the recordings are written to")
 	f.BoolVar(&opts.quiet, "quiet", false, "discard the wrapped servers' stderr (otherwise printed as \"[name] line\")")
 	f.DurationVar(&opts.callTimeout, "call-timeout", record.DefaultCallTimeout, "answer a call the server has not answered within `D` with an error (0: no limit)")
+	f.StringVar(&opts.http, "http", "", "serve the proxy to agents over streamable HTTP on `ADDR` (host:port) instead of stdio")
+	f.StringVar(&opts.tokenEnv, "token-env", "", "with --http, require the bearer token held in the environment variable `NAME`")
 	f.Var(&opts.maxMessage, "max-message", "read messages of up to `SIZE` from a server or the agent (bytes, or KiB, MiB, GiB); larger ones are answered with an error")
 	return cmd
 }
@@ -117,6 +145,19 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	if opts.callTimeout < 0 {
 		return usageErrorf("--call-timeout %v: a limit cannot be negative (0 means none)", opts.callTimeout)
 	}
+	headers, err := opts.wraps.resolve()
+	if err != nil {
+		return err
+	}
+	token, err := httpToken("reelier mcp", opts.http, opts.tokenEnv)
+	if err != nil {
+		return err
+	}
+	if opts.http != "" {
+		if err := mcphttp.CheckBind("reelier mcp", opts.http, token != ""); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
 	callTimeout := opts.callTimeout
 	if callTimeout == 0 {
 		callTimeout = -1 // record.Options: no limit
@@ -132,9 +173,13 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		Version:     versionString(),
 		CallTimeout: callTimeout,
 		MaxMessage:  int(opts.maxMessage),
+		Headers:     headers,
 	})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	if opts.http != "" {
+		return mcpServeHTTP(cmd, ctx, proxy, opts, token)
 	}
 	t := proxy.Transport(cmd.InOrStdin(), cmd.OutOrStdout())
 	if path := os.Getenv(mcpLogEnv); path != "" {
@@ -152,6 +197,24 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		return &exitError{code: exitFailed, err: closeErr}
 	}
 	if serveErr != nil && !errors.Is(serveErr, io.EOF) && ctx.Err() == nil {
+		return &exitError{code: exitFailed, err: serveErr}
+	}
+	return nil
+}
+
+// mcpServeHTTP serves the started proxy over streamable HTTP until
+// SIGINT or SIGTERM, then stops it.
+func mcpServeHTTP(cmd *cobra.Command, ctx context.Context, proxy *record.Proxy, opts mcpOptions, token string) error {
+	ln, err := listenHTTP(cmd, "reelier mcp", opts.http, token, opts.tokenEnv, "recording to "+opts.traceDir)
+	if err != nil {
+		proxy.Close()
+		return err
+	}
+	serveErr := proxy.ServeListener(ctx, ln, token)
+	if closeErr := proxy.Close(); closeErr != nil {
+		return &exitError{code: exitFailed, err: closeErr}
+	}
+	if serveErr != nil {
 		return &exitError{code: exitFailed, err: serveErr}
 	}
 	return nil

@@ -148,6 +148,7 @@ type runOptions struct {
 	llm         llm.Flags
 	heal        healOptions
 	wrap        []string
+	wraps       wraps
 	// serversFromSkill trusts the skills' recorded servers to be started.
 	serversFromSkill bool
 	// timeout, retry and retryInterval bound calls and retry read steps;
@@ -166,6 +167,7 @@ func newRunCmd() *cobra.Command {
 		Args:  runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
+			opts.wrap = opts.wraps.list
 			return runRun(cmd, opts)
 		},
 	}
@@ -181,7 +183,7 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")
 	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
-	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
+	addWrapFlags(f, &opts.wraps, "start `CMD|URL` as an MCP server (a command, or the http:// or https:// URL of a remote one) and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
 	f.Bool("quiet", false, "discard the MCP servers' stderr (otherwise printed as \"[name] line\")")
 	f.DurationVar(&opts.timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")
@@ -225,6 +227,10 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	if err := opts.heal.check(opts.json); err != nil {
 		return err
 	}
+	headers, err := opts.wraps.resolve()
+	if err != nil {
+		return err
+	}
 	skills, broken, err := loadSuite(cmd, opts.paths, vars, opts.dryRun)
 	if err != nil {
 		return err
@@ -252,7 +258,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		// --wrap is started for dry runs too, so tool names are checked
 		// against what the servers really offer; a dry run still calls
 		// no tool.
-		stop, err := startTools(ctx, cmd, skills, opts.wrap, opts.serversFromSkill, opts.handshake, base.Tools)
+		stop, err := startTools(ctx, cmd, skills, opts.wrap, headers, opts.serversFromSkill, opts.handshake, base.Tools)
 		if err != nil {
 			return err
 		}
@@ -277,10 +283,10 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 // servers the skills record), the skills' recorded servers otherwise —
 // only now, after the skills have parsed, and only when trusted. The
 // returned function stops them.
-func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
+func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, headers [][]mcpx.Header, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
 	quiet, _ := cmd.Flags().GetBool("quiet") // false for a command without --quiet
 	if len(wrap) > 0 {
-		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake})
+		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake, Headers: headers})
 		if err != nil {
 			return nil, &exitError{code: exitTool, err: err}
 		}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -127,19 +125,10 @@ func serveRun(cmd *cobra.Command, opts serveOptions) error {
 		}
 		return nil
 	}
-	ln, err := net.Listen("tcp", opts.http)
+	ln, err := listenHTTP(cmd, "reelier serve", opts.http, token, opts.tokenEnv, "working directory "+srv.Dir())
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
-	errw := cmd.ErrOrStderr()
-	guard := "loopback only, no token"
-	if token != "" {
-		guard = "bearer token from $" + opts.tokenEnv + " required"
-		if !isLoopbackListener(ln) {
-			fmt.Fprintln(errw, "reelier serve: warning: plain HTTP: the token and every call cross the network unencrypted; put a TLS-terminating proxy in front of it beyond a trusted network")
-		}
-	}
-	fmt.Fprintf(errw, "reelier serve: serving MCP at http://%s%s (%s; working directory %s)\n", ln.Addr(), serve.Path, guard, srv.Dir())
 	if err := srv.ServeListener(ctx, ln, token); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -150,24 +139,5 @@ func serveRun(cmd *cobra.Command, opts serveOptions) error {
 // name a variable that is unset or too short, or to name one without
 // --http.
 func serveToken(opts serveOptions) (string, error) {
-	if opts.tokenEnv == "" {
-		return "", nil
-	}
-	if opts.http == "" {
-		return "", usageErrorf("--token-env only applies with --http: on stdio the agent that starts the server is the only client")
-	}
-	token := os.Getenv(opts.tokenEnv)
-	if token == "" {
-		return "", usageErrorf("--token-env %s: the variable %s is unset or empty; put the token in it (for example: export %s=$(openssl rand -hex 32))", opts.tokenEnv, opts.tokenEnv, opts.tokenEnv)
-	}
-	if err := serve.CheckToken(token); err != nil {
-		return "", usageErrorf("--token-env %s: %v", opts.tokenEnv, err)
-	}
-	return token, nil
-}
-
-// isLoopbackListener reports whether ln is bound to a loopback address.
-func isLoopbackListener(ln net.Listener) bool {
-	addr, ok := ln.Addr().(*net.TCPAddr)
-	return ok && addr.IP.IsLoopback()
+	return httpToken("reelier serve", opts.http, opts.tokenEnv)
 }
