@@ -58,6 +58,9 @@ func TestServersSection(t *testing.T) {
 		{"an empty list", []trace.Server{}, ""},
 		{"one server", []trace.Server{{Name: "memory", Command: "npx -y @modelcontextprotocol/server-memory", Tools: []string{"create_entities", "search_nodes"}}},
 			serversIntro + "- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities, search_nodes)\n\n"},
+		{"a remote server with headers", []trace.Server{{Name: "everything", Command: "https://mcp.example.com/mcp", Tools: []string{"echo"},
+			Headers: []string{"Authorization: Bearer $TOKEN", "X-Team: $X_TEAM", "no colon", "bad name: x"}}},
+			serversIntro + "- `everything`: `https://mcp.example.com/mcp` (tools: echo) (headers: `Authorization: Bearer $TOKEN`, `X-Team: $X_TEAM`)\n\n"},
 		{"order kept, a server without tools", []trace.Server{
 			{Name: "b", Command: "srv -name b", Tools: []string{"echo"}},
 			{Name: "a", Command: "srv", Tools: []string{}},

@@ -265,3 +265,54 @@ func TestHasStepHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestServersHeaders: a remote server's (headers: …) list, after its
+// tools or alone.
+func TestServersHeaders(t *testing.T) {
+	tests := []struct {
+		name, preamble string
+		want           [][]string // the headers of each server
+		err            string     // the rendered diagnostics, if any
+	}{
+		{"after the tools", "## Servers\n- `e`: `https://h/mcp` (tools: echo) (headers: `Authorization: Bearer $TOKEN`, `X-Team: ${TEAM}`)\n",
+			[][]string{{"Authorization: Bearer $TOKEN", "X-Team: ${TEAM}"}}, ""},
+		{"alone", "## Servers\n- `e`: `https://h/mcp` (headers:`X-Api-Key: $X_API_KEY`)\n", [][]string{{"X-Api-Key: $X_API_KEY"}}, ""},
+		{"none", "## Servers\n- `e`: `https://h/mcp` (tools: a)\n", [][]string{nil}, ""},
+		{"bare header", "## Servers\n- `e`: `https://h/mcp` (headers: X-A: b)\n", nil,
+			"s.skill.md:6:34: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `e`: `https://h/mcp` (headers: X-A: b) [malformed_server]"},
+		{"no colon", "## Servers\n- `e`: `https://h/mcp` (headers: `X-A b`)\n", nil,
+			"s.skill.md:6:34: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `e`: `https://h/mcp` (headers: `X-A b`) [malformed_server]"},
+		{"headers before tools", "## Servers\n- `e`: `https://h/mcp` (headers: `X-A: b`) (tools: a)\n", nil,
+			"s.skill.md:6:44: error: Malformed server line, expected '- `name`: `command` (tools: a, b)': - `e`: `https://h/mcp` (headers: `X-A: b`) (tools: a) [malformed_server]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := serversDoc(tt.preamble)
+			skill, diags := grammar.Parse("s.skill.md", src)
+			if got := diags.Error(); got != tt.err {
+				t.Fatalf("diagnostics:\n got %s\nwant %s", got, tt.err)
+			}
+			if tt.err != "" {
+				checkRanges(t, src, diags)
+				return
+			}
+			var got [][]string
+			for _, sv := range skill.Servers {
+				var hs []string
+				for _, h := range sv.Headers {
+					hs = append(hs, h.Text)
+					if at := string(src[h.Range.Start.Offset:h.Range.End.Offset]); at != h.Text {
+						t.Errorf("header range covers %q; want %q", at, h.Text)
+					}
+				}
+				got = append(got, hs)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("headers %v; want %v", got, tt.want)
+			}
+			if out := format.Source(skill); string(out) != string(src) {
+				t.Errorf("fmt changed the file:\n%s", format.Diff("s", src, out))
+			}
+		})
+	}
+}

@@ -405,12 +405,13 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 		// An HTTP+SSE server answers the streamable transport's POST
 		// with 400, 404 or 405: try its GET stream.
 		first := err
-		rt.reset()
+		seen := rt.save()
 		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}}
 		session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
 		tap = tt.conn
 		if err != nil {
 			err = first // the streamable transport's failure says more
+			rt.restore(seen)
 		} else {
 			d.remote.legacy = true
 			d.notef("connected with the older HTTP+SSE transport (the server refused streamable HTTP)")
@@ -596,9 +597,26 @@ func (t *headerTransport) firstBad() *badResponse {
 	return t.bad
 }
 
-func (t *headerTransport) reset() {
+// seenResponses is what a headerTransport noted of the responses.
+type seenResponses struct {
+	first    int
+	bad      *badResponse
+	redirect *redirectError
+}
+
+// save returns what was noted so far and starts afresh.
+func (t *headerTransport) save() seenResponses {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := seenResponses{t.first, t.bad, t.redirect}
 	t.first, t.bad, t.redirect = 0, nil, nil
+	return s
+}
+
+// restore puts back what save returned.
+func (t *headerTransport) restore(s seenResponses) {
+	t.mu.Lock()
+	t.first, t.bad, t.redirect = s.first, s.bad, s.redirect
 	t.mu.Unlock()
 }
 

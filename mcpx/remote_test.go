@@ -276,6 +276,13 @@ func TestRemoteStartFaults(t *testing.T) {
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, "<html>Not here</html>")
 		}), nil, "the server answered HTTP 404 with an HTML page, not MCP"},
+		{"405 and no SSE either", handler(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				http.Error(w, "use GET", http.StatusMethodNotAllowed)
+				return
+			}
+			http.Error(w, "nothing here", http.StatusNotFound)
+		}), nil, "the server answered HTTP 405 Method Not Allowed, not MCP: is this the server's MCP endpoint (often …/mcp)?"},
 		{"hang", handler(func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-hang:

@@ -2,20 +2,25 @@ package record_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -179,5 +184,55 @@ func TestMCPOverHTTPToken(t *testing.T) {
 	}
 	if text, _ := callSession(t, cs, "echo", map[string]any{"text": "ok"}, nil); text != "a: ok" {
 		t.Errorf("echo → %q", text)
+	}
+}
+
+// TestRemoteDropRecordedOnce: a remote server that drops the connection
+// during a recorded call: the agent gets an error result naming the
+// server, and the trace holds that call once, with one failed result.
+func TestRemoteDropRecordedOnce(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Name: "remote"})
+	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var posts atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"tools/call"`)) {
+				posts.Add(1)
+				if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+					conn.Close()
+				}
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	f := startWrap(t, ts.URL+"/mcp")
+	f.call(t, "reelier_start_recording", map[string]any{"name": "drop"})
+	text, isErr := f.call(t, "echo", map[string]any{"text": "hi"})
+	if !isErr || !strings.Contains(text, "downstream 0 ("+ts.URL+"/mcp) failed") {
+		t.Errorf("echo through a dropped connection: %q (error %v)", text, isErr)
+	}
+	f.call(t, "reelier_stop_recording", nil)
+	tr, err := trace.Load(filepath.Join(f.dir, "drop-1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, r := range tr.Records {
+		switch r := r.(type) {
+		case *trace.Call:
+			kinds = append(kinds, "call "+r.Tool)
+		case *trace.Result:
+			kinds = append(kinds, fmt.Sprintf("result ok=%v", r.OK))
+		}
+	}
+	if strings.Join(kinds, ", ") != "call echo, result ok=false" {
+		t.Errorf("trace records: %v", kinds)
+	}
+	if posts.Load() != 1 {
+		t.Errorf("the call was sent %d times", posts.Load())
 	}
 }

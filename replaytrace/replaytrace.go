@@ -214,7 +214,11 @@ func (r *Recorder) meta(startedAt string) *trace.Meta {
 		for _, t := range sv.Tools {
 			tools = append(tools, t.Name)
 		}
-		m.Servers = append(m.Servers, trace.Server{Name: red.String("", sv.Name), Command: command, Tools: tools})
+		var headers []string
+		for _, h := range sv.Headers {
+			headers = append(headers, red.String("", h.Text))
+		}
+		m.Servers = append(m.Servers, trace.Server{Name: red.String("", sv.Name), Command: command, Tools: tools, Headers: headers})
 		if !r.opts.Wrapped {
 			m.Wrapped = append(m.Wrapped, command)
 		}

@@ -50,6 +50,7 @@ type calibrateOptions struct {
 	yes, allowWrites bool
 	write, json      bool
 	wrap             []string
+	wraps            wraps
 	serversFromSkill bool
 }
 
@@ -62,6 +63,7 @@ func newCalibrateCmd() *cobra.Command {
 		Example: calibrateExample,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.wrap = opts.wraps.list
 			return runCalibrate(cmd, args[0], opts)
 		},
 	}
@@ -73,7 +75,7 @@ func newCalibrateCmd() *cobra.Command {
 	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
 	f.BoolVarP(&opts.write, "write", "w", false, "write the calibrated skill back to its file")
 	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
-	f.StringArrayVar(&opts.wrap, "wrap", nil, "start `CMD` as an MCP server (repeatable; replaces the skill's recorded servers)")
+	addWrapFlags(f, &opts.wraps, "start `CMD|URL` as an MCP server (a command, or the http:// or https:// URL of a remote one; repeatable; replaces the skill's recorded servers)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skill records, and remember that you trust them")
 	return cmd
 }
@@ -91,6 +93,10 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	if err != nil {
 		return err
 	}
+	headers, err := opts.wraps.resolve()
+	if err != nil {
+		return err
+	}
 	skills, err := loadSkills(cmd, []string{path})
 	if err != nil {
 		return err
@@ -99,7 +105,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	httptool.Register(ro.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, nil, opts.serversFromSkill, 0, ro.Tools)
+	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, headers, opts.serversFromSkill, 0, ro.Tools)
 	if err != nil {
 		return err
 	}

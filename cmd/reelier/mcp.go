@@ -133,7 +133,7 @@ func newMCPCmd() *cobra.Command {
 
 func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	if len(opts.wrap) == 0 {
-		return usageErrorf("reelier mcp needs at least one --wrap \"<server command>\": it records the calls your agent makes to other MCP servers.\n" +
+		return usageErrorf("reelier mcp needs at least one --wrap \"<server command or URL>\": it records the calls your agent makes to other MCP servers.\n" +
 			"To expose Reelier's own commands (replay, scan, push…) as MCP tools, run `reelier serve` instead.")
 	}
 	if os.Getenv("GOGC") == "" {

@@ -101,7 +101,11 @@ order) once you have trusted the file: a skill's commands run as you, so
 the first run refuses and shows them; --servers-from-skill starts them and
 remembers, per file, until the commands change (in trusted-servers.json
 under your user config directory). --wrap CMD (repeatable) starts the
-servers you name instead, and the skill's list is ignored. Steps call
+servers you name instead, and the skill's list is ignored. A --wrap (or a
+recorded server) may be the http:// or https:// URL of a remote server
+(streamable HTTP); --wrap-header 'NAME: VALUE' after it sends it a
+header, $VAR in VALUE read from the environment, and a skill recorded
+against one lists its headers that way, never their values. Steps call
 tools by the names reelier mcp exposed when the skill was recorded (the
 later of two same-named tools is <index>_<name>); http.* stays available.
 --dry-run starts no recorded server: the tools the section lists count as
@@ -128,6 +132,7 @@ Examples:
       --llm-model qwen3:8b --llm-l2-model qwen3:32b skills/weekly-bookings.skill.md
   reelier run --servers-from-skill skills/crm-followup.skill.md
   reelier run --wrap "npx -y @acme/crm-mcp" skills/crm-followup.skill.md
+  reelier run --wrap https://mcp.example.com/mcp --wrap-header 'Authorization: Bearer $EXAMPLE_TOKEN' crm.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
 
