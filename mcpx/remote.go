@@ -389,6 +389,10 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 	}
 	rt := &headerTransport{base: newHTTPTransport(), header: values, red: red}
 	httpClient := &http.Client{Transport: rt, CheckRedirect: rt.refuseRedirect}
+	// The streamable connection is tapped at the HTTP layer (httpTap),
+	// not wrapped, so the SDK still opens its standalone GET stream.
+	tap := newTap()
+	tappedClient := &http.Client{Transport: &httpTap{base: rt, tap: tap, max: opts.maxMessage()}, CheckRedirect: rt.refuseRedirect}
 	d := &Downstream{Index: index, Name: name, exited: make(chan struct{}), callTimeout: opts.CallTimeout,
 		limits: map[string]*time.Timer{},
 		remote: &remote{url: strings.TrimSpace(raw), headers: headers, rt: rt}}
@@ -399,15 +403,16 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 	limit := opts.startTimeout()
 	hctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	tt := &tapTransport{inner: &mcp.StreamableClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage(), MaxRetries: 2}}
-	session, err := client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
+	session, err := client.Connect(hctx, &mcp.StreamableClientTransport{Endpoint: d.remote.url, HTTPClient: tappedClient, MaxEventSize: opts.maxMessage(), MaxRetries: 2},
+		&mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
 	if err != nil && hctx.Err() == nil && legacyStatus(rt.firstStatus()) {
 		// An HTTP+SSE server answers the streamable transport's POST
 		// with 400, 404 or 405: try its GET stream.
 		first := err
 		seen := rt.save()
-		tt = &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}}
+		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}}
 		session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
+		tap = tt.conn
 		if err != nil {
 			err = first // the streamable transport's failure says more
 			rt.restore(seen)
@@ -417,7 +422,7 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 		}
 	}
 	if err == nil {
-		d.session, d.tap = session, tt.conn
+		d.session, d.tap = session, tap
 		err = d.list(hctx)
 	}
 	if err != nil {

@@ -67,7 +67,18 @@ type tapConn struct {
 	pending map[jsonrpc.ID]*capture
 }
 
+// newTap is a tap that is fed by hand (sent, received) instead of
+// wrapping a connection: httpTap feeds it from a remote server's HTTP
+// exchanges.
+func newTap() *tapConn { return &tapConn{pending: map[jsonrpc.ID]*capture{}} }
+
 func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.sent(ctx, msg)
+	return c.Connection.Write(ctx, msg)
+}
+
+// sent notes a call sent with a capture in ctx.
+func (c *tapConn) sent(ctx context.Context, msg jsonrpc.Message) {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		if cp, ok := ctx.Value(captureKey{}).(*capture); ok {
 			c.mu.Lock()
@@ -78,12 +89,19 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			cp.mu.Unlock()
 		}
 	}
-	return c.Connection.Write(ctx, msg)
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+	if err == nil {
+		c.received(msg)
+	}
+	return msg, err
+}
+
+// received hands a response to a noted call's capture.
+func (c *tapConn) received(msg jsonrpc.Message) {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		cp, found := c.pending[resp.ID]
 		delete(c.pending, resp.ID)
@@ -92,7 +110,6 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			cp.add(resp.Result)
 		}
 	}
-	return msg, err
 }
 
 // release forgets the calls sent with cp that never got a response (they

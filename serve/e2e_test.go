@@ -50,6 +50,9 @@ func TestBinaryStdio(t *testing.T) {
 	if err != nil || len(tools.Tools) != len(allTools) {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
+	if schema, raw := replaySchema(t, cs); schema.Properties["wrap"] == nil {
+		t.Errorf("reelier serve on stdio does not offer wrap: %s", raw)
+	}
 	var found FindSkillOutput
 	decode(t, call(t, cs, "reelier_find_skill", `{"task": "read this week's bookings"}`), &found)
 	if len(found.Skills) != 1 || found.Skills[0].Path != "skills/bookings.skill.md" {
@@ -145,6 +148,9 @@ func TestBinaryHTTP(t *testing.T) {
 	if len(found.Skills) != 1 {
 		t.Errorf("find over HTTP: %+v", found)
 	}
+	if schema, raw := replaySchema(t, cs); schema.Properties["wrap"] != nil {
+		t.Errorf("reelier serve --http offers wrap: %s", raw)
+	}
 	wantError(t, call(t, cs, "reelier_replay", `{"skillPath": "skills/bookings.skill.md", "wrap": ["sh -c 'touch pwned'"]}`), "only available when reelier serve runs on stdio")
 	if _, err := httpClient(t, srv.endpoint, ""); err == nil {
 		t.Error("a client without the token connected")
@@ -215,7 +221,9 @@ func TestInspector(t *testing.T) {
 				t.Errorf("find through the inspector: %v\n%s", err, out)
 			}
 			for _, bad := range [][]string{
-				{"--tool-name", "reelier_find_skill", "--tool-arg", "task=bookings", "--tool-arg", "limit=lots"},
+				// (limit=lots is no longer a bad call: the inspector sends an
+				// unparseable number as null, which means "not given".)
+				{"--tool-name", "reelier_find_skill", "--tool-arg", "task=bookings", "--tool-arg", "verbose=1"},
 				{"--tool-name", "reelier_frobnicate"},
 				{"--tool-name", "reelier_replay"},
 			} {

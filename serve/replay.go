@@ -30,6 +30,9 @@ type ReplayInput struct {
 	Cwd              string            `json:"cwd,omitempty" jsonschema:"a directory inside the working directory to act in: relative paths and .reelier/runs are resolved against it"`
 }
 
+// errWrapOverHTTP refuses wrap where it is not offered.
+var errWrapOverHTTP = errors.New("wrap starts processes, so it is only available when reelier serve runs on stdio, not over HTTP; replay without wrap, or run the skill from a shell")
+
 var toolReplay = &mcp.Tool{
 	Name:  "reelier_replay",
 	Title: "Replay a skill (Level 0, no LLM)",
@@ -45,7 +48,7 @@ var toolReplay = &mcp.Tool{
 
 func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayInput) (*mcp.CallToolResult, runlog.Record, error) {
 	if len(in.Wrap) > 0 && !s.opts.AllowWrap {
-		return nil, runlog.Record{}, errors.New("wrap starts processes, so it is only available when reelier serve runs on stdio, not over HTTP; replay without wrap, or run the skill from a shell")
+		return nil, runlog.Record{}, errWrapOverHTTP
 	}
 	base, err := s.base(in.Cwd)
 	if err != nil {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,6 +59,8 @@ type Server struct {
 	tools   []string
 	// usage says, per tool, which arguments it takes.
 	usage map[string]string
+	// inputs is, per tool, the input schema it advertises.
+	inputs map[string]*jsonschema.Schema
 	// skillsPage is the page size of skills/list; 0 means the default.
 	skillsPage int
 }
@@ -84,7 +87,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, work: work, usage: map[string]string{}}
+	s := &Server{opts: opts, work: work, usage: map[string]string{}, inputs: map[string]*jsonschema.Schema{}}
 	if opts.HistoryDir != "" {
 		if h, err := openArea("the history directory", opts.HistoryDir); err == nil {
 			s.history = h
@@ -97,7 +100,7 @@ func New(opts Options) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	s.mcp.AddReceivingMiddleware(s.explainCalls)
+	s.mcp.AddReceivingMiddleware(s.explainCalls, refuseUndeclared)
 	return s, nil
 }
 
@@ -110,9 +113,10 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Serve answers one client on t until it disconnects or ctx ends.
+// Serve answers one client on t until it disconnects or ctx ends. No
+// error leaves it without a JSON-RPC error code (codedErrors).
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
-	return s.mcp.Run(ctx, t)
+	return s.mcp.Run(ctx, codedErrors{t})
 }
 
 // Tools returns the names of the server's tools, sorted.
@@ -125,7 +129,13 @@ func (s *Server) Dir() string { return s.work.dir }
 func (s *Server) addTools() {
 	addTool(s, toolScan, s.scan)
 	addTool(s, toolFromSession, s.fromSession)
-	addTool(s, toolReplay, s.replay)
+	if s.opts.AllowWrap {
+		addTool(s, toolReplay, s.replay)
+	} else {
+		// wrap is refused without AllowWrap (over HTTP), so it is not
+		// offered there either.
+		addTool(s, toolReplay, s.replay, "wrap")
+	}
 	addTool(s, toolPush, s.push)
 	addTool(s, toolLint, s.lint)
 	addTool(s, toolFindSkill, s.findSkill)
@@ -135,10 +145,31 @@ func (s *Server) addTools() {
 // addTool registers a typed tool. The SDK turns a returned error, and
 // arguments that do not match the input schema, into an isError result;
 // this wrapper does the same for a panic in the code a tool calls, so one
-// bad call never takes the server down with it.
-func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// bad call never takes the server down with it. The arguments named in
+// hide are left out of the input schema and the usage text: the tool
+// refuses them on this server.
+func addTool[In, Out any](s *Server, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out], hide ...string) {
+	t := *tool
 	s.tools = append(s.tools, t.Name)
-	s.usage[t.Name] = usage[In](t.Name)
+	s.usage[t.Name] = usage[In](t.Name, hide...)
+	if t.InputSchema == nil {
+		// What the SDK would derive, less the hidden arguments.
+		schema, err := jsonschema.For[In](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("%s: input schema: %v", t.Name, err))
+		}
+		for _, name := range hide {
+			delete(schema.Properties, name)
+			schema.Required = slices.DeleteFunc(schema.Required, func(r string) bool { return r == name })
+			if i := slices.Index(schema.PropertyOrder, name); i >= 0 {
+				schema.PropertyOrder = slices.Delete(schema.PropertyOrder, i, i+1)
+			}
+		}
+		t.InputSchema = schema
+	}
+	if schema, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		s.inputs[t.Name] = schema
+	}
 	if t.OutputSchema == nil {
 		// Raw JSON in a result (a run record's filled arguments and bind
 		// values) is any JSON value, not the byte array its Go type is.
@@ -150,7 +181,7 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 		}
 		t.OutputSchema = schema
 	}
-	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+	mcp.AddTool(s.mcp, &t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				res, err = nil, fmt.Errorf("%s failed with an internal error (%v); this is a bug in Reelier, please report it", t.Name, v)
@@ -163,9 +194,12 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 // explainCalls makes the answers to bad calls useful to an agent. A call
 // of a tool the server does not have gets an isError result naming the
 // tools it has (the SDK's own answer is a protocol error, which some
-// clients show as a crash). A call whose arguments do not match the
-// tool's schema keeps the SDK's isError result, with the tool's arguments
-// spelled out after it.
+// clients show as a crash). A null for an optional argument means the
+// argument is absent, as most JSON producers spell it; a null for a
+// required one gets an isError result naming the argument. wrap, where
+// it is not offered, is refused with the reason. A call whose arguments
+// do not match the tool's schema keeps the SDK's isError result, with the
+// tool's arguments spelled out after it.
 func (s *Server) explainCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
@@ -178,28 +212,75 @@ func (s *Server) explainCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			if near, ok := grammar.Suggest(name, s.tools); ok {
 				msg += fmt.Sprintf(" Did you mean %q?", near)
 			}
-			res := &mcp.CallToolResult{}
-			res.SetError(errors.New(msg))
-			return res, nil
+			return errorResult(msg), nil
 		}
+		args, err := s.dropNulls(name, call.Params.Arguments)
+		if err != nil {
+			return errorResult(err.Error() + ". " + s.usage[name]), nil
+		}
+		call.Params.Arguments = args
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError && len(r.Content) == 1 {
 			if tc, ok := r.Content[0].(*mcp.TextContent); ok && strings.HasPrefix(tc.Text, `validating "arguments"`) {
-				tc.Text += ". " + s.usage[name]
+				// The validator names a JSON null by the Go value it
+				// decodes to, an invalid reflect.Value.
+				tc.Text = strings.ReplaceAll(tc.Text, "<invalid reflect.Value>", "null") + ". " + s.usage[name]
 			}
 		}
 		return res, err
 	}
 }
 
+// dropNulls removes from a call's arguments every top-level null whose
+// argument is optional in the tool's input schema. A null for a required
+// argument is an error naming it; so is a non-null wrap where the server
+// does not offer wrap. Arguments that are not an object, and nulls for
+// arguments the schema does not know, are left for the schema's
+// validation to refuse.
+func (s *Server) dropNulls(tool string, raw json.RawMessage) (json.RawMessage, error) {
+	var args map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &args) != nil || args == nil {
+		return raw, nil
+	}
+	if w, ok := args["wrap"]; ok && tool == toolReplay.Name && !s.opts.AllowWrap && string(w) != "null" {
+		return nil, errWrapOverHTTP
+	}
+	schema := s.inputs[tool]
+	changed := false
+	for name, v := range args {
+		if string(bytes.TrimSpace(v)) != "null" {
+			continue
+		}
+		if slices.Contains(schema.Required, name) {
+			want := "a value"
+			if p := schema.Properties[name]; p != nil && p.Type != "" {
+				want = "a " + p.Type
+			}
+			return nil, fmt.Errorf("%s: argument %q is required and cannot be null; give %s", tool, name, want)
+		}
+		_, known := schema.Properties[name]
+		if known || (name == "wrap" && tool == toolReplay.Name) {
+			delete(args, name)
+			changed = true
+		}
+	}
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(args)
+}
+
 // usage describes the arguments of a tool whose input is In, in field
 // order: "reelier_lint takes: path (string, required)."
-func usage[In any](tool string) string {
+func usage[In any](tool string, hide ...string) string {
 	t := reflect.TypeFor[In]()
 	var args []string
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if slices.Contains(hide, name) {
+			continue
+		}
 		arg := name + " (" + jsonType(f.Type)
 		if !strings.Contains(opts, "omitempty") {
 			arg += ", required"

@@ -59,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		{"misspelled tool", "reelier_scna", `{}`, []string{`Did you mean "reelier_scan"?`}},
 		{"no arguments at all", "reelier_replay", ``, []string{"skillPath"}},
 		{"replay without skillPath", "reelier_replay", `{}`, []string{`missing properties: ["skillPath"]`,
-			"reelier_replay takes: skillPath (string, required), vars (object of strings), wrap (array of strings), allowWrites (boolean), allowDestructive (boolean), cwd (string)."}},
+			"reelier_replay takes: skillPath (string, required), vars (object of strings), allowWrites (boolean), allowDestructive (boolean), cwd (string)."}}, // no wrap: not offered without AllowWrap
 		{"from_session without transcriptPath", "reelier_from_session", `{}`, []string{"transcriptPath"}},
 		{"push without skillPath", "reelier_push", `{}`, []string{"skillPath"}},
 		{"lint without path", "reelier_lint", `{}`, []string{"path"}},

@@ -143,11 +143,17 @@ const complete = "complete"
 // change at any moment, and the folder may hold what is not for sharing.
 var skillsCacheable = mcp.Cacheable{TTLMs: 0, CacheScope: "private"}
 
-// serverCapabilities declares what the SDK would (logging) plus the
-// Skills extension with directory reads, and resources without change
-// notifications (the server does not watch the folder).
+// serverCapabilities declares what the SDK would (logging, and tools as
+// it infers them from the tools added) plus the Skills extension with
+// directory reads, and resources without change notifications (the server
+// does not watch the folder). No prompts and no completions: the server
+// has none, and refuseUndeclared answers their methods accordingly.
 func serverCapabilities() *mcp.ServerCapabilities {
-	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Resources: &mcp.ResourceCapabilities{}}
+	caps := &mcp.ServerCapabilities{
+		Logging:   &mcp.LoggingCapabilities{},
+		Resources: &mcp.ResourceCapabilities{},
+		Tools:     &mcp.ToolCapabilities{ListChanged: true},
+	}
 	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
 	return caps
 }

@@ -73,7 +73,8 @@ func isLoopbackHost(host string) bool {
 }
 
 // Handler returns the streamable HTTP transport of the server at Path,
-// other paths answered 404 with notFound. With a token, every request
+// other paths answered 404 with notFound; a request that needs a session
+// and has none gets 400 (requireSession). With a token, every request
 // must carry it as "Authorization: Bearer <token>" (compared in constant
 // time) before anything else is looked at; cross-origin browser requests
 // are refused either way, and the SDK refuses a loopback request whose
@@ -82,7 +83,7 @@ func Handler(server *mcp.Server, token, notFound string) http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{SessionTimeout: sessionTimeout})
 	mux := http.NewServeMux()
-	mux.Handle(Path, mcpHandler)
+	mux.Handle(Path, requireSession(mcpHandler))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, notFound, http.StatusNotFound)
 	})
