@@ -249,6 +249,32 @@ func (b *Book) permissive(path, name string, m *trace.Meta) bool {
 	return true
 }
 
+// loosen replaces the tool's definition with one the SDK takes: its
+// name, description and annotations as recorded, the permissive input
+// schema.
+func (t *Tool) loosen() {
+	var rec struct {
+		Title       string          `json:"title"`
+		Description string          `json:"description"`
+		Annotations json.RawMessage `json:"annotations"`
+	}
+	_ = json.Unmarshal(t.Def, &rec)
+	def := map[string]any{"name": t.Name, "inputSchema": json.RawMessage(PermissiveSchema)}
+	if rec.Title != "" {
+		def["title"] = rec.Title
+	}
+	if rec.Description != "" {
+		def["description"] = rec.Description
+	}
+	if len(rec.Annotations) > 0 && rec.Annotations[0] == '{' {
+		def["annotations"] = rec.Annotations
+	}
+	raw, _ := json.Marshal(def)
+	var typed mcp.Tool
+	_ = json.Unmarshal(raw, &typed)
+	t.Def, t.Typed, t.Permissive = raw, &typed, true
+}
+
 // objectSchema checks what the SDK requires of a served tool's schema:
 // a JSON object whose type is "object".
 func objectSchema(schema any) error {

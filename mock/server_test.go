@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -375,4 +376,30 @@ func jsonEqual(a, b []byte) bool {
 		return false
 	}
 	return cmp.Equal(x, y)
+}
+
+// TestDefinitionTheSDKRefuses: a recorded definition the SDK will not
+// serve (an x-mcp-header on an object) is served with the permissive
+// schema and a warning, never a panic.
+func TestDefinitionTheSDKRefuses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hdr-1.jsonl")
+	trace := meta + `,"servers":[{"name":"s","command":"srv","tools":["put"],"toolDefs":[` +
+		`{"name":"put","description":"Put it.","inputSchema":{"type":"object","properties":{"o":{"type":"object","x-mcp-header":"X-O"}}},"annotations":{"idempotentHint":true}}]}]}` + "\n" +
+		`{"t":"call","seq":1,"i":0,"ts":"s","tool":"put","args":{"o":{}}}` + "\n" +
+		`{"t":"result","seq":2,"i":0,"ok":true,"ms":1,"body":{"content":[{"type":"text","text":"ok"}]}}` + "\n"
+	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, stderr := stdioServer(t, mock.Options{}, path)
+	if !strings.Contains(stderr.String(), `reelier mock: tool "put": the MCP SDK refuses its recorded definition (AddTool "put": invalid parameter header annotations`) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	res := c.call("tools/list", map[string]any{})
+	if got := string(res["tools"]); got != `[{"annotations":{"idempotentHint":true},"description":"Put it.","inputSchema":{"type":"object"},"name":"put"}]` {
+		t.Errorf("tools/list: %s", got)
+	}
+	call := c.call("tools/call", map[string]any{"name": "put", "arguments": map[string]any{"o": map[string]any{}}})
+	if string(call["content"]) != `[{"type":"text","text":"ok"}]` {
+		t.Errorf("tools/call: %s", call["content"])
+	}
 }
