@@ -1,17 +1,23 @@
 package mock_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -107,9 +113,12 @@ func TestReplayEveryTrace(t *testing.T) {
 			t.Errorf("%s is listed as unable to pass but no longer exists; update the list", rel)
 		}
 	}
-	replayed := 0
+	if replayed := len(found) - len(notTraces); replayed < 45 {
+		t.Errorf("%d traces to replay; want every trace under testdata (at least 45)", replayed)
+	}
 	for _, rel := range found {
 		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(root, rel)
 			if bad, ok := notTraces[rel]; ok {
 				t.Logf("not a trace: %s", bad.why)
@@ -120,7 +129,6 @@ func TestReplayEveryTrace(t *testing.T) {
 				}
 				return
 			}
-			replayed++
 			dir := t.TempDir()
 			skill := filepath.Join(dir, "replay.skill.md")
 			out, code := reelier(t, bin, env, dir, "compile", "--json", "-o", skill, path)
@@ -177,9 +185,6 @@ func TestReplayEveryTrace(t *testing.T) {
 				}
 			}
 		})
-	}
-	if replayed < 45 {
-		t.Errorf("replayed %d traces; want every trace under testdata (at least 45)", replayed)
 	}
 }
 
@@ -247,4 +252,56 @@ func lastRecord(out string) (runRecord, error) {
 		}
 	}
 	return rec, errors.New("no run record in the output")
+}
+
+// TestMockProcessHTTP starts `reelier mock --http 127.0.0.1:0` with a
+// token, reads the address it prints, and replays the recording through
+// it with the go-sdk client; SIGTERM ends it with exit 0.
+func TestMockProcessHTTP(t *testing.T) {
+	bin := testutil.ReelierBinary(t)
+	const token = "0123456789abcdef-mock"
+	cmd := exec.Command(bin, "mock", "--http", "127.0.0.1:0", "--token-env", "MOCK_TOKEN", shipTrace)
+	cmd.Env = append(os.Environ(), "MOCK_TOKEN="+token)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewReader(stderr)
+	first, err := lines.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the mock's first line: %v", err)
+	}
+	m := regexp.MustCompile(`^reelier mock: serving 3 tools from 1 recordings \(--match exact\) at (http://127\.0\.0\.1:[0-9]+/mcp) \(bearer token from \$MOCK_TOKEN required\)\n$`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("first line: %q", first)
+	}
+	ctx := t.Context()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: m[1], HTTPClient: &http.Client{Transport: bearerTransport(token)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_orders", Arguments: map[string]any{"customer": "ann", "status": "open"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(res.StructuredContent); string(got) != `{"orders":[{"id":"ord_7Q2","total":12.5}]}` || res.IsError {
+		t.Errorf("search_orders over HTTP: %s (isError %t)", got, res.IsError)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ship_order", Arguments: map[string]any{"id": "ord_7Q2", "carrier": "dhl"}})
+	if err != nil || res.IsError {
+		t.Fatalf("ship_order over HTTP: %v %+v", err, res)
+	}
+	cs.Close()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(lines)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("reelier mock after SIGTERM: %v\n%s", err, rest)
+	}
 }
