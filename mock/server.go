@@ -18,6 +18,7 @@ import (
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mcpx"
 	rt "github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/trace"
 )
 
 // command names reelier mock in the HTTP guard's messages.
@@ -34,6 +35,11 @@ type Options struct {
 	Stderr io.Writer
 	// Version is reported to clients as the server's version.
 	Version string
+	// Redactor blanks the secrets in a call's arguments before they are
+	// compared with the (redacted) recording or shown in an answer or on
+	// stderr; nil means the one the environment configures
+	// (trace.RedactorFromEnv).
+	Redactor *trace.Redactor
 }
 
 // Server is an MCP server that answers from recordings.
@@ -43,6 +49,7 @@ type Server struct {
 	mcp     *mcp.Server
 	stderr  io.Writer
 	errMu   sync.Mutex
+	redact  *trace.Redactor
 
 	mu       sync.Mutex
 	sessions map[weak.Pointer[mcp.ServerSession]]*cursor
@@ -60,6 +67,10 @@ func New(book *Book, opts Options) *Server {
 		sessions: map[weak.Pointer[mcp.ServerSession]]*cursor{}, noSession: &mcp.ServerSession{}}
 	if s.stderr == nil {
 		s.stderr = io.Discard
+	}
+	s.redact = opts.Redactor
+	if s.redact == nil {
+		s.redact = trace.RedactorFromEnv()
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "reelier-mock", Title: "Reelier mock (answers from recordings)", Version: opts.Version},
 		&mcp.ServerOptions{HasTools: true})
@@ -199,6 +210,15 @@ func (s *Server) Call(ctx context.Context, ss *mcp.ServerSession, t *Tool, args 
 		msg := fmt.Sprintf("reelier mock: tool %q is listed in %s but was never called there, so there is no result to answer with", t.Name, t.From)
 		s.warnf("%s", strings.TrimPrefix(msg, "reelier mock: "))
 		return errorResult(msg), nil
+	}
+	// The call is compared, and shown, as a recording would keep it:
+	// redacted like the trace it is compared with.
+	if len(bytes.TrimSpace(args)) > 0 {
+		red, err := s.redact.JSON(args)
+		if err != nil {
+			return errorResult(fmt.Sprintf("reelier mock: the arguments of %s are not JSON: %v", t.Name, err)), nil
+		}
+		args = red
 	}
 	got, err := parseArgs(args)
 	if err != nil {

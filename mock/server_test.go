@@ -403,3 +403,20 @@ func TestDefinitionTheSDKRefuses(t *testing.T) {
 		t.Errorf("tools/call: %s", call["content"])
 	}
 }
+
+// TestMissIsRedacted: a call is compared and shown as a recording would
+// keep it — a secret it sends never reaches the answer or stderr.
+func TestMissIsRedacted(t *testing.T) {
+	c, stderr := stdioServer(t, mock.Options{}, shipTrace)
+	const secret = "ghp_0123456789abcdefABCDEF0123456789abcd"
+	res := c.call("tools/call", map[string]any{"name": "ship_order", "arguments": map[string]any{"id": "ord_7Q2", "carrier": "dhl", "api_key": "plain-looking-value", "note": "token " + secret}})
+	out, _ := json.Marshal(res)
+	for _, leak := range []string{secret, "plain-looking-value"} {
+		if strings.Contains(string(out), leak) || strings.Contains(stderr.String(), leak) {
+			t.Errorf("%q leaked:\n%s\n%s", leak, out, stderr.String())
+		}
+	}
+	if !strings.Contains(string(out), `args.api_key: not in the recorded call (got \"«redacted»\")`) {
+		t.Errorf("the miss does not name the redacted argument: %s", out)
+	}
+}
