@@ -139,6 +139,7 @@ func (b *Book) add(path string) error {
 			}
 			if json.Unmarshal(raw, &head) == nil && defs[head.Name] != nil {
 				if err := b.define(path, head.Name, raw); err != nil {
+					b.Warnings = append(b.Warnings, fmt.Sprintf("%s: server %q: tool %q: %v; served with a permissive input schema", path, srv.Name, head.Name, err))
 					permissive = b.permissive(path, head.Name, tr.Meta) || permissive
 				}
 			}
