@@ -112,13 +112,13 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 // Handler returns the streamable HTTP transport at mcphttp.Path, guarded
 // like every Reelier MCP listener (internal/mcphttp).
 func (s *Server) Handler(token string) http.Handler {
-	return mcphttp.Handler(command, s.mcp, token)
+	return mcphttp.Handler(s.mcp, token, command+" answers MCP at "+mcphttp.Path)
 }
 
 // ServeListener serves the HTTP transport on ln until ctx ends. Without a
 // token it refuses a listener not bound to a loopback address.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token string) error {
-	return mcphttp.Serve(ctx, command, ln, s.Handler(token), token)
+	return mcphttp.ServeListener(ctx, ln, s.Handler(token), token, command)
 }
 
 // cursor returns the session's answers so far. Each client session (the

@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/serve"
 	"github.com/spf13/cobra"
 )
@@ -136,7 +135,7 @@ func serveRun(cmd *cobra.Command, opts serveOptions) error {
 	guard := "loopback only, no token"
 	if token != "" {
 		guard = "bearer token from $" + opts.tokenEnv + " required"
-		if !mcphttp.IsLoopbackListener(ln) {
+		if !isLoopbackListener(ln) {
 			fmt.Fprintln(errw, "reelier serve: warning: plain HTTP: the token and every call cross the network unencrypted; put a TLS-terminating proxy in front of it beyond a trusted network")
 		}
 	}
@@ -157,9 +156,18 @@ func serveToken(opts serveOptions) (string, error) {
 	if opts.http == "" {
 		return "", usageErrorf("--token-env only applies with --http: on stdio the agent that starts the server is the only client")
 	}
-	token, err := mcphttp.EnvToken(opts.tokenEnv, os.Getenv)
-	if err != nil {
-		return "", usageErrorf("%v", err)
+	token := os.Getenv(opts.tokenEnv)
+	if token == "" {
+		return "", usageErrorf("--token-env %s: the variable %s is unset or empty; put the token in it (for example: export %s=$(openssl rand -hex 32))", opts.tokenEnv, opts.tokenEnv, opts.tokenEnv)
+	}
+	if err := serve.CheckToken(token); err != nil {
+		return "", usageErrorf("--token-env %s: %v", opts.tokenEnv, err)
 	}
 	return token, nil
+}
+
+// isLoopbackListener reports whether ln is bound to a loopback address.
+func isLoopbackListener(ln net.Listener) bool {
+	addr, ok := ln.Addr().(*net.TCPAddr)
+	return ok && addr.IP.IsLoopback()
 }

@@ -1,9 +1,9 @@
-// Package mcphttp is the one way Reelier serves an MCP server over the
-// streamable HTTP transport (reelier serve --http, reelier mock --http):
-// loopback-only unless a bearer token is configured, the token compared
-// in constant time before anything else is looked at, cross-origin
-// browser requests refused, and a graceful shutdown when the context
-// ends.
+// Package mcphttp serves an MCP server over the streamable HTTP
+// transport the way every Reelier command that offers one does (`reelier
+// serve --http`, `reelier mcp --http`): at Path, on a loopback address
+// only unless a bearer token is configured, the token checked in constant
+// time before anything else, cross-origin browser requests refused, and a
+// graceful shutdown when the context ends.
 package mcphttp
 
 import (
@@ -44,7 +44,7 @@ func CheckToken(token string) error {
 }
 
 // CheckBind decides whether addr (host:port) may be listened on by the
-// command named cmd ("reelier serve"): any address when a bearer token is
+// command cmd ("reelier serve"): any address when a bearer token is
 // configured, otherwise only a loopback one — 127.0.0.0/8, ::1 or
 // "localhost". An empty host means every interface and is refused without
 // a token like any other.
@@ -72,25 +72,19 @@ func isLoopbackHost(host string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// IsLoopbackListener reports whether ln is bound to a loopback address.
-func IsLoopbackListener(ln net.Listener) bool {
-	ap, err := netip.ParseAddrPort(ln.Addr().String())
-	return err == nil && ap.Addr().Unmap().IsLoopback()
-}
-
-// Handler returns the streamable HTTP transport of server at Path. cmd
-// names the command in the answer to any other path. With a token, every
-// request must carry it as "Authorization: Bearer <token>" (compared in
-// constant time) before anything else is looked at; cross-origin browser
-// requests are refused either way, and the SDK refuses a loopback request
-// whose Host header is not a loopback name (DNS rebinding).
-func Handler(cmd string, server *mcp.Server, token string) http.Handler {
+// Handler returns the streamable HTTP transport of the server at Path,
+// other paths answered 404 with notFound. With a token, every request
+// must carry it as "Authorization: Bearer <token>" (compared in constant
+// time) before anything else is looked at; cross-origin browser requests
+// are refused either way, and the SDK refuses a loopback request whose
+// Host header is not a loopback name (DNS rebinding).
+func Handler(server *mcp.Server, token, notFound string) http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{SessionTimeout: sessionTimeout})
 	mux := http.NewServeMux()
 	mux.Handle(Path, mcpHandler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, cmd+" answers MCP at "+Path, http.StatusNotFound)
+		http.Error(w, notFound, http.StatusNotFound)
 	})
 	var h http.Handler = mux
 	if token != "" {
@@ -125,14 +119,17 @@ func bearer(header string) (string, bool) {
 	return strings.TrimSpace(token), true
 }
 
-// Serve serves h on ln until ctx ends, then shuts down, giving open
-// requests a few seconds. Without a token it refuses a listener that is
-// not bound to a loopback address, whatever address was asked for; cmd
+// ServeListener serves h on ln until ctx ends, then shuts down, giving
+// open requests a few seconds. Without a token it refuses a listener that
+// is not bound to a loopback address, whatever address was asked for; cmd
 // names the command in that refusal.
-func Serve(ctx context.Context, cmd string, ln net.Listener, h http.Handler, token string) error {
-	if token == "" && !IsLoopbackListener(ln) {
-		ln.Close()
-		return errNotLoopback(cmd, ln.Addr().String())
+func ServeListener(ctx context.Context, ln net.Listener, h http.Handler, token, cmd string) error {
+	if token == "" {
+		ap, err := netip.ParseAddrPort(ln.Addr().String())
+		if err != nil || !ap.Addr().Unmap().IsLoopback() {
+			ln.Close()
+			return errNotLoopback(cmd, ln.Addr().String())
+		}
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout}
 	done := make(chan error, 1)
@@ -151,18 +148,4 @@ func Serve(ctx context.Context, cmd string, ln net.Listener, h http.Handler, tok
 		return err
 	}
 	return nil
-}
-
-// EnvToken reads the bearer token held in the environment variable name
-// (--token-env NAME): it is an error for the variable to be unset or
-// empty, or to hold a token shorter than MinTokenLength.
-func EnvToken(name string, getenv func(string) string) (string, error) {
-	token := getenv(name)
-	if token == "" {
-		return "", fmt.Errorf("--token-env %s: the variable %s is unset or empty; put the token in it (for example: export %s=$(openssl rand -hex 32))", name, name, name)
-	}
-	if err := CheckToken(token); err != nil {
-		return "", fmt.Errorf("--token-env %s: %v", name, err)
-	}
-	return token, nil
 }

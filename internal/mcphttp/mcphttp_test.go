@@ -52,7 +52,7 @@ func TestServeRefusesNonLoopbackWithoutToken(t *testing.T) {
 	if err != nil {
 		t.Skip("cannot listen on 0.0.0.0:", err)
 	}
-	err = Serve(context.Background(), "reelier mock", ln, nil, "")
+	err = ServeListener(context.Background(), ln, nil, "", "reelier mock")
 	if err == nil || !strings.Contains(err.Error(), "without a token: without one, reelier mock listens only on a loopback address") {
 		t.Errorf("Serve on %s without a token = %v", ln.Addr(), err)
 	}
