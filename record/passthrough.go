@@ -81,17 +81,42 @@ func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				return &mcpx.RawToolList{ListToolsResult: list, Raw: p.rawDefs}, nil
+				return &toolList{ListToolsResult: list, raw: p.rawDefs}, nil
 			}
 			return res, err
 		case "tools/call":
 			slot := &rawSlot{}
 			res, err := next(context.WithValue(ctx, rawKey{}, slot), method, req)
 			if call, ok := res.(*mcp.CallToolResult); ok && err == nil && slot.raw != nil {
-				return &mcpx.RawCallResult{CallToolResult: call, Raw: slot.raw}, nil
+				return &callResult{CallToolResult: call, raw: slot.raw}, nil
 			}
 			return res, err
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// toolList is a tools/list result whose downstream tools are encoded as
+// the downstream sent them (mcpx.RawToolList, shared with reelier mock).
+type toolList struct {
+	*mcp.ListToolsResult
+	raw map[string]json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler.
+func (l *toolList) MarshalJSON() ([]byte, error) {
+	return (&mcpx.RawToolList{ListToolsResult: l.ListToolsResult, Raw: l.raw}).MarshalJSON()
+}
+
+// callResult is a tools/call result encoded as the downstream sent it,
+// plus what the proxy's side added (mcpx.RawCallResult, shared with
+// reelier mock).
+type callResult struct {
+	*mcp.CallToolResult
+	raw json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c *callResult) MarshalJSON() ([]byte, error) {
+	return (&mcpx.RawCallResult{CallToolResult: c.CallToolResult, Raw: c.raw}).MarshalJSON()
 }
