@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
 )
@@ -81,6 +83,28 @@ func (b *Book) Names() []string {
 		names[k] = t.Name
 	}
 	return names
+}
+
+// Notices are the lines the command prints once on stderr before it
+// serves: each warning, and how many tools are served with the permissive
+// schema because their recordings kept names only. Text from the traces
+// is escaped for a terminal.
+func (b *Book) Notices() []string {
+	var out []string
+	for _, w := range b.Warnings {
+		out = append(out, "reelier mock: warning: "+termtext.Line(w))
+	}
+	n := 0
+	for _, t := range b.Tools {
+		if t.Permissive {
+			n++
+		}
+	}
+	if n > 0 {
+		out = append(out, fmt.Sprintf("reelier mock: %d of %d tools are served with a permissive input schema %s: %s kept their names only, not their definitions",
+			n, len(b.Tools), PermissiveSchema, termtext.Line(strings.Join(b.Permissive, ", "))))
+	}
+	return out
 }
 
 // Load reads the traces at paths into one book. A trace that cannot be

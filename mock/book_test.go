@@ -106,6 +106,14 @@ func TestLoadTools(t *testing.T) {
 	if d := cmp.Diff(wantWarnings, book.Warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
 	}
+	wantNotices := []string{
+		"reelier mock: warning: " + wantWarnings[0],
+		"reelier mock: warning: " + wantWarnings[1],
+		`reelier mock: 5 of 6 tools are served with a permissive input schema {"type":"object"}: ` + defs + ", " + names + " kept their names only, not their definitions",
+	}
+	if d := cmp.Diff(wantNotices, book.Notices()); d != "" {
+		t.Errorf("notices (-want +got):\n%s", d)
+	}
 	z, _ := book.Tool("z")
 	if !strings.Contains(string(z.Def), `"annotations":{"readOnlyHint":true}`) {
 		t.Errorf("z lost its declared annotations: %s", z.Def)

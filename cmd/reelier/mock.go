@@ -7,12 +7,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
-	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mock"
 	"github.com/spf13/cobra"
 )
@@ -145,12 +143,8 @@ func mockRun(cmd *cobra.Command, paths []string, opts mockOptions) error {
 		return usageErrorf("%v", err)
 	}
 	errw := cmd.ErrOrStderr()
-	for _, w := range book.Warnings {
-		fmt.Fprintln(errw, "reelier mock: warning: "+termtext.Line(w))
-	}
-	if n := countPermissive(book); n > 0 {
-		fmt.Fprintf(errw, "reelier mock: %d of %d tools are served with a permissive input schema %s: %s kept their names only, not their definitions\n",
-			n, len(book.Tools), mock.PermissiveSchema, termtext.Line(strings.Join(book.Permissive, ", ")))
+	for _, line := range book.Notices() {
+		fmt.Fprintln(errw, line)
 	}
 	srv := mock.New(book, mock.Options{Match: mode, Ignore: ignore, Stderr: errw, Version: versionString()})
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -178,14 +172,4 @@ func mockRun(cmd *cobra.Command, paths []string, opts mockOptions) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
-}
-
-func countPermissive(b *mock.Book) int {
-	n := 0
-	for _, t := range b.Tools {
-		if t.Permissive {
-			n++
-		}
-	}
-	return n
 }
