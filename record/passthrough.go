@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,7 +97,7 @@ func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // toolList is a tools/list result whose downstream tools are encoded as
-// the downstream sent them.
+// the downstream sent them (mcpx.RawToolList, shared with reelier mock).
 type toolList struct {
 	*mcp.ListToolsResult
 	raw map[string]json.RawMessage
@@ -106,23 +105,12 @@ type toolList struct {
 
 // MarshalJSON implements json.Marshaler.
 func (l *toolList) MarshalJSON() ([]byte, error) {
-	tools := make([]json.RawMessage, len(l.Tools))
-	for k, t := range l.Tools {
-		if raw, ok := l.raw[t.Name]; ok {
-			tools[k] = raw
-			continue
-		}
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, err
-		}
-		tools[k] = b
-	}
-	return withMembers(l.ListToolsResult, map[string]any{"tools": tools})
+	return (&mcpx.RawToolList{ListToolsResult: l.ListToolsResult, Raw: l.raw}).MarshalJSON()
 }
 
 // callResult is a tools/call result encoded as the downstream sent it,
-// plus what the proxy's side added.
+// plus what the proxy's side added (mcpx.RawCallResult, shared with
+// reelier mock).
 type callResult struct {
 	*mcp.CallToolResult
 	raw json.RawMessage
@@ -130,72 +118,5 @@ type callResult struct {
 
 // MarshalJSON implements json.Marshaler.
 func (c *callResult) MarshalJSON() ([]byte, error) {
-	// What the proxy's side may have added is in the envelope, not in the
-	// content: encode the result without its content to find out.
-	envelope := *c.CallToolResult
-	envelope.Content, envelope.StructuredContent = nil, nil
-	typed, err := json.Marshal(&envelope)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Contains(typed, []byte(`"resultType"`)) && !bytes.Contains(typed, []byte(`"_meta"`)) {
-		return c.raw, nil // nothing added on the proxy's side
-	}
-	var down map[string]json.RawMessage
-	if err := json.Unmarshal(c.raw, &down); err != nil {
-		return json.Marshal(c.CallToolResult)
-	}
-	var ours map[string]json.RawMessage
-	if err := json.Unmarshal(typed, &ours); err != nil {
-		return nil, err
-	}
-	if rt, ok := ours["resultType"]; ok {
-		down["resultType"] = rt
-	}
-	if meta, ok := ours["_meta"]; ok {
-		merged, err := mergeObjects(down["_meta"], meta)
-		if err != nil {
-			return nil, err
-		}
-		down["_meta"] = merged
-	}
-	return json.Marshal(down)
-}
-
-// withMembers encodes v as an object with some members replaced.
-func withMembers(v any, members map[string]any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	for k, v := range members {
-		m[k] = v
-	}
-	return json.Marshal(m)
-}
-
-// mergeObjects returns base with the members of extra it lacks added.
-func mergeObjects(base, extra json.RawMessage) (json.RawMessage, error) {
-	var b, e map[string]json.RawMessage
-	if len(base) > 0 {
-		if err := json.Unmarshal(base, &b); err != nil {
-			return extra, nil
-		}
-	}
-	if err := json.Unmarshal(extra, &e); err != nil {
-		return nil, err
-	}
-	if b == nil {
-		b = map[string]json.RawMessage{}
-	}
-	for k, v := range e {
-		if _, ok := b[k]; !ok {
-			b[k] = v
-		}
-	}
-	return json.Marshal(b)
+	return (&mcpx.RawCallResult{CallToolResult: c.CallToolResult, Raw: c.raw}).MarshalJSON()
 }

@@ -241,6 +241,12 @@ func (b *bench) runWorkflow(t *testing.T, spec workflowSpec, keep string) workfl
 	}
 	rep.Steps, rep.Needs = skillShape(string(src))
 
+	// Replay offline against the recording itself (reelier mock): with
+	// no server behind it, every step must pass.
+	if err := b.replayMock(ctx, base, skill, tracePath); err != nil {
+		t.Errorf("%s: the skill does not replay against reelier mock of its own recording: %v", spec.Name, err)
+	}
+
 	// Judge every scenario.
 	var afterFirst worldState
 	for _, s := range scenarios {

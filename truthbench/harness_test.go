@@ -243,6 +243,26 @@ func (b *bench) replay(ctx context.Context, workdir, skill, spyLog string, serve
 	return r, nil
 }
 
+// replayMock replays the skill against `reelier mock` of the trace it
+// was compiled from, offline, and says why when it does not pass.
+func (b *bench) replayMock(ctx context.Context, workdir, skill, trace string) error {
+	stdout, stderr, err := b.exec(ctx, workdir, nil, b.bin, "run", skill, "--wrap", wrapCommand([]string{b.bin, "mock", trace}),
+		"--yes", "--json", "--runs-dir", filepath.Join(workdir, "mock-runs"))
+	var rec runRecord
+	if jerr := json.Unmarshal(bytes.TrimSpace(stdout), &rec); jerr != nil {
+		return fmt.Errorf("%v; no run record: %v\n%s", err, jerr, lastLines(string(stderr), 10))
+	}
+	if err != nil || !rec.Passed {
+		for _, st := range rec.Steps {
+			if st.Outcome != "passed" {
+				return fmt.Errorf("step %d (%s) %s: %s\n%s", st.N, st.Title, st.Outcome, strings.Join(st.Failures, "; "), lastLines(string(stderr), 10))
+			}
+		}
+		return fmt.Errorf("%v\n%s", err, lastLines(string(stderr), 10))
+	}
+	return nil
+}
+
 // spyCalls reads the tools/call requests (and whether each answer was an
 // error) from a REELIER_MCP_LOG file: lines "read: <message>" from the
 // client and "write: <message>" to it.

@@ -22,12 +22,9 @@ func httpToken(command, addr, tokenEnv string) (string, error) {
 	if addr == "" {
 		return "", usageErrorf("--token-env only applies with --http: on stdio the agent that starts the server is the only client")
 	}
-	token := os.Getenv(tokenEnv)
-	if token == "" {
-		return "", usageErrorf("--token-env %s: the variable %s is unset or empty; put the token in it (for example: export %s=$(openssl rand -hex 32))", tokenEnv, tokenEnv, tokenEnv)
-	}
-	if err := mcphttp.CheckToken(token); err != nil {
-		return "", usageErrorf("--token-env %s: %v", tokenEnv, err)
+	token, err := mcphttp.EnvToken(tokenEnv, os.Getenv)
+	if err != nil {
+		return "", usageErrorf("%v", err)
 	}
 	return token, nil
 }
@@ -44,7 +41,7 @@ func listenHTTP(cmd *cobra.Command, command, addr, token, tokenEnv, detail strin
 	guard := "loopback only, no token"
 	if token != "" {
 		guard = "bearer token from $" + tokenEnv + " required"
-		if !isLoopbackListener(ln) {
+		if !mcphttp.IsLoopbackListener(ln) {
 			fmt.Fprintf(errw, "%s: warning: plain HTTP: the token and every call cross the network unencrypted; put a TLS-terminating proxy in front of it beyond a trusted network\n", command)
 		}
 	}
@@ -53,10 +50,4 @@ func listenHTTP(cmd *cobra.Command, command, addr, token, tokenEnv, detail strin
 	}
 	fmt.Fprintf(errw, "%s: serving MCP at http://%s%s (%s)\n", command, ln.Addr(), mcphttp.Path, guard)
 	return ln, nil
-}
-
-// isLoopbackListener reports whether ln is bound to a loopback address.
-func isLoopbackListener(ln net.Listener) bool {
-	addr, ok := ln.Addr().(*net.TCPAddr)
-	return ok && addr.IP.IsLoopback()
 }

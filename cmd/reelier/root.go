@@ -53,6 +53,7 @@ var commandGroups = []*cobra.Group{
 var commandFamily = map[string]string{
 	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills",
 	"mcp": "record", "trace": "record",
+	"mock":    "replay",
 	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
 	"serve": "share", "push": "share", "ledger": "share", "summary": "share",
@@ -70,6 +71,7 @@ var commands = []func() *cobra.Command{
 	newDiffCmd,
 	newCompileCmd,
 	newMCPCmd,
+	newMockCmd,
 	newTraceCmd,
 	newPushCmd,
 	newLedgerCmd,
