@@ -128,7 +128,16 @@ func Create(opts WriterOptions) (*Writer, error) {
 	}
 	for _, sv := range opts.Servers {
 		tools := append([]string{}, sv.Tools...)
-		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools})
+		var defs []json.RawMessage
+		for _, def := range sv.ToolDefs {
+			red, err := w.redactJSON(def)
+			if err != nil {
+				defs = nil // a definition that is not JSON: keep none
+				break
+			}
+			defs = append(defs, red)
+		}
+		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools, ToolDefs: defs})
 	}
 	w.mu.Lock()
 	err = w.write(meta)
