@@ -24,7 +24,13 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/reelier/reelier/ast"
 )
+
+// MetadataKey is the frontmatter metadata key under which a compiled
+// skill keeps the signature line of each MCP tool it calls (SPEC.md §2.1),
+// for the drift check `reelier run` makes before the first step.
+const MetadataKey = ast.MetadataPrefix + "tools"
 
 // DigestLen is how many hex digits of a digest a signature line keeps.
 const DigestLen = 8
