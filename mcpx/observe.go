@@ -83,3 +83,16 @@ func (r *Router) Register(reg runtime.Registry, warn io.Writer) {
 		reg[route.Exposed] = &Tool{router: r, route: route}
 	}
 }
+
+// Definition implements runtime.Definer: the name of the server that
+// serves the tool (the one it gave itself, else one taken from its
+// command) and the tool's definition as the server listed it, under its
+// exposed name; nil when the listing was not seen.
+func (t *Tool) Definition() (string, json.RawMessage) {
+	d := t.route.Downstream
+	server := d.ServerName()
+	if server == "" {
+		server = ServerLabel(d.Name)
+	}
+	return server, t.route.Raw
+}

@@ -443,3 +443,69 @@ func isWord(w string) bool {
 	}
 	return true
 }
+
+// Problem is a line of a skill's reelier-tools metadata that does not
+// read, placed in the skill file.
+type Problem struct {
+	Pos ast.Pos
+	Msg string
+}
+
+// FromSkill reads the skill's reelier-tools metadata: its entry (nil when
+// the skill has none, and then no tools and no problems), the tools of
+// the lines that read, and a problem placed at each line that does not.
+func FromSkill(skill *ast.Skill) (*ast.FrontmatterEntry, []Tool, []Problem) {
+	if skill == nil || skill.Frontmatter == nil {
+		return nil, nil, nil
+	}
+	fm := skill.Frontmatter
+	e := fm.Metadata(MetadataKey)
+	if e == nil {
+		return nil, nil, nil
+	}
+	if e.Kind != ast.ScalarValue {
+		return e, nil, []Problem{{Pos: e.ValueRange.Start, Msg: "metadata " + MetadataKey + " is not a text"}}
+	}
+	tools, errs := ParseList(e.Value)
+	var problems []Problem
+	for _, le := range errs {
+		problems = append(problems, Problem{Pos: valuePos(fm, e, le.Line, le.Col), Msg: le.Msg})
+	}
+	if len(tools) == 0 && len(errs) == 0 {
+		problems = append(problems, Problem{Pos: e.ValueRange.Start, Msg: "metadata " + MetadataKey + " lists no tool"})
+	}
+	return e, tools, problems
+}
+
+// valuePos places byte col of line (from 0) of a metadata value in the
+// file: in a block scalar, the line's own line of the file after its
+// indentation; in a one-line value, that line; without the frontmatter's
+// text (a tree built in code), the value's start.
+func valuePos(fm *ast.Frontmatter, e *ast.FrontmatterEntry, line, col int) ast.Pos {
+	start := e.ValueRange.Start
+	base := fm.Range.Start.Offset
+	lo, hi := e.ValueRange.Start.Offset-base, e.ValueRange.End.Offset-base
+	if fm.Text == "" || lo < 0 || hi > len(fm.Text) || lo > hi {
+		return start
+	}
+	raw := fm.Text[lo:hi]
+	if raw == "" || (raw[0] != '|' && raw[0] != '>') {
+		off := start.Offset + col
+		if raw != "" && (raw[0] == '"' || raw[0] == '\'') {
+			off++
+		}
+		return ast.Pos{Offset: off, Line: start.Line, Column: start.Column + (off - start.Offset)}
+	}
+	rows := strings.Split(raw, "\n")
+	if line+1 >= len(rows) {
+		return start
+	}
+	row := strings.TrimRight(rows[line+1], "\r")
+	indent := len(row) - len(strings.TrimLeft(row, " "))
+	off := start.Offset
+	for _, r := range rows[:line+1] {
+		off += len(r) + 1
+	}
+	at := min(indent+col, len(row))
+	return ast.Pos{Offset: off + at, Line: start.Line + line + 1, Column: ast.Column(row, at)}
+}
