@@ -43,13 +43,21 @@ type Options struct {
 
 // The changes Options.Drift makes to the listed tools.
 const (
-	// DriftField gives create_item an optional input field, priority.
+	// DriftField gives create_item an optional input field, priority,
+	// and add one, c.
 	DriftField = "field"
-	// DriftAnnotations lists get_item without its readOnlyHint.
+	// DriftAnnotations lists get_item and add with readOnlyHint false.
 	DriftAnnotations = "annotations"
-	// DriftGone lists no get_item.
+	// DriftGone lists neither get_item nor add.
 	DriftGone = "gone"
 )
+
+// AddInV2 is the input of add under DriftField.
+type AddInV2 struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+	C float64 `json:"c,omitempty"`
+}
 
 // CreateInV2 is the input of create_item under DriftField.
 type CreateInV2 struct {
@@ -119,10 +127,19 @@ func NewServer(opts Options) *mcp.Server {
 		Instructions: "A test server.",
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back, prefixed with the server's name."}, st.echo)
-	mcp.AddTool(s, &mcp.Tool{
+	add := &mcp.Tool{
 		Name: "add", Title: "Add", Description: "Add two numbers.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: bptr(false)},
-	}, st.add)
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: opts.Drift != DriftAnnotations, IdempotentHint: true, OpenWorldHint: bptr(false)},
+	}
+	switch opts.Drift {
+	case DriftField:
+		mcp.AddTool(s, add, func(ctx context.Context, req *mcp.CallToolRequest, in AddInV2) (*mcp.CallToolResult, AddOut, error) {
+			return st.add(ctx, req, AddIn{A: in.A, B: in.B})
+		})
+	case DriftGone:
+	default:
+		mcp.AddTool(s, add, st.add)
+	}
 	create := &mcp.Tool{
 		Name: "create_item", Description: "Create an item; every call returns a fresh id.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: bptr(false)},
