@@ -475,3 +475,33 @@ func List(tools []Tool) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Explain says in words what a signature line keeps, for a reader (the
+// language server's hover): each argument with its type and whether it
+// is required, the digests, and the hints.
+func (t Tool) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**tool** `%s`, as the skill was compiled against it.", t.Name)
+	if len(t.Params) == 0 {
+		b.WriteString("\n\nArguments: none declared.")
+	} else {
+		b.WriteString("\n\nArguments:")
+		for _, f := range t.Params {
+			fmt.Fprintf(&b, "\n- `%s`: `%s`, %s", f.Name, f.Type, requiredness(f))
+		}
+	}
+	fmt.Fprintf(&b, "\n\nInput schema digest `%s`", t.Input)
+	if t.Output != "" {
+		fmt.Fprintf(&b, "; output schema digest `%s`", t.Output)
+	} else {
+		b.WriteString("; no output schema")
+	}
+	b.WriteString(" (the first 8 hex digits of the SHA-256 of the schema's canonical JSON, its descriptions left out).")
+	if h := t.Hints.String(); h != "" {
+		fmt.Fprintf(&b, "\n\nAnnotation hints: `%s` (`!` is declared false).", h)
+	} else {
+		b.WriteString("\n\nNo annotation hints declared.")
+	}
+	b.WriteString("\n\n`reelier run` compares this with what the server offers before step 1 and stops on a difference (`--ignore-tool-drift` runs anyway).")
+	return b.String()
+}

@@ -469,7 +469,7 @@ func FromSkill(skill *ast.Skill) (*ast.FrontmatterEntry, []Tool, []Problem) {
 	tools, errs := ParseList(e.Value)
 	var problems []Problem
 	for _, le := range errs {
-		problems = append(problems, Problem{Pos: valuePos(fm, e, le.Line, le.Col), Msg: le.Msg})
+		problems = append(problems, Problem{Pos: ValuePos(fm, e, le.Line, le.Col), Msg: le.Msg})
 	}
 	if len(tools) == 0 && len(errs) == 0 {
 		problems = append(problems, Problem{Pos: e.ValueRange.Start, Msg: "metadata " + MetadataKey + " lists no tool"})
@@ -477,11 +477,11 @@ func FromSkill(skill *ast.Skill) (*ast.FrontmatterEntry, []Tool, []Problem) {
 	return e, tools, problems
 }
 
-// valuePos places byte col of line (from 0) of a metadata value in the
+// ValuePos places byte col of line (from 0) of a metadata value in the
 // file: in a block scalar, the line's own line of the file after its
 // indentation; in a one-line value, that line; without the frontmatter's
 // text (a tree built in code), the value's start.
-func valuePos(fm *ast.Frontmatter, e *ast.FrontmatterEntry, line, col int) ast.Pos {
+func ValuePos(fm *ast.Frontmatter, e *ast.FrontmatterEntry, line, col int) ast.Pos {
 	start := e.ValueRange.Start
 	base := fm.Range.Start.Offset
 	lo, hi := e.ValueRange.Start.Offset-base, e.ValueRange.End.Offset-base
