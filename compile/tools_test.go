@@ -29,7 +29,7 @@ func TestToolsMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := format.Source(res.Skill)
-	goldie.New(t).Assert(t, t.Name(), out)
+	goldie.New(t).Assert(t, t.Name()+"/skill", out)
 	skill, diags := grammar.Parse("s.skill.md", out)
 	if diags.HasErrors() {
 		t.Fatalf("the compiled skill does not parse: %v", diags)
