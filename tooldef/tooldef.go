@@ -277,7 +277,7 @@ func Read(def json.RawMessage) (Tool, error) {
 		_ = decode(d.InputSchema, &in) // it decoded for the digest
 	}
 	if m, ok := in.(map[string]any); ok {
-		t.Params = fieldsOf(m, 1)
+		t.Params = fieldsOf(m, 1, 0)
 	}
 	if present(d.Annotations) {
 		var a map[string]any
@@ -293,7 +293,7 @@ func Read(def json.RawMessage) (Tool, error) {
 }
 
 // fieldsOf reads an object schema's properties, sorted by name.
-func fieldsOf(m map[string]any, depth int) []Field {
+func fieldsOf(m map[string]any, depth, nest int) []Field {
 	props, ok := m["properties"].(map[string]any)
 	if !ok {
 		return nil
@@ -308,41 +308,46 @@ func fieldsOf(m map[string]any, depth int) []Field {
 	}
 	fields := make([]Field, 0, len(props))
 	for name, sub := range props {
-		fields = append(fields, Field{Name: name, Required: req[name], Type: typeOf(sub, depth)})
+		fields = append(fields, Field{Name: name, Required: req[name], Type: typeOf(sub, depth, nest+1)})
 	}
 	slices.SortFunc(fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
 	return fields
 }
 
-// typeOf reads the type of a schema at an object depth.
-func typeOf(s any, depth int) Type {
+// maxTypeNesting bounds how deeply a signature nests types (arrays,
+// unions, objects), well under what Parse accepts; a deeper schema is
+// `any` there, and the input digest still covers it.
+const maxTypeNesting = 16
+
+// typeOf reads the type of a schema at an object depth and a nesting.
+func typeOf(s any, depth, nest int) Type {
 	m, ok := s.(map[string]any)
-	if !ok {
+	if !ok || nest > maxTypeNesting {
 		return Type{Word: "any"}
 	}
 	switch t := m["type"].(type) {
 	case string:
-		return shaped(t, m, depth)
+		return shaped(t, m, depth, nest)
 	case []any:
 		var alts []Type
 		for _, w := range t {
 			if w, ok := w.(string); ok {
-				alts = append(alts, shaped(w, m, depth))
+				alts = append(alts, shaped(w, m, depth, nest))
 			}
 		}
 		return union(alts)
 	}
 	switch {
 	case m["properties"] != nil:
-		return shaped("object", m, depth)
+		return shaped("object", m, depth, nest)
 	case m["items"] != nil:
-		return shaped("array", m, depth)
+		return shaped("array", m, depth, nest)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if list, ok := m[k].([]any); ok && len(list) > 0 {
 			alts := make([]Type, len(list))
 			for i, sub := range list {
-				alts[i] = typeOf(sub, depth)
+				alts[i] = typeOf(sub, depth, nest+1)
 			}
 			return union(alts)
 		}
@@ -362,15 +367,15 @@ func typeOf(s any, depth int) Type {
 
 // shaped is a schema of the type word w: an object with properties is
 // spelled out (down to MaxDepth), an array of one item schema is T[].
-func shaped(w string, m map[string]any, depth int) Type {
+func shaped(w string, m map[string]any, depth, nest int) Type {
 	switch w {
 	case "object":
 		if _, ok := m["properties"].(map[string]any); ok && depth < MaxDepth {
-			return Type{Object: true, Fields: fieldsOf(m, depth+1)}
+			return Type{Object: true, Fields: fieldsOf(m, depth+1, nest+1)}
 		}
 	case "array":
 		if items, ok := m["items"].(map[string]any); ok {
-			e := typeOf(items, depth)
+			e := typeOf(items, depth, nest+1)
 			return Type{Elem: &e}
 		}
 	}

@@ -298,3 +298,44 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRead: any bytes read as a definition or fail cleanly; what reads
+// prints a line that reads back to the same tool.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(memoryCreate))
+	f.Add([]byte(`{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"integer"},{"enum":[1,"x",null]}]}}}}`))
+	f.Add([]byte(`{"name":"x y","inputSchema":true,"annotations":{"readOnlyHint":"yes"}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, def []byte) {
+		tool, err := Read(json.RawMessage(def))
+		if err != nil {
+			return
+		}
+		if _, err := Digest(json.RawMessage(def)); err != nil {
+			t.Fatalf("Read accepted %q but Digest did not: %v", def, err)
+		}
+		back, err := Parse(tool.Line())
+		if err != nil {
+			t.Fatalf("the line of %q, %q, does not read: %v", def, tool.Line(), err)
+		}
+		if cs := Compare(tool, back); len(cs) != 0 {
+			t.Fatalf("the line of %q reads back changed: %v", def, cs)
+		}
+	})
+}
+
+// TestDeepSchema: a schema nested far deeper than a signature spells out
+// still gives a line that reads back.
+func TestDeepSchema(t *testing.T) {
+	schema := `{"type":"string"}`
+	for range 200 {
+		schema = `{"anyOf":[{"type":"array","items":` + schema + `},{"type":"null"}]}`
+	}
+	tool, err := Read(json.RawMessage(`{"name":"deep","inputSchema":{"type":"object","properties":{"a":` + schema + `}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(tool.Line()); err != nil {
+		t.Errorf("%q does not read back: %v", tool.Line(), err)
+	}
+}
