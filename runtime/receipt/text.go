@@ -124,7 +124,7 @@ func skipReason(skip string) string {
 	case runtime.SkipWriteGate:
 		return "the write gate held it back (--allow-writes or --yes lets it run)"
 	case runtime.SkipToolDrift:
-		return "the servers' tools drifted; see tool drift below"
+		return "the servers' tools drifted (see tool drift)"
 	}
 	return termtext.Line(skip)
 }
