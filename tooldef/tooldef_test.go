@@ -47,7 +47,7 @@ func TestCompareDefs(t *testing.T) {
 		edit func(m map[string]any)
 		want []string
 	}{
-		{"no change", func(map[string]any) {}, nil},
+		{"key order only: the definition re-encoded with its keys sorted", func(map[string]any) {}, nil},
 		{"added optional", func(m map[string]any) {
 			obj(in(m), "properties")["dryRun"] = map[string]any{"type": "boolean"}
 		}, []string{"input field dryRun added (boolean, optional)"}},
