@@ -25,13 +25,17 @@ const maxTitle = 80
 // and a seeded changelog after the steps.
 func (c *compiler) skeleton() *ast.Skill {
 	name := c.name()
+	fm := &ast.Frontmatter{Entries: []*ast.FrontmatterEntry{
+		{Key: "name", Value: name},
+		{Key: "description", Value: c.description(name)},
+	}}
+	if md := c.metadata(); md != nil {
+		fm.Entries = append(fm.Entries, md)
+	}
 	return &ast.Skill{
-		Frontmatter: &ast.Frontmatter{Entries: []*ast.FrontmatterEntry{
-			{Key: "name", Value: name},
-			{Key: "description", Value: c.description(name)},
-		}},
-		Preamble: ast.Verbatim{Text: c.preamble(name)},
-		Trailing: ast.Verbatim{Text: c.trailing()},
+		Frontmatter: fm,
+		Preamble:    ast.Verbatim{Text: c.preamble(name)},
+		Trailing:    ast.Verbatim{Text: c.trailing()},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/reelier/reelier/ast"
@@ -196,4 +197,39 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 	n := w.left
 	w.left = 0
 	return n, w.err
+}
+
+// TestFrontmatterLiteralBlock: a map value of several lines built in code
+// is printed as a literal block, one line per line, and reads back as
+// exactly that text; one that a block cannot hold stays double-quoted.
+func TestFrontmatterLiteralBlock(t *testing.T) {
+	tests := []struct {
+		value string
+		block bool
+	}{
+		{"a(x: string) in=0123abcd\nb() in=89abcdef hints=readOnly", true},
+		{`c("my key": string) in=0123abcd` + "\n" + "d() in=0123abcd", true},
+		{"one line: quoted", false},
+		{"two\n lines, the second led by a blank", false},
+		{"trailing blank \nx", false},
+		{"a\n\nb", false},
+		{"tab\there\nx", false},
+	}
+	for _, tt := range tests {
+		skill := &ast.Skill{
+			Frontmatter: &ast.Frontmatter{Entries: []*ast.FrontmatterEntry{
+				{Key: "name", Value: "s"}, {Key: "description", Value: "d"},
+				{Key: "metadata", Kind: ast.MapValue, Items: []*ast.FrontmatterEntry{{Key: "reelier-tools", Value: tt.value}}},
+			}},
+			Steps: []*ast.Step{{Number: 1, Title: "t"}},
+		}
+		out := format.Source(skill)
+		if got := strings.Contains(string(out), "reelier-tools: |-\n"); got != tt.block {
+			t.Errorf("%q printed as a block: %v; want %v\n%s", tt.value, got, tt.block, out)
+		}
+		back, _ := grammar.Parse("s.skill.md", out)
+		if e := back.Frontmatter.Metadata("reelier-tools"); e == nil || e.Value != tt.value {
+			t.Errorf("%q reads back as %+v\n%s", tt.value, e, out)
+		}
+	}
 }

@@ -22,6 +22,13 @@ func (p *printer) frontmatter(fm *ast.Frontmatter) {
 		case ast.MapValue:
 			p.line(e.Key + ":")
 			for _, it := range e.Items {
+				if lines, ok := literalBlock(it.Value); ok {
+					p.line("  " + Scalar(it.Key) + ": |-")
+					for _, l := range lines {
+						p.line("    " + l)
+					}
+					continue
+				}
 				p.line("  " + Scalar(it.Key) + ": " + Scalar(it.Value))
 			}
 		default:
@@ -47,6 +54,34 @@ func Scalar(s string) string {
 		return `""`
 	}
 	return strings.TrimSuffix(string(out), "\n")
+}
+
+// literalBlock returns the lines of a text of several lines that a YAML
+// literal block (`|-`) reads back exactly: no blank or blank-led line,
+// no trailing blank, nothing but printable text. A map value such as
+// reelier-tools, one line per item, then stays one line per item.
+func literalBlock(s string) ([]string, bool) {
+	if !strings.Contains(s, "\n") {
+		return nil, false
+	}
+	lines := strings.Split(s, "\n")
+	for _, l := range lines {
+		if l == "" || l[0] == ' ' || l[0] == '#' || strings.TrimRight(l, " ") != l {
+			return nil, false
+		}
+		for _, r := range l {
+			if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff {
+				return nil, false
+			}
+		}
+	}
+	// Check the reading, as plainReadsAs does.
+	var v map[string]string
+	doc := "k: |-\n  " + strings.Join(lines, "\n  ") + "\n"
+	if yaml.Unmarshal([]byte(doc), &v) != nil || v["k"] != s {
+		return nil, false
+	}
+	return lines, true
 }
 
 // plainReadsAs reports whether YAML reads the plain one-line text s as the

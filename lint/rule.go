@@ -62,6 +62,7 @@ var registry = []*Rule{
 	ruleNumericCompare,
 	ruleRegex,
 	ruleHTTPURL,
+	ruleToolSignature,
 	ruleUncheckedStep,
 	ruleUnusedBind,
 	ruleDriftIndex,

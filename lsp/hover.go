@@ -7,6 +7,7 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/lint"
+	"github.com/reelier/reelier/tooldef"
 	"go.lsp.dev/protocol"
 )
 
@@ -20,16 +21,64 @@ func Hover(doc *Document, pos protocol.Position) *protocol.Hover {
 		return nil
 	}
 	skill := doc.Skill()
-	st := stepAt(skill, off)
-	if st == nil {
-		return nil
+	var text string
+	var rng ast.Range
+	if st := stepAt(skill, off); st != nil {
+		text, rng = hoverStep(doc, skill, st, off)
+	} else {
+		text, rng = hoverMetadata(skill, off)
 	}
-	text, rng := hoverStep(doc, skill, st, off)
 	if text == "" {
 		return nil
 	}
 	r := doc.Mapper.Range(rng)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: text}, Range: &r}
+}
+
+// metadataDocs describes Reelier's metadata keys, as SPEC.md §2.1 does.
+var metadataDocs = map[string]string{
+	ast.MetadataPrefix + "inputs":         "**reelier-inputs**: the skill's inputs, `{{name}}` for each; the linter and the editor count them as documented.",
+	ast.MetadataPrefix + "timeout":        "**reelier-timeout**: the limit on each tool call of a replay, a Go duration (`45s`, `2m`); `--timeout` wins.",
+	ast.MetadataPrefix + "retry":          "**reelier-retry**: how many more times a replay executes a read step whose checks did not hold, 0 to 100; `--retry` wins.",
+	ast.MetadataPrefix + "retry-interval": "**reelier-retry-interval**: the wait before each retry, a Go duration; `--retry-interval` wins.",
+	ast.MetadataPrefix + "retry-steps":    "**reelier-retry-steps**: the only steps a replay retries, by number (`3, 5`).",
+	tooldef.MetadataKey: "**reelier-tools**: one line per MCP tool the steps call, written by `reelier compile` from the trace's tool definitions — arguments (names, types, `?` for optional), the input and output schema digests (`in=`, `out=`) and the annotation hints. " +
+		"`reelier run` compares them with the live servers before step 1 and stops on a difference, naming the server, the tool and what changed; `--ignore-tool-drift` runs anyway.",
+}
+
+// hoverMetadata explains a Reelier metadata key under the cursor, and for
+// a reelier-tools line, the tool signature it keeps.
+func hoverMetadata(skill *ast.Skill, off int) (string, ast.Range) {
+	fm := skill.Frontmatter
+	md := fm.Lookup("metadata")
+	if md == nil || md.Kind != ast.MapValue {
+		return "", ast.Range{}
+	}
+	for _, e := range md.Items {
+		doc, ok := metadataDocs[e.Key]
+		if !ok || !e.Range.Contains(off) {
+			continue
+		}
+		if e.KeyRange.Contains(off) {
+			return doc, e.KeyRange
+		}
+		if e.Key != tooldef.MetadataKey || e.Kind != ast.ScalarValue {
+			return doc, e.ValueRange
+		}
+		for i, line := range strings.Split(e.Value, "\n") {
+			start := tooldef.ValuePos(fm, e, i, 0)
+			end := tooldef.ValuePos(fm, e, i, len(line))
+			if start.Offset <= off && off <= end.Offset {
+				t, err := tooldef.Parse(strings.TrimSpace(line))
+				if err != nil {
+					return fmt.Sprintf("This `reelier-tools` line does not read: %v.\n\n%s", err, doc), ast.Range{Start: start, End: end}
+				}
+				return t.Explain(), ast.Range{Start: start, End: end}
+			}
+		}
+		return doc, e.ValueRange
+	}
+	return "", ast.Range{}
 }
 
 // hoverStep finds the innermost thing under the cursor inside a step.

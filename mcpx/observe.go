@@ -83,3 +83,24 @@ func (r *Router) Register(reg runtime.Registry, warn io.Writer) {
 		reg[route.Exposed] = &Tool{router: r, route: route}
 	}
 }
+
+// Definition implements runtime.Definer: the name of the server that
+// serves the tool (the one it gave itself, else one taken from its
+// command) and the tool's definition as the server listed it, under its
+// exposed name (the SDK's reading of it, renamed, when the exact bytes
+// were not seen, as the recorder keeps it).
+func (t *Tool) Definition() (string, json.RawMessage) {
+	d := t.route.Downstream
+	server := d.ServerName()
+	if server == "" {
+		server = ServerLabel(d.Name)
+	}
+	if t.route.Raw != nil {
+		return server, t.route.Raw
+	}
+	raw, err := json.Marshal(t.route.Tool)
+	if err != nil {
+		return server, nil
+	}
+	return server, renamed(raw, t.route.Exposed, t.route.Tool.Name)
+}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"net/url"
 	"path"
 	"strconv"
@@ -40,9 +41,50 @@ func (p *Proxy) servers() []trace.Server {
 		if !p.hidden[route.Exposed] {
 			k := route.Downstream.Index
 			out[k].Tools = append(out[k].Tools, route.Exposed)
+			if def := toolDef(route); def != nil {
+				out[k].ToolDefs = append(out[k].ToolDefs, def)
+			}
+		}
+	}
+	for k := range out {
+		if len(out[k].ToolDefs) != len(out[k].Tools) {
+			out[k].ToolDefs = nil // parallel to Tools, or absent
 		}
 	}
 	return out
+}
+
+// toolDef is a tool's definition as the trace keeps it: the members a
+// replay's drift check and a mock need — name as exposed, title,
+// description, inputSchema, outputSchema, annotations — taken from what
+// the server sent (from the SDK's reading when the exact bytes were not
+// seen). The trace writer redacts it. Nil when it cannot be read.
+func toolDef(route *mcpx.Route) json.RawMessage {
+	raw := route.Raw
+	if raw == nil {
+		b, err := json.Marshal(route.Tool)
+		if err != nil {
+			return nil
+		}
+		raw = b
+	}
+	var def struct {
+		Name         string          `json:"name"`
+		Title        json.RawMessage `json:"title,omitempty"`
+		Description  json.RawMessage `json:"description,omitempty"`
+		InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		Annotations  json.RawMessage `json:"annotations,omitempty"`
+	}
+	if json.Unmarshal(raw, &def) != nil {
+		return nil
+	}
+	def.Name = route.Exposed
+	b, err := json.Marshal(def)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // wrapped returns the --wrap commands as the meta record's "wrapped"

@@ -1,12 +1,14 @@
 package record_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/reelier/reelier/agentcfg"
+	"github.com/reelier/reelier/tooldef"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -57,5 +59,30 @@ func TestMetaServers(t *testing.T) {
 	}
 	if len(tr.Meta.Wrapped) != 3 || tr.Meta.Wrapped[2] != tr.Meta.Servers[2].Command {
 		t.Errorf("wrapped %q, want the servers' redacted commands", tr.Meta.Wrapped)
+	}
+	// Each server's tool definitions parallel its tools, under the names
+	// they were exposed under, with what the drift check reads.
+	for _, sv := range tr.Meta.Servers {
+		if len(sv.ToolDefs) != len(sv.Tools) {
+			t.Fatalf("server %s: %d toolDefs for %d tools", sv.Name, len(sv.ToolDefs), len(sv.Tools))
+		}
+		for i, def := range sv.ToolDefs {
+			tool, err := tooldef.Read(def)
+			if err != nil {
+				t.Fatalf("server %s: toolDefs[%d] does not read: %v", sv.Name, i, err)
+			}
+			if tool.Name != sv.Tools[i] {
+				t.Errorf("server %s: toolDefs[%d] is named %q; want %q", sv.Name, i, tool.Name, sv.Tools[i])
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(def, &m); err != nil || m["description"] == nil || m["inputSchema"] == nil {
+				t.Errorf("server %s: toolDefs[%d] = %s; want a description and an inputSchema", sv.Name, i, def)
+			}
+			if strings.HasSuffix(tool.Name, "add") {
+				if got := tool.Line(); !strings.Contains(got, "(a: number, b: number) in=") || !strings.Contains(got, " out=") || !strings.HasSuffix(got, " hints=readOnly,idempotent,!openWorld") {
+					t.Errorf("server %s: add reads as %q", sv.Name, got)
+				}
+			}
+		}
 	}
 }

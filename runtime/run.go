@@ -57,6 +57,11 @@ type Options struct {
 	// Path and SkillSHA256 identify the skill file on the record.
 	Path        string
 	SkillSHA256 string
+	// IgnoreToolDrift runs the steps even when the tools the skill's
+	// reelier-tools metadata keeps differ from those the servers offer
+	// now (CheckTools); the record keeps the drift, marked ignored.
+	// Without it such a run executes no step and fails.
+	IgnoreToolDrift bool
 }
 
 // Result is a finished run: its record and the details behind it.
@@ -153,6 +158,14 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 			Path: opts.Path, SkillSHA256: opts.SkillSHA256},
 		Steps: make([]*StepResult, len(skill.Steps)),
 	}
+	// The drift check, before any step: the tools the skill was compiled
+	// against, compared with what the servers offer now.
+	drift := CheckTools(skill, opts.Tools, opts.Redactor)
+	if drift != nil {
+		drift.Ignored = opts.IgnoreToolDrift
+		res.Record.ToolDrift = drift
+	}
+	stopped := drift != nil && !drift.Ignored
 	diverged, interrupted := false, false
 	for i, st := range skill.Steps {
 		rec := &res.Record.Steps[i]
@@ -163,6 +176,8 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 		case interrupted || ctx.Err() != nil:
 			interrupted = true
 			rec.Skip = SkipInterrupted
+		case stopped:
+			rec.Skip = SkipToolDrift
 		case diverged:
 			rec.Skip = SkipAfterFailure
 		default:

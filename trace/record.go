@@ -67,8 +67,9 @@ type Server struct {
 	// the order the server listed them.
 	Tools []string `json:"tools"`
 	// ToolDefs are the definitions of Tools, in the same order, as the
-	// server listed them (name as exposed, description, inputSchema,
-	// outputSchema, annotations), redacted like every recorded value.
+	// server listed them (name as exposed, title, description,
+	// inputSchema, outputSchema, annotations; nothing else), redacted
+	// like every recorded value. package tooldef digests and compares them.
 	// Absent in traces written before it existed.
 	ToolDefs []json.RawMessage `json:"toolDefs,omitempty"`
 	// Headers are the request headers a server given by URL was sent,

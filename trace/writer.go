@@ -132,7 +132,16 @@ func Create(opts WriterOptions) (*Writer, error) {
 		for _, h := range sv.Headers {
 			headers = append(headers, w.redact.String("", h))
 		}
-		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools, Headers: headers})
+		var defs []json.RawMessage
+		for _, def := range sv.ToolDefs {
+			red, err := w.redactJSON(def)
+			if err != nil {
+				defs = nil // a definition that is not JSON: keep none
+				break
+			}
+			defs = append(defs, red)
+		}
+		meta.Servers = append(meta.Servers, Server{Name: sv.Name, Command: w.redact.String("", sv.Command), Tools: tools, Headers: headers, ToolDefs: defs})
 	}
 	w.mu.Lock()
 	err = w.write(meta)

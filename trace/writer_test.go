@@ -267,3 +267,33 @@ func must(t testing.TB, err error) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestWriterToolDefs: a server's tool definitions reach the meta record
+// redacted like every recorded value, and parallel to its tools.
+func TestWriterToolDefs(t *testing.T) {
+	secret := "sk-" + strings.Repeat("Qx9w", 8)
+	dir := t.TempDir()
+	def := `{"name":"search","description":"Use the key ` + secret + ` to search","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`
+	w, err := trace.Create(trace.WriterOptions{Dir: dir, Name: "defs", Servers: []trace.Server{{Name: "s", Command: "s", Tools: []string{"search"}, ToolDefs: []json.RawMessage{json.RawMessage(def)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), secret) {
+		t.Fatalf("the secret in a tool description reached the trace: %s", raw)
+	}
+	tr, err := trace.Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tr.Meta.Servers[0].ToolDefs
+	if len(got) != 1 || !strings.Contains(string(got[0]), `"inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}`) || !strings.Contains(string(got[0]), trace.Redacted) {
+		t.Errorf("toolDefs %s; want the definition with its secret blanked", got)
+	}
+}

@@ -122,6 +122,19 @@ server that cannot start or crashed, a call that timed out, a refused
 connection, a record that could not be written; 130 interrupted (Ctrl-C).
 A skill of a suite that cannot run is reported and the others still run.
 
+Tool drift: a skill compiled from a trace that kept its servers' tool
+definitions carries, in its metadata reelier-tools, a signature of each
+MCP tool it calls (argument names, types and requiredness, digests of the
+input and output schemas, annotation hints). Before step 1, reelier run
+compares them with what the started servers (--wrap, or the skill's
+Servers section) offer now. On a difference no step runs: the receipt
+names each server, tool and change (a field added, removed or retyped, a
+field made required, another schema change, an annotation changed, a
+tool no longer offered), the run record keeps it as toolDrift, and the
+exit status is 1. --ignore-tool-drift runs the steps anyway and the
+record and the receipt say it was ignored. A skill without the metadata
+runs as before. A dry run calls no tool and compares nothing.
+
 Examples:
   reelier run skills/weekly-bookings.skill.md
   reelier run skills/weekly-bookings.skill.md --var hotel=h_bergen_02
@@ -133,6 +146,7 @@ Examples:
   reelier run --servers-from-skill skills/crm-followup.skill.md
   reelier run --wrap "npx -y @acme/crm-mcp" skills/crm-followup.skill.md
   reelier run --wrap https://mcp.example.com/mcp --wrap-header 'Authorization: Bearer $EXAMPLE_TOKEN' crm.skill.md
+  reelier run --ignore-tool-drift --wrap "npx -y @acme/crm-mcp@2" skills/crm-followup.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
 
@@ -161,6 +175,8 @@ type runOptions struct {
 	timeout, retryInterval, handshake time.Duration
 	retry                             int
 	skipWrites, failOnUnchecked       bool
+	// ignoreToolDrift runs skills whose tools drifted anyway.
+	ignoreToolDrift bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -197,6 +213,7 @@ func newRunCmd() *cobra.Command {
 	f.DurationVar(&opts.retryInterval, "retry-interval", 0, "wait `D` before each retry (default 1s when --retry is set)")
 	f.BoolVar(&opts.skipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
 	f.BoolVar(&opts.failOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
+	f.BoolVar(&opts.ignoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
 	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
 	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
@@ -251,7 +268,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 		limits.RetryInterval = time.Second
 	}
 	base := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
-		Limits: limits, SkipWrites: opts.skipWrites}
+		Limits: limits, SkipWrites: opts.skipWrites, IgnoreToolDrift: opts.ignoreToolDrift}
 	httptool.Register(base.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -444,6 +461,12 @@ func loadSuite(cmd *cobra.Command, paths []string, vars map[string]string, dryRu
 			continue
 		}
 		if _, err := runtime.SkillLimits(l.skill); err != nil {
+			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
+			fmt.Fprintln(errw, err)
+			fail(l.path, err)
+			continue
+		}
+		if err := runtime.SkillTools(l.skill); err != nil {
 			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
 			fmt.Fprintln(errw, err)
 			fail(l.path, err)

@@ -18,7 +18,7 @@ import (
 func TestServerScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/servers",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"mcpagent": mcpAgent},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"mcpagent": mcpAgent, "exitcode": exitCodeCmd},
 	})
 }
 

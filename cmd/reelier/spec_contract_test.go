@@ -38,10 +38,11 @@ func TestSpecReplayContract(t *testing.T) {
 	}
 	// Every added field is in the table, and every field in the table is
 	// one the record marshals when set.
-	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"}, Steps: []runlog.StepRecord{{
-		Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
-		Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
-	}}}
+	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"},
+		ToolDrift: &runlog.ToolDrift{Tools: []runlog.DriftedTool{{Tool: "t", Changes: []string{"c"}}}}, Steps: []runlog.StepRecord{{
+			Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
+			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
+		}}}
 	line, err := json.Marshal(rec)
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,36 @@ type Options struct {
 	Name string
 	// Crash ends the process for the crash tool; os.Exit(3) if nil.
 	Crash func()
+	// Drift changes the tools the server lists, for tests of the drift
+	// check (DriftField, DriftAnnotations, DriftGone); "" lists them as
+	// they are.
+	Drift string
+	// OnCall, if set, is told the name of every tool called.
+	OnCall func(tool string)
+}
+
+// The changes Options.Drift makes to the listed tools.
+const (
+	// DriftField gives create_item an optional input field, priority,
+	// and add one, c.
+	DriftField = "field"
+	// DriftAnnotations lists get_item and add with readOnlyHint false.
+	DriftAnnotations = "annotations"
+	// DriftGone lists neither get_item nor add.
+	DriftGone = "gone"
+)
+
+// AddInV2 is the input of add under DriftField.
+type AddInV2 struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+	C float64 `json:"c,omitempty"`
+}
+
+// CreateInV2 is the input of create_item under DriftField.
+type CreateInV2 struct {
+	Title    string `json:"title"`
+	Priority int    `json:"priority,omitempty"`
 }
 
 // Secret is a credential-shaped value the leak tool returns, assembled at
@@ -97,18 +127,37 @@ func NewServer(opts Options) *mcp.Server {
 		Instructions: "A test server.",
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back, prefixed with the server's name."}, st.echo)
-	mcp.AddTool(s, &mcp.Tool{
+	add := &mcp.Tool{
 		Name: "add", Title: "Add", Description: "Add two numbers.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: bptr(false)},
-	}, st.add)
-	mcp.AddTool(s, &mcp.Tool{
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: opts.Drift != DriftAnnotations, IdempotentHint: true, OpenWorldHint: bptr(false)},
+	}
+	switch opts.Drift {
+	case DriftField:
+		mcp.AddTool(s, add, func(ctx context.Context, req *mcp.CallToolRequest, in AddInV2) (*mcp.CallToolResult, AddOut, error) {
+			return st.add(ctx, req, AddIn{A: in.A, B: in.B})
+		})
+	case DriftGone:
+	default:
+		mcp.AddTool(s, add, st.add)
+	}
+	create := &mcp.Tool{
 		Name: "create_item", Description: "Create an item; every call returns a fresh id.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: bptr(false)},
-	}, st.create)
-	mcp.AddTool(s, &mcp.Tool{
+	}
+	if opts.Drift == DriftField {
+		mcp.AddTool(s, create, func(ctx context.Context, req *mcp.CallToolRequest, in CreateInV2) (*mcp.CallToolResult, any, error) {
+			return st.create(ctx, req, CreateIn{Title: in.Title})
+		})
+	} else {
+		mcp.AddTool(s, create, st.create)
+	}
+	get := &mcp.Tool{
 		Name: "get_item", Description: "Read an item by id.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, st.get)
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: opts.Drift != DriftAnnotations},
+	}
+	if opts.Drift != DriftGone {
+		mcp.AddTool(s, get, st.get)
+	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "delete_item", Description: "Delete an item by id.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: bptr(true)},
@@ -119,6 +168,16 @@ func NewServer(opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "leak", Description: "Return a result that carries credentials."}, st.leak)
 	s.AddResource(&mcp.Resource{URI: "mcptest://readme", Name: "readme", MIMEType: "text/plain"}, st.readme)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "mcptest://items/{id}", Name: "item"}, st.itemResource)
+	if opts.OnCall != nil {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+					opts.OnCall(p.Name)
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone.", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}}, st.greet)
 	return s
 }
@@ -203,8 +262,10 @@ func (st *state) greet(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPr
 	}, nil
 }
 
-// Main serves a test server on stdin and stdout until stdin closes. Its
-// one flag, -name, names the server. It returns the exit code.
+// Main serves a test server on stdin and stdout until stdin closes. -name
+// names the server, -say writes a line to stderr first, -drift changes
+// the listed tools (Options.Drift) and -calls logs each tool called to a
+// file. It returns the exit code.
 func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcptestserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -214,13 +275,27 @@ func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.W
 		say = append(say, line)
 		return nil
 	})
+	drift := fs.String("drift", "", "change the listed tools: `KIND` field, annotations or gone")
+	calls := fs.String("calls", "", "append the name of every tool called to `FILE`, one a line")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	for _, line := range say {
 		fmt.Fprintln(stderr, line)
 	}
-	s := NewServer(Options{Name: *name})
+	opts := Options{Name: *name, Drift: *drift}
+	if *calls != "" {
+		opts.OnCall = func(tool string) {
+			f, err := os.OpenFile(*calls, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			if err != nil {
+				fmt.Fprintln(stderr, "mcptestserver:", err)
+				return
+			}
+			fmt.Fprintln(f, tool)
+			f.Close()
+		}
+	}
+	s := NewServer(opts)
 	if err := s.Run(context.Background(), &mcp.IOTransport{Reader: stdin, Writer: stdout}); err != nil {
 		fmt.Fprintln(stderr, "mcptestserver:", err)
 		return 1

@@ -158,6 +158,14 @@ func suite(r Run) junitSuite {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	if d := rec.ToolDrift; d != nil && !d.Ignored && len(d.Tools) > 0 {
+		// The run stopped before step 1: one failed testcase says why.
+		lines := runtime.DriftLines(d)
+		s.Tests++
+		s.Failures++
+		s.Cases = append([]junitCase{{Name: "tool drift", Classname: rec.Skill, Time: seconds(0),
+			Failure: &junitFailure{Message: "tool drift: " + lines[0], Type: "tool-drift", Text: strings.Join(lines, "\n")}}}, s.Cases...)
+	}
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
@@ -117,6 +118,17 @@ func (m *markdown) record(e runlog.Entry) {
 		m.printf("> This record was written before honest totals existed; the counts above are derived from its steps.\n\n")
 	case e.Inconsistent:
 		m.printf("> The totals stored in this record do not match its steps; the counts above are derived from the steps.\n\n")
+	}
+	if d := r.ToolDrift; d != nil && len(d.Tools) > 0 {
+		if d.Ignored {
+			m.printf("> **Tool drift, ignored** (`--ignore-tool-drift`): the steps ran against tools that differ from the skill's `reelier-tools`:\n")
+		} else {
+			m.printf("> **Tool drift:** the servers' tools differ from the skill's `reelier-tools`, so no step ran:\n")
+		}
+		for _, line := range runtime.DriftLines(d) {
+			m.printf("> - %s\n", esc(line))
+		}
+		m.printf("\n")
 	}
 	m.tokens(r.Steps, t)
 	m.steps(r.Steps)

@@ -16,12 +16,21 @@ import (
 // steps say why they did not run. (cmd/reelier's TestSummary covers the
 // command end to end.)
 func TestSummaryMarkdown(t *testing.T) {
+	ran := runlog.StepRecord{N: 1, Title: "List", Outcome: runlog.Passed, Ms: 300}
+	var drift *runlog.ToolDrift
 	record := func(v runlog.Verdict, steps ...runlog.StepRecord) *runlog.History {
-		r := runlog.Record{Skill: "weekly", StartedAt: "2026-07-20T08:00:00.000Z", FinishedAt: "2026-07-20T08:00:01.000Z", Steps: steps}
+		r := runlog.Record{Skill: "weekly", StartedAt: "2026-07-20T08:00:00.000Z", FinishedAt: "2026-07-20T08:00:01.000Z", Steps: steps, ToolDrift: drift}
 		r.Finish(v == runlog.VerdictInterrupted)
 		return &runlog.History{Entries: []runlog.Entry{{Line: 1, Record: r}}}
 	}
-	ran := runlog.StepRecord{N: 1, Title: "List", Outcome: runlog.Passed, Ms: 300}
+	driftRecord := func(ignored bool) *runlog.History {
+		drift = &runlog.ToolDrift{Ignored: ignored, Tools: []runlog.DriftedTool{{Server: "memory", Tool: "create_entities", Changes: []string{"input field entities[].priority added (number, optional)"}}}}
+		defer func() { drift = nil }()
+		if ignored {
+			return record(runlog.VerdictPassed, ran)
+		}
+		return record(runlog.VerdictFailed, runlog.StepRecord{N: 1, Title: "List", Outcome: runlog.Skipped, Skip: runtime.SkipToolDrift})
+	}
 	tests := []struct {
 		name    string
 		history *runlog.History
@@ -35,6 +44,8 @@ func TestSummaryMarkdown(t *testing.T) {
 			runlog.StepRecord{N: 3, Title: "Read back", Outcome: runlog.Skipped, Skip: "needs {{id}}, which step 2 would have bound"})},
 		{"torn newest", &runlog.History{Entries: record(runlog.VerdictPassed, ran).Entries,
 			Corrupt: []runlog.Corrupt{{Line: 2, Err: errors.New("unexpected end of JSON input")}}}},
+		{"tool drift", driftRecord(false)},
+		{"tool drift ignored", driftRecord(true)},
 		{"corrupt older", &runlog.History{Entries: []runlog.Entry{{Line: 2, Record: record(runlog.VerdictPassed, ran).Entries[0].Record}},
 			Corrupt: []runlog.Corrupt{{Line: 1, Err: errors.New("invalid character 'x'")}}}},
 	}

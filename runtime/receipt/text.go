@@ -123,6 +123,8 @@ func skipReason(skip string) string {
 		return "the run was interrupted"
 	case runtime.SkipWriteGate:
 		return "the write gate held it back (--allow-writes or --yes lets it run)"
+	case runtime.SkipToolDrift:
+		return "the servers' tools drifted (see tool drift)"
 	}
 	return termtext.Line(skip)
 }
@@ -324,6 +326,7 @@ func kindOf(rec *runlog.StepRecord) runlog.Kind {
 // Footer writes the totals, the measured replay time and token count, and
 // the verdict.
 func Footer(w io.Writer, res *runtime.Result, s Style) {
+	ToolDrift(w, res.Record.ToolDrift)
 	t := res.Record.Totals
 	fmt.Fprintf(w, "  steps:        %d total, %d passed, %d unchecked, %d failed, %d skipped\n",
 		t.Steps, t.Passed, t.Unchecked, t.Failed, t.Skipped)
@@ -335,6 +338,28 @@ func Footer(w io.Writer, res *runtime.Result, s Style) {
 	writeHealed(w, res)
 	v := res.Record.RunVerdict()
 	fmt.Fprintf(w, "  result:       %s%s\n", s.paint(verdictColor(v), VerdictWord(v)), verdictNote(v))
+}
+
+// ToolDrift writes the drift check's report: each tool whose live
+// definition differs from the skill's signature of it, by server and
+// tool, with what changed, and what to do next; nothing when there was
+// no drift.
+func ToolDrift(w io.Writer, d *runlog.ToolDrift) {
+	if d == nil || len(d.Tools) == 0 {
+		return
+	}
+	if d.Ignored {
+		fmt.Fprintf(w, "  tool drift:   IGNORED (--ignore-tool-drift): the steps ran against tools that differ from the skill's reelier-tools\n")
+	} else {
+		fmt.Fprintf(w, "  tool drift:   the servers' tools differ from the skill's reelier-tools, so no step ran\n")
+	}
+	const under = "                " // the column of the footer's values
+	for _, line := range runtime.DriftLines(d) {
+		fmt.Fprintf(w, "%s%s\n", under, termtext.Line(line))
+	}
+	if !d.Ignored {
+		fmt.Fprintf(w, "%snext: record and compile the skill again against these servers, or rerun with --ignore-tool-drift to replay anyway\n", under)
+	}
 }
 
 // VerdictWord is how a verdict is written in a receipt, a suite line and

@@ -98,6 +98,33 @@ type Record struct {
 	// commit, ref and run page, or a local machine); absent in records
 	// written before it existed.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// ToolDrift is present when the live servers' tools differed from the
+	// signatures the skill keeps (its reelier-tools metadata) before step
+	// 1: then no step ran and the verdict is failed, unless the run was
+	// told to ignore it (Ignored).
+	ToolDrift *ToolDrift `json:"toolDrift,omitempty"`
+}
+
+// ToolDrift is what the check before step 1 found.
+type ToolDrift struct {
+	// Ignored says the run went on anyway (--ignore-tool-drift).
+	Ignored bool `json:"ignored"`
+	// Tools are the tools that changed, in the order the skill lists them.
+	Tools []DriftedTool `json:"tools"`
+}
+
+// DriftedTool is one tool whose live definition differs from the skill's
+// signature of it.
+type DriftedTool struct {
+	// Server names the server that offers (or offered) it; "" when
+	// neither the skill nor the live server names one.
+	Server string `json:"server,omitempty"`
+	// Tool is the tool's name as the skill calls it.
+	Tool string `json:"tool"`
+	// Changes say what changed, one sentence each ("input field
+	// entities[].priority added (number, optional)", "annotation
+	// readOnlyHint: true → false", "no longer offered by the server").
+	Changes []string `json:"changes"`
 }
 
 // Provenance is where a run ran. Every field is plain text taken from the
@@ -228,6 +255,10 @@ func CountSteps(steps []StepRecord) Totals {
 func (r *Record) Finish(interrupted bool) {
 	r.Totals = CountSteps(r.Steps)
 	r.Verdict = DeriveVerdict(r.Totals)
+	if r.ToolDrift != nil && !r.ToolDrift.Ignored {
+		// Stopped before step 1: every step is skipped, and the run failed.
+		r.Verdict = VerdictFailed
+	}
 	if interrupted {
 		r.Verdict = VerdictInterrupted
 	}
