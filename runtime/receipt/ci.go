@@ -251,8 +251,9 @@ var verdictMark = map[runlog.Verdict]string{
 // Markdown writes the job summary: the suite's verdict; one row per
 // skill; then, outside any collapsible part, the failed steps, the healed
 // steps with the patch that must be committed, and the skills that could
-// not run with their diagnostics; then every step of every run in a
-// collapsible part; then what became of the receipts. No runner path is
+// not run with their diagnostics, and what became of the receipts; then
+// every step of every run in a
+// collapsible part. No runner path is
 // shown: skill files as the job named them, the patch by its base name.
 func (r *CIReport) Markdown(w io.Writer) error {
 	m := &markdown{}
@@ -300,18 +301,18 @@ func (r *CIReport) Markdown(w io.Writer) error {
 	r.failedSteps(m)
 	r.healedSteps(m)
 	r.notRun(m)
-	for _, s := range r.Skills {
-		if s.Record == nil {
-			continue
-		}
-		m.stepTable(fmt.Sprintf("%s — every step (%d)", code(s.File), len(s.Record.Steps)), s.Record.Steps)
-	}
 	if r.Push != "" {
 		text := ciPushStatuses[r.Push]
 		if strings.Contains(text, "%s") {
 			text = fmt.Sprintf(text, code(r.PushPolicy))
 		}
-		m.printf("**Receipts:** %s\n", text)
+		m.printf("**Receipts:** %s\n\n", text)
+	}
+	for _, s := range r.Skills {
+		if s.Record == nil {
+			continue
+		}
+		m.stepTable(fmt.Sprintf("%s — every step (%d)", code(s.File), len(s.Record.Steps)), s.Record.Steps)
 	}
 	_, err := io.WriteString(w, m.b.String())
 	return err
