@@ -53,7 +53,7 @@ type step struct {
 	WorkingDirectory string `yaml:"working-directory"`
 }
 
-func loadAction(t *testing.T) action {
+func loadAction(t testing.TB) action {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testutil.Root(), "action.yml"))
 	if err != nil {
@@ -151,7 +151,7 @@ func TestActionScripts(t *testing.T) {
 // step itself finds a binary that is already in place, as it does after
 // a cache hit.
 type runner struct {
-	t         *testing.T
+	t         testing.TB
 	action    action
 	workspace string
 	temp      string
@@ -306,7 +306,7 @@ func (r *runner) step(s step, summaryFile string) (map[string]string, error) {
 	return outs, err
 }
 
-func readFile(t *testing.T, path string) string {
+func readFile(t testing.TB, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
@@ -317,7 +317,7 @@ func readFile(t *testing.T, path string) string {
 
 // newRunner sets up a workspace holding files for one job, with the
 // variables a GitHub runner sets.
-func newRunner(t *testing.T, files map[string]string) *runner {
+func newRunner(t testing.TB, files map[string]string) *runner {
 	ws := t.TempDir()
 	for name, content := range files {
 		p := filepath.Join(ws, filepath.FromSlash(name))
@@ -687,4 +687,77 @@ description: Read a booking whose shape changed
 			t.Errorf("the patched skill: exit %d\n%s", code, r.log.String())
 		}
 	}
+}
+
+// installRun runs the install steps alone in the runner temp folder
+// temp, with env added, and returns the install step's log.
+func installRun(tb testing.TB, temp string, env ...string) (string, map[string]map[string]string) {
+	r := newRunner(tb, nil)
+	r.temp, r.env = temp, append(r.env, env...)
+	for _, s := range r.action.Runs.Steps {
+		if installSteps[s.ID] {
+			out, err := r.step(s, filepath.Join(temp, "summary"))
+			if err != nil {
+				tb.Fatalf("step %q: %v\n%s", s.Name, err, r.log.String())
+			}
+			r.outputs[s.ID] = out
+		}
+	}
+	return r.log.String(), r.outputs
+}
+
+// TestActionInstallCached: after a cache hit (the binary restored where
+// the install steps put it) the install step builds nothing and needs no
+// Go: it runs here with a PATH that has no go on it, as on a runner where
+// setup-go was skipped.
+func TestActionInstallCached(t *testing.T) {
+	bin := binary(t)
+	temp := filepath.Dir(filepath.Dir(filepath.Dir(bin))) // <temp>/reelier-action/<key>/reelier
+	noGo := t.TempDir()
+	for _, tool := range []string{"bash", "find", "sort", "xargs", "sha256sum", "mkdir", "mv", "env"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Symlink(p, filepath.Join(noGo, tool))
+	}
+	log, out := installRun(t, temp, "PATH="+noGo)
+	if out["install"]["path"] != bin || !strings.Contains(log, "reelier from the cache (src-") {
+		t.Errorf("the warm install did not use the cached binary: %v\n%s", out, log)
+	}
+	// The binary runs, and says the ref it was built at.
+	if !strings.Contains(log, "\nreelier test\n") {
+		t.Errorf("the install step's version line:\n%s", log)
+	}
+}
+
+// BenchmarkActionInstall measures the install steps as the runner above
+// runs them: cold (a cache miss: nothing in the runner temp folder and an
+// empty Go build cache; the module cache is kept, as setup-go restores
+// it) and warm (a cache hit: the binary is where actions/cache restores
+// it). actions/cache's own download and setup-go are not measured here.
+//
+//	go test ./integrations -run '^$' -bench BenchmarkActionInstall -benchtime 3x
+func BenchmarkActionInstall(b *testing.B) {
+	b.Run("cold", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			temp, gocache := b.TempDir(), b.TempDir()
+			b.StartTimer()
+			log, _ := installRun(b, temp, "GOCACHE="+gocache)
+			if strings.Contains(log, "from the cache") {
+				b.Fatal("a cold install used a cached binary")
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		temp := b.TempDir()
+		installRun(b, temp)
+		b.ResetTimer()
+		for range b.N {
+			if log, _ := installRun(b, temp); !strings.Contains(log, "from the cache") {
+				b.Fatal("a warm install built again")
+			}
+		}
+	})
 }
