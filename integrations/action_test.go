@@ -162,6 +162,11 @@ type runner struct {
 	outputs map[string]map[string]string
 	summary string
 	log     strings.Builder
+	// ref is github.action_ref ("test" unless set: a ref that is not a
+	// commit SHA, like uses: ./ or a branch); timeout bounds each step
+	// (5 minutes unless set).
+	ref     string
+	timeout time.Duration
 }
 
 // expr matches the expressions action.yml may use.
@@ -178,6 +183,9 @@ func (r *runner) eval(v string) string {
 		case e == "github.action_path":
 			return testutil.Root()
 		case e == "github.action_ref":
+			if r.ref != "" {
+				return r.ref
+			}
 			return "test"
 		case len(parts) == 2 && parts[0] == "inputs":
 			if v, ok := r.inputs[parts[1]]; ok {
@@ -283,7 +291,11 @@ func (r *runner) step(s step, summaryFile string) (map[string]string, error) {
 	for k, v := range s.Env {
 		env = append(env, k+"="+r.eval(v))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	timeout := r.timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
 	cmd.Dir, cmd.Env = dir, env
@@ -690,10 +702,11 @@ description: Read a booking whose shape changed
 }
 
 // installRun runs the install steps alone in the runner temp folder
-// temp, with env added, and returns the install step's log.
-func installRun(tb testing.TB, temp string, env ...string) (string, map[string]map[string]string) {
+// temp, as a use of the action at ref, with env added, and returns the
+// steps' log and outputs.
+func installRun(tb testing.TB, temp, ref string, env ...string) (string, map[string]map[string]string) {
 	r := newRunner(tb, nil)
-	r.temp, r.env = temp, append(r.env, env...)
+	r.temp, r.ref, r.timeout, r.env = temp, ref, 30*time.Minute, append(r.env, env...)
 	for _, s := range r.action.Runs.Steps {
 		if installSteps[s.ID] {
 			out, err := r.step(s, filepath.Join(temp, "summary"))
@@ -721,7 +734,7 @@ func TestActionInstallCached(t *testing.T) {
 		}
 		os.Symlink(p, filepath.Join(noGo, tool))
 	}
-	log, out := installRun(t, temp, "PATH="+noGo)
+	log, out := installRun(t, temp, "", "PATH="+noGo)
 	if out["install"]["path"] != bin || !strings.Contains(log, "reelier from the cache (src-") {
 		t.Errorf("the warm install did not use the cached binary: %v\n%s", out, log)
 	}
@@ -732,32 +745,37 @@ func TestActionInstallCached(t *testing.T) {
 }
 
 // BenchmarkActionInstall measures the install steps as the runner above
-// runs them: cold (a cache miss: nothing in the runner temp folder and an
-// empty Go build cache; the module cache is kept, as setup-go restores
-// it) and warm (a cache hit: the binary is where actions/cache restores
-// it). actions/cache's own download and setup-go are not measured here.
+// runs them, for a use pinned by commit SHA (the key is the SHA): cold (a
+// cache miss: nothing in the runner temp folder and an empty Go build
+// cache; the module cache is kept, as setup-go restores it) and warm (a
+// cache hit: the binary is where actions/cache restores it); and warm for
+// a use by branch or uses: ./ (the key is a hash of the action's files).
+// actions/cache's own download and setup-go are not measured here.
 //
-//	go test ./integrations -run '^$' -bench BenchmarkActionInstall -benchtime 3x
+//	go test ./integrations -run '^$' -bench BenchmarkActionInstall -benchtime 1x
 func BenchmarkActionInstall(b *testing.B) {
-	b.Run("cold", func(b *testing.B) {
+	const pinned = "0123456789abcdef0123456789abcdef01234567"
+	b.Run("cold-pinned", func(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
 			temp, gocache := b.TempDir(), b.TempDir()
 			b.StartTimer()
-			log, _ := installRun(b, temp, "GOCACHE="+gocache)
+			log, _ := installRun(b, temp, pinned, "GOCACHE="+gocache)
 			if strings.Contains(log, "from the cache") {
 				b.Fatal("a cold install used a cached binary")
 			}
 		}
 	})
-	b.Run("warm", func(b *testing.B) {
-		temp := b.TempDir()
-		installRun(b, temp)
-		b.ResetTimer()
-		for range b.N {
-			if log, _ := installRun(b, temp); !strings.Contains(log, "from the cache") {
-				b.Fatal("a warm install built again")
+	for _, tc := range []struct{ name, ref string }{{"warm-pinned", pinned}, {"warm-unpinned", "main"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			temp := b.TempDir()
+			installRun(b, temp, tc.ref)
+			b.ResetTimer()
+			for range b.N {
+				if log, _ := installRun(b, temp, tc.ref); !strings.Contains(log, "from the cache") {
+					b.Fatal("a warm install built again")
+				}
 			}
-		}
-	})
+		})
+	}
 }
