@@ -749,7 +749,8 @@ func TestActionInstallCached(t *testing.T) {
 // cache miss: nothing in the runner temp folder and an empty Go build
 // cache; the module cache is kept, as setup-go restores it) and warm (a
 // cache hit: the binary is where actions/cache restores it); and warm for
-// a use by branch or uses: ./ (the key is a hash of the action's files).
+// a use by branch or uses: ./ (the key is a hash of the action's files);
+// and cold-pinned-gocache, a cache miss with the Go build cache kept.
 // actions/cache's own download and setup-go are not measured here.
 //
 //	go test ./integrations -run '^$' -bench BenchmarkActionInstall -benchtime 1x
@@ -762,6 +763,21 @@ func BenchmarkActionInstall(b *testing.B) {
 			b.StartTimer()
 			log, _ := installRun(b, temp, pinned, "GOCACHE="+gocache)
 			if strings.Contains(log, "from the cache") {
+				b.Fatal("a cold install used a cached binary")
+			}
+		}
+	})
+	// A cache miss whose Go build cache setup-go restored from an earlier
+	// run: the compile is mostly links.
+	// (This machine's own Go build cache stands in for it.)
+	b.Run("cold-pinned-gocache", func(b *testing.B) {
+		installRun(b, b.TempDir(), pinned)
+		b.ResetTimer()
+		for range b.N {
+			b.StopTimer()
+			temp := b.TempDir()
+			b.StartTimer()
+			if log, _ := installRun(b, temp, pinned); strings.Contains(log, "from the cache") {
 				b.Fatal("a cold install used a cached binary")
 			}
 		}
