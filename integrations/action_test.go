@@ -497,7 +497,7 @@ func TestActionRun(t *testing.T) {
 		{"failed, pushed (push: always)", key(map[string]string{"skills": "skills/booking.skill.md", "vars": vars("bk_2")}),
 			1, "failed", "pushed", 1,
 			[]string{"::error file=skills/booking.skill.md,line=8,title=Reelier%3A step 1 (Check the booking) failed::"},
-			[]string{"## ❌ Reelier: 1 of 1 skill(s) failed", "### Failed steps", "<code>skills/booking.skill.md</code> step 1 (line 8)", "got \"pending\"", "pushed to the receipt ledger"}},
+			[]string{"## ❌ Reelier: of 1 skill(s), 1 failed", "### Failed steps", "<code>skills/booking.skill.md</code> step 1 (line 8)", "got \"pending\"", "pushed to the receipt ledger"}},
 		{"failed, push: passed", key(map[string]string{"skills": "skills/booking.skill.md", "vars": vars("bk_2"), "push": "passed"}),
 			1, "failed", "not-attempted", 0, nil, []string{"not pushed: the push input is <code>passed</code>"}},
 		{"passed, push: never", key(map[string]string{"skills": "skills/booking.skill.md", "vars": vars("bk_1"), "push": "never"}),
@@ -513,7 +513,7 @@ func TestActionRun(t *testing.T) {
 		{"a suite with a broken and a missing skill", map[string]string{"skills": "skills/**/*.skill.md\nskills/nope.skill.md", "vars": vars("bk_1")},
 			2, "failed", "skipped-no-key", 0,
 			[]string{"::error file=skills/wip/broken.skill.md,line=9,col=21,", "parse_error"},
-			[]string{"## ❌ Reelier: 0 of 3 skill(s) failed, 2 could not run", "| <code>skills/booking.skill.md</code> | ✅ passed", "<code>skills/wip/broken.skill.md</code> does not parse", "skills/wip/broken.skill.md:9:21: error: step 1: Action args are not valid JSON", "<code>skills/nope.skill.md</code> could not be read"}},
+			[]string{"## ❌ Reelier: of 3 skill(s), 2 could not run", "| <code>skills/booking.skill.md</code> | ✅ passed", "<code>skills/wip/broken.skill.md</code> does not parse", "skills/wip/broken.skill.md:9:21: error: step 1: Action args are not valid JSON", "<code>skills/nope.skill.md</code> could not be read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -278,7 +278,14 @@ func (r *CIReport) Markdown(w io.Writer) error {
 	case "":
 		m.printf("## ⚠️ Reelier: no run record was written\n\n")
 	default:
-		m.printf("## ❌ Reelier: %d of %d skill(s) failed, %d could not run\n\n", failed, n, broken)
+		var parts []string
+		if failed > 0 {
+			parts = append(parts, fmt.Sprintf("%d failed", failed))
+		}
+		if broken > 0 {
+			parts = append(parts, fmt.Sprintf("%d could not run", broken))
+		}
+		m.printf("## ❌ Reelier: of %d skill(s), %s\n\n", n, strings.Join(parts, ", "))
 	}
 	if n > 0 {
 		m.printf("| skill | verdict | steps | passed | unchecked | failed | healed | duration |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
