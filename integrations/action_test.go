@@ -472,7 +472,7 @@ description: A skill with a step that does not parse
 func TestActionRun(t *testing.T) {
 	api := fakeAPI(t)
 	l := startLedger(t)
-	files := map[string]string{"skills/booking.skill.md": bookingSkill, "skills/wip/broken.skill.md": brokenSkill}
+	files := map[string]string{"skills/booking.skill.md": bookingSkill, "skills/wip/broken.skill.md": brokenSkill, "docs/README.md": "# Not a skill\n"}
 	vars := func(id string) string {
 		// Blank lines, indentation and a CRLF line ending are tolerated.
 		return "\n  base=" + api + "\r\n\nid=" + id + "  \n"
@@ -510,6 +510,8 @@ func TestActionRun(t *testing.T) {
 		{"a glob that matches nothing", map[string]string{"skills": "skills/*.nope.md"},
 			2, "", "skipped-no-key", 0, []string{`::error title=Reelier skills::The glob "skills/*.nope.md" matches no file`},
 			[]string{"no skill to replay"}},
+		{"a folder with no skill", map[string]string{"skills": "docs/"},
+			2, "", "skipped-no-key", 0, []string{"docs/ holds no skill to replay"}, []string{"## ⚠️ Reelier: no summary", "(exit 2)"}},
 		{"a suite with a broken and a missing skill", map[string]string{"skills": "skills/**/*.skill.md\nskills/nope.skill.md", "vars": vars("bk_1")},
 			2, "failed", "skipped-no-key", 0,
 			[]string{"::error file=skills/wip/broken.skill.md,line=9,col=21,", "parse_error"},
