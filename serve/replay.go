@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/runtime/provenance"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
@@ -86,6 +88,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		Tools: tools, Vars: in.Vars, Yes: in.AllowDestructive, AllowWrites: in.AllowWrites, Clock: s.opts.Clock,
 		Path: s.skillDisplay(base, in.SkillPath), SkillSHA256: hex.EncodeToString(sum[:]),
 	})
+	res.Record.Provenance = provenance.FromEnv(os.Getenv)
 	if err := s.appendRecord(base, &res.Record); err != nil {
 		return nil, runlog.Record{}, fmt.Errorf("the replay ran (passed: %t) but its run record could not be written: %w", res.Record.Passed, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/runtime/provenance"
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/trace"
@@ -111,6 +112,7 @@ func initRun(cmd *cobra.Command, opts initOptions) error {
 	}
 	fmt.Fprintln(w, "\nYour receipt:")
 	receipt.Text(w, skillPath, res, receipt.Style{})
+	res.Record.Provenance = provenance.FromEnv(os.Getenv)
 	if _, err := runlog.Append(filepath.Join(opts.dir, runlog.DefaultDir), &res.Record); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "reelier: the run record could not be written: %v\n", err)
 	}

@@ -56,7 +56,7 @@ var commandFamily = map[string]string{
 	"mock":    "replay",
 	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
-	"serve": "share", "push": "share", "ledger": "share", "summary": "share",
+	"serve": "share", "push": "share", "ledger": "share", "summary": "share", "ci": "share",
 }
 
 // commands lists the constructors of every subcommand.
@@ -82,6 +82,7 @@ var commands = []func() *cobra.Command{
 	newInitCmd,
 	newServeCmd,
 	newSummaryCmd,
+	newCICmd,
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/reelier/reelier/replaytrace"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/runtime/provenance"
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
 )
@@ -112,6 +114,7 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 		tr = replaytrace.Attach(&o, l.skill, replaytrace.Options{Wrapped: len(s.opts.wrap) > 0})
 	}
 	res := runtime.Run(ctx, l.skill, o)
+	res.Record.Provenance = provenance.FromEnv(os.Getenv)
 	at, err := runlog.Append(s.opts.runsDir, &res.Record)
 	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}
 	if tr != nil {

@@ -89,7 +89,11 @@ func TestSummaryUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"summary"}, "accepts 1 arg(s)"},
+		{[]string{"summary"}, "requires at least 1 arg(s)"},
+		{[]string{"summary", "a.jsonl", "b.jsonl"}, "summary takes one RUNS_FILE"},
+		{[]string{"summary", "--runs-dir", dir, "--format", "xml", "x.skill.md"}, `--format "xml": want markdown, github, outputs, files or passed-files`},
+		{[]string{"summary", "--runs-dir", dir, "--push", "maybe", "x.skill.md"}, `--push "maybe": want one of failed, not-attempted, pushed, skipped-no-key`},
+		{[]string{"summary", "--runs-dir", dir, "--push-policy", "sometimes", "x.skill.md"}, `--push-policy "sometimes": want always, passed or never`},
 		{[]string{"summary", "x.jsonl", "--push", "maybe"}, `--push "maybe": want one of failed, not-attempted, pushed, skipped-no-key`},
 		{[]string{"summary", dir}, "is a directory"},
 	}

@@ -1,9 +1,14 @@
 package receipt
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,7 +21,7 @@ import (
 // says about the receipt.
 var pushStatuses = map[string]string{
 	"pushed":         "pushed to the receipt ledger.",
-	"failed":         "**the push failed** — the replay's verdict stands; the push step's log above says why, and the next push resumes from its cursor.",
+	"failed":         "**the push failed** — the replay's verdict stands; the push step's log above says why. The record was not delivered: only a later `reelier push` that finds this push's state (.reelier/push-state.json in the folder it ran in) resumes at it; in a CI job whose folder is discarded, nothing will.",
 	"skipped-no-key": "not pushed: no cloud key is configured (local-only run).",
 	"not-attempted":  "not pushed: the replay did not pass, so no push was attempted.",
 }
@@ -36,6 +41,28 @@ type Summary struct {
 	Push string
 	// History is the file's content; nil when the file does not exist.
 	History *runlog.History
+}
+
+// ReadSummary reads the run history at path for Summary: a file that
+// does not exist gives a summary that says so; only a file that exists
+// and cannot be read is an error. With skill, only that file's runs
+// count (files sharing a frontmatter name share a history).
+func ReadSummary(path, skill, push string) (Summary, error) {
+	s := Summary{Path: path, Skill: skill, Push: push}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s, nil
+	case err != nil:
+		return s, err
+	}
+	if s.History, err = runlog.Read(bytes.NewReader(data)); err != nil {
+		return s, fmt.Errorf("%s: %v", path, err)
+	}
+	if skill != "" {
+		s.History, _ = s.History.ForFile(filepath.ToSlash(skill))
+	}
+	return s, nil
 }
 
 // Markdown writes the summary: the newest record's verdict, totals, LLM
@@ -164,7 +191,12 @@ var outcomeMark = map[runlog.Outcome]string{
 
 // steps renders the collapsible per-step table.
 func (m *markdown) steps(steps []runlog.StepRecord) {
-	m.printf("<details>\n<summary>Steps (%d)</summary>\n\n", len(steps))
+	m.stepTable(fmt.Sprintf("Steps (%d)", len(steps)), steps)
+}
+
+// stepTable renders the per-step table collapsed under label (Markdown).
+func (m *markdown) stepTable(label string, steps []runlog.StepRecord) {
+	m.printf("<details>\n<summary>%s</summary>\n\n", label)
 	m.printf("| # | step | outcome | healed at | duration | note |\n| ---: | --- | --- | --- | ---: | --- |\n")
 	for _, st := range steps {
 		level, dur, note := "—", duration(st.Ms), ""

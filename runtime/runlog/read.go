@@ -50,9 +50,10 @@ type storedRecord struct {
 	Steps      *[]storedStep `json:"steps"`
 	Totals     *storedTotals `json:"totals"`
 	// Added later, absent from older records.
-	Verdict     Verdict `json:"verdict"`
-	Path        string  `json:"path"`
-	SkillSHA256 string  `json:"skillSha256"`
+	Verdict     Verdict     `json:"verdict"`
+	Path        string      `json:"path"`
+	SkillSHA256 string      `json:"skillSha256"`
+	Provenance  *Provenance `json:"provenance"`
 }
 
 type storedStep struct {
@@ -129,7 +130,7 @@ func parseLine(line []byte) (Entry, error) {
 		return Entry{}, errors.New(`missing "totals"`)
 	}
 	rec := Record{Skill: *s.Skill, StartedAt: *s.StartedAt, FinishedAt: *s.FinishedAt, Passed: *s.Passed,
-		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256}
+		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance}
 	for i, st := range *s.Steps {
 		if st.N == nil || st.Title == nil {
 			return Entry{}, fmt.Errorf(`step %d: missing "n" or "title"`, i+1)

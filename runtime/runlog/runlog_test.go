@@ -193,6 +193,7 @@ func TestOutcomeValid(t *testing.T) {
 func TestReadKeepsNewFields(t *testing.T) {
 	a := record("shared", 1)
 	a.Path, a.SkillSHA256 = "a/shared.skill.md", strings.Repeat("a", 64)
+	a.Provenance = &Provenance{Provider: "github-actions", Repository: "acme/shop", Commit: strings.Repeat("e", 40), Ref: "refs/heads/main", RunURL: "https://github.com/acme/shop/actions/runs/1"}
 	a.Steps[1].Kind = KindCheck
 	a.Steps[0].Action = &ActionRecord{Tool: "t", Args: []byte(`{"q":1}`)}
 	a.Steps[0].Binds = map[string]json.RawMessage{"id": []byte(`"x"`)}

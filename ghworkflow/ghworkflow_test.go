@@ -1,0 +1,149 @@
+package ghworkflow
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reelier/reelier/internal/testutil"
+	"go.yaml.in/yaml/v3"
+)
+
+const ref = "0123456789abcdef0123456789abcdef01234567"
+
+// repoSkills lists the skill files of testdata/repo the way `reelier ci`
+// finds them (every *.skill.md and SKILL.md, in walk order).
+func repoSkills(t *testing.T) []string {
+	var out []string
+	err := filepath.WalkDir("testdata/repo", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".skill.md") || d.Name() == "SKILL.md") {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestGenerate: the workflow for a repository with an http skill and
+// skills on two different MCP servers: one job for the http skill, one
+// per server list (the two CRM skills share theirs), each with its wrap
+// lines, the inputs and writing steps named in comments, the Action
+// pinned by SHA and every other action pinned too. It is valid YAML, and
+// actionlint finds nothing in it.
+func TestGenerate(t *testing.T) {
+	data, err := Generate(Options{Root: "testdata/repo", Skills: repoSkills(t), Action: "reelier/reelier", Ref: ref, Version: "v0.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t).Assert(t, "workflow", data)
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string
+				With map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("not YAML: %v", err)
+	}
+	if len(wf.Jobs) != 3 {
+		t.Fatalf("%d jobs, want 3 (http, crm, memory)", len(wf.Jobs))
+	}
+	crm := wf.Jobs["replay-2"].Steps[1].With
+	if crm["skills"] != "skills/crm/followup.skill.md\nskills/crm/lookup.skill.md\n" || crm["wrap"] != "npx -y @acme/crm-mcp@1.2.0\n" || crm["allow-writes"] != "false" {
+		t.Errorf("the CRM job: %q", crm)
+	}
+	actionlint(t, data)
+}
+
+// actionlint runs actionlint on the workflow: the one .ci/run installs
+// (REELIER_ACTIONLINT), else one on PATH. Under CI a missing actionlint
+// fails the test.
+func actionlint(t *testing.T, data []byte) {
+	bin := os.Getenv("REELIER_ACTIONLINT")
+	if bin == "" {
+		bin, _ = exec.LookPath("actionlint")
+	}
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but actionlint is not: .ci/run installs it and sets REELIER_ACTIONLINT")
+		}
+		t.Log("actionlint is not installed (set REELIER_ACTIONLINT); the workflow was not linted")
+		return
+	}
+	dir := t.TempDir()
+	wf := filepath.Join(dir, ".github", "workflows", "reelier.yml")
+	os.MkdirAll(filepath.Dir(wf), 0o755)
+	if err := os.WriteFile(wf, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-no-color", ".github/workflows/reelier.yml")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("actionlint: %v\n%s", err, out)
+	}
+}
+
+// TestGenerateRefuses: what the workflow could not carry is an error
+// naming it, and nothing is generated.
+func TestGenerateRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	skill := func(servers string) string {
+		return "---\nname: s\ndescription: d\n---\n" + servers + "\n## Steps\n\n### Step 1 — A\n- intent: a\n- action: http.get {\"url\": \"https://x.example\"}\n- assert: status == 200\n- effect: read\n"
+	}
+	ok := write("ok.skill.md", skill(""))
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"a tag", Options{Root: dir, Skills: []string{ok}, Ref: "v1"}, `the action ref "v1" is not a full commit SHA`},
+		{"an upper-case SHA", Options{Root: dir, Skills: []string{ok}, Ref: strings.ToUpper(ref)}, "not a full commit SHA"},
+		{"no skills", Options{Root: dir, Ref: ref}, "no skill found under " + dir},
+		{"a skill that does not parse", Options{Root: dir, Skills: []string{write("bad.skill.md", "---\nname: b\n---\n")}, Ref: ref}, "bad.skill.md does not parse"},
+		{"a path with a space", Options{Root: dir, Skills: []string{write("my skill.skill.md", skill(""))}, Ref: ref}, "holds white space"},
+		{"an expression in a server command", Options{Root: dir, Skills: []string{write("x.skill.md", skill("\n## Servers\n- `x`: `run ${{ secrets.TOKEN }}`\n"))}, Ref: ref}, "holds ${{"},
+		{"a skill outside the root", Options{Root: filepath.Join(dir, "sub"), Skills: []string{ok}, Ref: ref}, "is not inside"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := Generate(tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || data != nil {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestWrite: an existing workflow is replaced only with force.
+func TestWrite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".github", "workflows", "reelier.yml")
+	if err := Write(p, []byte("one\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("two\n"), false); !errors.Is(err, ErrExists) {
+		t.Errorf("second write: %v", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "one\n" {
+		t.Errorf("the file was changed: %q", got)
+	}
+	if err := Write(p, []byte("two\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "two\n" {
+		t.Errorf("with force: %q", got)
+	}
+}
