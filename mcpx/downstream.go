@@ -54,6 +54,8 @@ type Downstream struct {
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
 
+	rs *relayState // see relay.go
+
 	closeOnce sync.Once
 }
 
@@ -119,14 +121,8 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	if err != nil {
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.progressed(req.Params.ProgressToken)
-			if opts.OnProgress != nil {
-				opts.OnProgress(ctx, req.Params)
-			}
-		},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, d.clientOptions(opts))
+	d.addRelayMiddleware(client)
 	tt := &tapTransport{inner: conn}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()

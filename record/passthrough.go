@@ -23,9 +23,12 @@ func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		if token := req.Params.GetProgressToken(); token != nil {
+		token := req.Params.GetProgressToken()
+		if token != nil {
 			defer p.progress.watch(token, req.Session)()
 		}
+		live, done := p.relay.begin(route.Downstream, req.Session, token)
+		defer done()
 		p.mu.Lock()
 		rec := p.rec
 		if rec != nil {
@@ -45,7 +48,11 @@ func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
 		start := time.Now()
 		res, raw, err := p.router.Call(ctx, route.Exposed, args, forwardMeta(req.Params.Meta))
 		ms := time.Since(start).Milliseconds()
-		if err != nil {
+		cancelled := err != nil && ctx.Err() != nil
+		switch {
+		case cancelled:
+			res, raw = errorResult("reelier: the client cancelled the call"), nil
+		case err != nil:
 			res, raw = errorResult("reelier: "+err.Error()), nil
 		}
 		if slot, ok := ctx.Value(rawKey{}).(*rawSlot); ok {
@@ -56,7 +63,9 @@ func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
 			if body == nil {
 				body, _ = json.Marshal(res)
 			}
-			if err := rec.w.Result(i, !res.IsError, ms, body); err != nil && !errors.Is(err, trace.ErrClosed) {
+			x := live.extras()
+			x.Cancelled = cancelled
+			if err := rec.w.ResultWith(i, !res.IsError, ms, body, x); err != nil && !errors.Is(err, trace.ErrClosed) {
 				p.warnf("the result of %q was not recorded: %v", route.Exposed, err)
 			}
 		}
@@ -82,7 +91,7 @@ func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				return &toolList{ListToolsResult: list, raw: p.rawDefs}, nil
+				return &toolList{ListToolsResult: list, raw: p.toolDefs()}, nil
 			}
 			return res, err
 		case "tools/call":
@@ -90,6 +99,12 @@ func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(context.WithValue(ctx, rawKey{}, slot), method, req)
 			if call, ok := res.(*mcp.CallToolResult); ok && err == nil && slot.raw != nil {
 				return &callResult{CallToolResult: call, raw: slot.raw}, nil
+			}
+			return res, err
+		case "logging/setLevel":
+			res, err := next(ctx, method, req)
+			if err == nil {
+				p.setLevel(ctx, req)
 			}
 			return res, err
 		}
