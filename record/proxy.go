@@ -77,6 +77,7 @@ type Proxy struct {
 	hidden   map[string]bool            // exposed names of tools the agent is not offered
 
 	relay   *agentRelay   // see relay.go
+	rounds  pendingRounds // see rounds.go
 	built   chan struct{} // closed once server is built
 	syncMu  sync.Mutex    // serialises sync
 	exposed exposedSet    // what server offers from the downstreams, under syncMu

@@ -36,6 +36,7 @@ type agentRelay struct {
 type liveCall struct {
 	session *mcp.ServerSession
 	token   any
+	rounds  *roundCall // set for an agent that takes input requests
 
 	mu       sync.Mutex
 	relay    []trace.Exchange
@@ -71,8 +72,8 @@ func (c *liveCall) exchange(method string, params any, res any, err error) {
 }
 
 // begin registers a call to d made by ss; the returned func ends it.
-func (r *agentRelay) begin(d *mcpx.Downstream, ss *mcp.ServerSession, token any) (*liveCall, func()) {
-	c := &liveCall{session: ss, token: token}
+func (r *agentRelay) begin(d *mcpx.Downstream, ss *mcp.ServerSession, token any, rounds *roundCall) (*liveCall, func()) {
+	c := &liveCall{session: ss, token: token, rounds: rounds}
 	r.mu.Lock()
 	r.live[d] = append(r.live[d], c)
 	r.mu.Unlock()
@@ -134,87 +135,102 @@ func agentCaps(ss *mcp.ServerSession, d *mcpx.Downstream, method string) (*mcp.C
 	if params == nil || params.Capabilities == nil {
 		return nil, refuse(d, method, "the agent has not initialized its session")
 	}
-	if params.ProtocolVersion >= newProtocol {
-		// 2026-07-28 forbids server-initiated requests; it has them
-		// returned as input requests from the call instead, which the
-		// proxy does not translate yet.
-		return nil, refuse(d, method, "the agent speaks protocol "+params.ProtocolVersion+", where a server may not send it requests; reconnect with 2025-11-25")
-	}
 	return params.Capabilities, nil
 }
 
-// newProtocol is the first revision without server-initiated requests.
-const newProtocol = "2026-07-28"
-
-func (r *agentRelay) CreateMessage(ctx context.Context, d *mcpx.Downstream, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+// request relays one request of d to the agent: refused, naming why,
+// when the agent did not declare what it needs (check says what is
+// missing, or ""); sent as a request of its own to an agent on a revision
+// that has them (legacy), else handed to the agent as an input request of
+// the tool call d is serving. The exchange is kept on that call.
+func (r *agentRelay) request(ctx context.Context, d *mcpx.Downstream, method string, params mcp.InputRequest, check func(*mcp.ClientCapabilities) string, legacy func(*mcp.ServerSession) (any, error)) (any, error) {
 	c := r.current(d, nil)
-	res, err := func() (*mcp.CreateMessageWithToolsResult, error) {
+	res, err := func() (any, error) {
 		ss := r.session(c)
-		caps, err := agentCaps(ss, d, mcpx.MethodCreateMessage)
+		caps, err := agentCaps(ss, d, method)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case caps.Sampling == nil:
-			return nil, refuse(d, mcpx.MethodCreateMessage, "the agent did not declare the sampling capability")
-		case len(params.Tools) > 0 && caps.Sampling.Tools == nil:
-			return nil, refuse(d, mcpx.MethodCreateMessage, "the request offers tools and the agent did not declare sampling.tools")
+		if why := check(caps); why != "" {
+			return nil, refuse(d, method, why)
 		}
-		return ss.CreateMessageWithTools(ctx, params)
+		if roundTrips(ss) {
+			if c == nil || c.rounds == nil {
+				return nil, refuse(d, method, "the agent speaks protocol "+ss.InitializeParams().ProtocolVersion+", where a server may ask only while it serves a tool call, and none is in flight")
+			}
+			return c.rounds.ask(ctx, params)
+		}
+		return legacy(ss)
 	}()
 	if c != nil {
-		c.exchange(mcpx.MethodCreateMessage, params, res, err)
+		c.exchange(method, params, res, err)
 	}
 	return res, err
+}
+
+func (r *agentRelay) CreateMessage(ctx context.Context, d *mcpx.Downstream, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	res, err := r.request(ctx, d, mcpx.MethodCreateMessage, params, func(caps *mcp.ClientCapabilities) string {
+		switch {
+		case caps.Sampling == nil:
+			return "the agent did not declare the sampling capability"
+		case len(params.Tools) > 0 && caps.Sampling.Tools == nil:
+			return "the request offers tools and the agent did not declare sampling.tools"
+		}
+		return ""
+	}, func(ss *mcp.ServerSession) (any, error) { return ss.CreateMessageWithTools(ctx, params) })
+	if err != nil {
+		return nil, err
+	}
+	out, ok := res.(*mcp.CreateMessageWithToolsResult)
+	if !ok {
+		return nil, fmt.Errorf("the agent answered %s with %T", mcpx.MethodCreateMessage, res)
+	}
+	return out, nil
 }
 
 func (r *agentRelay) Elicit(ctx context.Context, d *mcpx.Downstream, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	c := r.current(d, nil)
-	res, err := func() (*mcp.ElicitResult, error) {
-		ss := r.session(c)
-		caps, err := agentCaps(ss, d, mcpx.MethodElicit)
-		if err != nil {
-			return nil, err
-		}
+	res, err := r.request(ctx, d, mcpx.MethodElicit, params, func(caps *mcp.ClientCapabilities) string {
 		if caps.Elicitation == nil {
-			return nil, refuse(d, mcpx.MethodElicit, "the agent did not declare the elicitation capability")
+			return "the agent did not declare the elicitation capability"
 		}
-		return ss.Elicit(ctx, params)
-	}()
-	if c != nil {
-		c.exchange(mcpx.MethodElicit, params, res, err)
+		return ""
+	}, func(ss *mcp.ServerSession) (any, error) { return ss.Elicit(ctx, params) })
+	if err != nil {
+		return nil, err
 	}
-	return res, err
+	out, ok := res.(*mcp.ElicitResult)
+	if !ok {
+		return nil, fmt.Errorf("the agent answered %s with %T", mcpx.MethodElicit, res)
+	}
+	return out, nil
 }
 
 func (r *agentRelay) ListRoots(ctx context.Context, d *mcpx.Downstream, params *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
-	c := r.current(d, nil)
-	res, err := func() (*mcp.ListRootsResult, error) {
-		ss := r.session(c)
-		if ss == nil || ss.InitializeParams() == nil {
-			// The downstream asks while it starts, before any agent is
-			// there: no roots yet; it is told when the agent's come.
-			r.mu.Lock()
-			r.early[d] = true
-			r.mu.Unlock()
-			return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil
-		}
-		caps, err := agentCaps(ss, d, mcpx.MethodListRoots)
-		if err != nil {
-			return nil, err
-		}
-		if caps.RootsV2 == nil {
-			return nil, refuse(d, mcpx.MethodListRoots, "the agent did not declare the roots capability")
-		}
-		if params == nil {
-			params = &mcp.ListRootsParams{}
-		}
-		return ss.ListRoots(ctx, params)
-	}()
-	if c != nil {
-		c.exchange(mcpx.MethodListRoots, params, res, err)
+	if params == nil {
+		params = &mcp.ListRootsParams{}
 	}
-	return res, err
+	if ss := r.session(r.current(d, nil)); ss == nil || ss.InitializeParams() == nil {
+		// The downstream asks while it starts, before any agent is
+		// there: no roots yet; it is told when the agent has come.
+		r.mu.Lock()
+		r.early[d] = true
+		r.mu.Unlock()
+		return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil
+	}
+	res, err := r.request(ctx, d, mcpx.MethodListRoots, params, func(caps *mcp.ClientCapabilities) string {
+		if caps.RootsV2 == nil {
+			return "the agent did not declare the roots capability"
+		}
+		return ""
+	}, func(ss *mcp.ServerSession) (any, error) { return ss.ListRoots(ctx, params) })
+	if err != nil {
+		return nil, err
+	}
+	out, ok := res.(*mcp.ListRootsResult)
+	if !ok {
+		return nil, fmt.Errorf("the agent answered %s with %T", mcpx.MethodListRoots, res)
+	}
+	return out, nil
 }
 
 func (r *agentRelay) Notify(ctx context.Context, d *mcpx.Downstream, method string, params mcp.Params) {
