@@ -123,7 +123,7 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, d.clientOptions(opts))
 	d.addRelayMiddleware(client)
-	tt := &tapTransport{inner: conn}
+	tt := &tapTransport{inner: conn, seen: d.seen}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
 	d.session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})

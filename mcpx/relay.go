@@ -2,6 +2,7 @@ package mcpx
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -12,19 +13,21 @@ import (
 // The methods a downstream may send its client besides responses: the
 // requests a relay answers, and the notifications it passes on.
 const (
-	MethodCreateMessage        = "sampling/createMessage"
-	MethodElicit               = "elicitation/create"
-	MethodListRoots            = "roots/list"
-	NotifyToolsChanged         = "notifications/tools/list_changed"
-	NotifyPromptsChanged       = "notifications/prompts/list_changed"
-	NotifyResourcesChanged     = "notifications/resources/list_changed"
-	NotifyResourceUpdated      = "notifications/resources/updated"
-	NotifyLog                  = "notifications/message"
-	NotifyProgress             = "notifications/progress"
-	NotifyElicitationComplete  = "notifications/elicitation/complete"
-	NotifyRootsChanged         = "notifications/roots/list_changed"
-	relayNoAgentElicitationMsg = "reelier run has no agent to answer %s from downstream %d (%s): a replay cannot sample a model or ask a person; the tool must not depend on it"
+	MethodCreateMessage       = "sampling/createMessage"
+	MethodElicit              = "elicitation/create"
+	MethodListRoots           = "roots/list"
+	NotifyToolsChanged        = "notifications/tools/list_changed"
+	NotifyPromptsChanged      = "notifications/prompts/list_changed"
+	NotifyResourcesChanged    = "notifications/resources/list_changed"
+	NotifyResourceUpdated     = "notifications/resources/updated"
+	NotifyLog                 = "notifications/message"
+	NotifyProgress            = "notifications/progress"
+	NotifyElicitationComplete = "notifications/elicitation/complete"
+	NotifyRootsChanged        = "notifications/roots/list_changed"
 )
+
+// relayNoAgentMsg is why a replay refuses sampling and elicitation.
+const relayNoAgentMsg = "reelier run has no agent to answer %s from downstream %d (%s): a replay cannot sample a model or ask a person"
 
 // Relay answers, on the downstreams' behalf, what they ask their client
 // (sampling, elicitation, roots) and receives the notifications they
@@ -37,9 +40,15 @@ type Relay interface {
 	Elicit(ctx context.Context, d *Downstream, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	ListRoots(ctx context.Context, d *Downstream, params *mcp.ListRootsParams) (*mcp.ListRootsResult, error)
 	// Notify receives a notification the downstream sent (method and
-	// params). A list_changed notification comes after the router has
-	// re-read the downstream's lists and rebuilt its routing table.
+	// params), to pass on. A list_changed notification comes after the
+	// router has re-read the downstream's lists and rebuilt its routing
+	// table.
 	Notify(ctx context.Context, d *Downstream, method string, params mcp.Params)
+	// Seen is told of every notification as it is read from the
+	// downstream, in the order of the wire: before the response to a
+	// call the downstream sent it after, which Notify (called as the SDK
+	// dispatches it) does not promise. It must not block.
+	Seen(d *Downstream, method string, params json.RawMessage)
 }
 
 // relayState is a downstream's share of the relay: its client (for the
@@ -115,7 +124,14 @@ func (d *Downstream) addRelayMiddleware(client *mcp.Client) {
 				return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil
 			case MethodCreateMessage, MethodElicit:
 				if r == nil {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf(relayNoAgentElicitationMsg, method, d.Index, d.Name)}
+					msg := fmt.Sprintf(relayNoAgentMsg, method, d.Index, d.Name)
+					d.rs.mu.Lock()
+					router := d.rs.router
+					d.rs.mu.Unlock()
+					if router != nil && router.warn != nil {
+						fmt.Fprintf(router.warn, "[reelier] %s\n", msg)
+					}
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: msg}
 				}
 			}
 			return next(ctx, method, req)
@@ -130,6 +146,12 @@ func (d *Downstream) attach(r *Router) {
 	d.rs.router = r
 	d.rs.mu.Unlock()
 	close(d.rs.started)
+}
+
+func (d *Downstream) seen(method string, params json.RawMessage) {
+	if d.rs.relay != nil {
+		d.rs.relay.Seen(d, method, params)
+	}
 }
 
 func (d *Downstream) notify(ctx context.Context, method string, params mcp.Params) {

@@ -47,7 +47,8 @@ func withCapture(ctx context.Context) (context.Context, *capture) {
 // tapTransport wraps a transport's connection in a tapConn.
 type tapTransport struct {
 	inner mcp.Transport
-	conn  *tapConn // set by Connect
+	conn  *tapConn                                    // set by Connect
+	seen  func(method string, params json.RawMessage) // each notification read, in wire order; may be nil
 }
 
 func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -55,7 +56,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.conn = &tapConn{Connection: conn, pending: map[jsonrpc.ID]*capture{}}
+	t.conn = &tapConn{Connection: conn, pending: map[jsonrpc.ID]*capture{}, seen: t.seen}
 	return t.conn, nil
 }
 
@@ -65,6 +66,7 @@ type tapConn struct {
 	mcp.Connection
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*capture
+	seen    func(method string, params json.RawMessage)
 }
 
 func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -83,6 +85,9 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() && c.seen != nil {
+		c.seen(req.Method, req.Params)
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 		c.mu.Lock()
 		cp, found := c.pending[resp.ID]

@@ -28,7 +28,7 @@ func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
 		if token != nil {
 			defer p.progress.watch(token, req.Session)()
 		}
-		live, done := p.relay.begin(route.Downstream, req.Session, token, nil)
+		live, done := p.relay.begin(ctx, route.Downstream, req.Session, token, nil)
 		defer done()
 		res, raw := p.callDownstream(ctx, route, req, live)
 		if slot, ok := ctx.Value(rawKey{}).(*rawSlot); ok {
@@ -59,6 +59,9 @@ func (p *Proxy) callDownstream(ctx context.Context, route *mcpx.Route, req *mcp.
 		if err != nil && !errors.Is(err, trace.ErrClosed) {
 			p.warnf("the call to %q was not recorded: %v", route.Exposed, err)
 		}
+	}
+	if roundTrips(req.Session) {
+		p.levelFromMeta(ctx, route.Downstream, req.Params.Meta)
 	}
 	start := time.Now()
 	res, raw, err := p.router.Call(ctx, route.Exposed, args, forwardMeta(req.Params.Meta))

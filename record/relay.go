@@ -26,14 +26,16 @@ import (
 type agentRelay struct {
 	p *Proxy
 
-	mu    sync.Mutex
-	live  map[*mcpx.Downstream][]*liveCall // calls in flight, oldest first
-	early map[*mcpx.Downstream]bool        // asked for roots before the agent came
+	mu     sync.Mutex
+	live   map[*mcpx.Downstream][]*liveCall // calls in flight, oldest first
+	early  map[*mcpx.Downstream]bool        // asked for roots before the agent came
+	levels map[*mcpx.Downstream]string      // the log level last passed on from a call's _meta
 }
 
 // liveCall is a forwarded tool call in flight: the agent's session that
 // made it, and what its downstream asked and notified meanwhile.
 type liveCall struct {
+	ctx     context.Context // the agent's request (its log level, on 2026-07-28)
 	session *mcp.ServerSession
 	token   any
 	rounds  *roundCall // set for an agent that takes input requests
@@ -72,8 +74,8 @@ func (c *liveCall) exchange(method string, params any, res any, err error) {
 }
 
 // begin registers a call to d made by ss; the returned func ends it.
-func (r *agentRelay) begin(d *mcpx.Downstream, ss *mcp.ServerSession, token any, rounds *roundCall) (*liveCall, func()) {
-	c := &liveCall{session: ss, token: token, rounds: rounds}
+func (r *agentRelay) begin(ctx context.Context, d *mcpx.Downstream, ss *mcp.ServerSession, token any, rounds *roundCall) (*liveCall, func()) {
+	c := &liveCall{ctx: ctx, session: ss, token: token, rounds: rounds}
 	r.mu.Lock()
 	r.live[d] = append(r.live[d], c)
 	r.mu.Unlock()
@@ -122,6 +124,14 @@ func (r *agentRelay) session(c *liveCall) *mcp.ServerSession {
 
 // refuse is the JSON-RPC error a downstream gets for a request the agent
 // cannot answer.
+func (r *agentRelay) refuse(d *mcpx.Downstream, method, why string) error {
+	r.p.warnf("%s from downstream %d (%s) was refused: %s", method, d.Index, d.Name, why)
+	return refuse(d, method, why)
+}
+
+// refuse returns the error: "Method not found", as the MCP specification
+// has it for a client without roots (the go-sdk shows only the code's own
+// text to its server; the proxy's stderr says why).
 func refuse(d *mcpx.Downstream, method, why string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("reelier mcp cannot relay %s from downstream %d (%s): %s", method, d.Index, d.Name, why)}
 }
@@ -149,14 +159,15 @@ func (r *agentRelay) request(ctx context.Context, d *mcpx.Downstream, method str
 		ss := r.session(c)
 		caps, err := agentCaps(ss, d, method)
 		if err != nil {
+			r.p.warnf("%s from downstream %d (%s) was refused: %v", method, d.Index, d.Name, err)
 			return nil, err
 		}
 		if why := check(caps); why != "" {
-			return nil, refuse(d, method, why)
+			return nil, r.refuse(d, method, why)
 		}
 		if roundTrips(ss) {
 			if c == nil || c.rounds == nil {
-				return nil, refuse(d, method, "the agent speaks protocol "+ss.InitializeParams().ProtocolVersion+", where a server may ask only while it serves a tool call, and none is in flight")
+				return nil, r.refuse(d, method, "the agent speaks protocol "+ss.InitializeParams().ProtocolVersion+", where a server may ask only while it serves a tool call, and none is in flight")
 			}
 			return c.rounds.ask(ctx, params)
 		}
@@ -239,9 +250,6 @@ func (r *agentRelay) Notify(ctx context.Context, d *mcpx.Downstream, method stri
 		token = pp.ProgressToken
 	}
 	c := r.current(d, token)
-	if c != nil {
-		c.count(method)
-	}
 	p := r.p
 	if method == mcpx.NotifyToolsChanged || method == mcpx.NotifyPromptsChanged || method == mcpx.NotifyResourcesChanged {
 		// On mcpx's own goroutine, never the connection's: waiting for
@@ -262,12 +270,6 @@ func (r *agentRelay) Notify(ctx context.Context, d *mcpx.Downstream, method stri
 				p.warnf("resources/updated from downstream %d (%s) was not passed on: %v", d.Index, d.Name, err)
 			}
 		}
-	case mcpx.NotifyLog:
-		if lp, ok := params.(*mcp.LoggingMessageParams); ok {
-			for ss := range p.server.Sessions() {
-				ss.Log(ctx, lp)
-			}
-		}
 	case mcpx.NotifyElicitationComplete:
 		if ep, ok := params.(*mcp.ElicitationCompleteParams); ok {
 			if ss := r.session(c); ss != nil {
@@ -276,6 +278,49 @@ func (r *agentRelay) Notify(ctx context.Context, d *mcpx.Downstream, method stri
 		}
 	}
 	// Progress reaches the agent through Options.OnProgress.
+}
+
+// Seen counts a notification on the call in flight it belongs to.
+func (r *agentRelay) Seen(d *mcpx.Downstream, method string, params json.RawMessage) {
+	var token any
+	if method == mcpx.NotifyProgress {
+		var pp struct {
+			ProgressToken any `json:"progressToken"`
+		}
+		if json.Unmarshal(params, &pp) == nil {
+			token = pp.ProgressToken
+		}
+	}
+	c := r.current(d, token)
+	if c != nil {
+		c.count(method)
+	}
+	if method == mcpx.NotifyLog {
+		r.log(c, params)
+	}
+}
+
+// log passes a downstream's log message on: within the call it belongs to
+// when one is in flight (so the level an agent on 2026-07-28 sent with
+// that call applies), else to every agent session at the level it set.
+// It runs in wire order (Seen), while the call is still in flight.
+func (r *agentRelay) log(c *liveCall, params json.RawMessage) {
+	select {
+	case <-r.p.built:
+	default:
+		return // no agent can have asked for it yet
+	}
+	var lp mcp.LoggingMessageParams
+	if json.Unmarshal(params, &lp) != nil {
+		return
+	}
+	if c != nil && c.session != nil {
+		c.session.Log(c.ctx, &lp)
+		return
+	}
+	for ss := range r.p.server.Sessions() {
+		ss.Log(context.Background(), &lp)
+	}
 }
 
 // agentInitialized tells the downstreams that asked for roots before the
@@ -392,6 +437,33 @@ func (p *Proxy) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
 	return d.Session().Complete(ctx, &params)
+}
+
+// levelFromMeta passes the log level an agent on 2026-07-28 sends with a
+// call (in _meta) on to the call's downstream as logging/setLevel, which
+// the downstream, on 2025-11-25, needs before it logs at all; once per
+// change of level.
+func (p *Proxy) levelFromMeta(ctx context.Context, d *mcpx.Downstream, meta mcp.Meta) {
+	level, ok := meta[mcp.MetaKeyLogLevel].(string)
+	if !ok || level == "" {
+		return
+	}
+	if caps := d.Capabilities(); caps == nil || caps.Logging == nil {
+		return
+	}
+	p.relay.mu.Lock()
+	if p.relay.levels == nil {
+		p.relay.levels = map[*mcpx.Downstream]string{}
+	}
+	same := p.relay.levels[d] == level
+	p.relay.levels[d] = level
+	p.relay.mu.Unlock()
+	if same {
+		return
+	}
+	if err := d.Session().SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)}); err != nil {
+		p.warnf("the log level %q was not passed on to downstream %d (%s): %v", level, d.Index, d.Name, err)
+	}
 }
 
 // setLevel passes logging/setLevel on to every downstream that logs.

@@ -147,7 +147,7 @@ func (p *Proxy) forwardRounds(ctx context.Context, route *mcpx.Route, req *mcp.C
 		if token != nil {
 			stopWatch = p.progress.watch(token, req.Session)
 		}
-		live, done := p.relay.begin(route.Downstream, req.Session, token, rc)
+		live, done := p.relay.begin(dctx, route.Downstream, req.Session, token, rc)
 		go func() {
 			defer cancel()
 			defer stopWatch()
