@@ -190,6 +190,12 @@ func TestRelayGoAgent(t *testing.T) {
 				if err := a.session.Subscribe(ctx, &mcp.SubscribeParams{URI: "relay://doc"}); err != nil {
 					t.Fatal(err)
 				}
+				// On 2026-07-28 the go-sdk client's Subscribe returns
+				// before the server has subscribed: wait until the
+				// subscription reached the downstream.
+				if got := a.call(t, "subscribed", map[string]any{}, nil); got != "yes" {
+					t.Fatalf("the subscription did not reach the downstream: %q", got)
+				}
 				if got := a.call(t, "chatter", map[string]any{}, meta); got != "chattered" {
 					t.Errorf("chatter → %q", got)
 				}

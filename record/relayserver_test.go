@@ -54,8 +54,13 @@ func failed(err error) *mcp.CallToolResult {
 }
 
 func relayServer() *mcp.Server {
+	subscribed := make(chan struct{})
+	var subOnce sync.Once
 	s := mcp.NewServer(&mcp.Implementation{Name: "relay", Version: "1"}, &mcp.ServerOptions{
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		SubscribeHandler: func(context.Context, *mcp.SubscribeRequest) error {
+			subOnce.Do(func() { close(subscribed) })
+			return nil
+		},
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			var out []string
@@ -137,6 +142,14 @@ func relayServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "was_cancelled", Description: "says whether block saw its cancellation"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 		select {
 		case <-cancelled:
+			return text("yes"), nil, nil
+		case <-time.After(20 * time.Second):
+			return text("no"), nil, nil
+		}
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "subscribed", Description: "says whether a client subscribed to relay://doc"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-subscribed:
 			return text("yes"), nil, nil
 		case <-time.After(20 * time.Second):
 			return text("no"), nil, nil
