@@ -233,20 +233,19 @@ func (d *Downstream) limit(ctx context.Context, token any) (context.Context, fun
 	lctx, cancel := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(d.callTimeout, func() { cancel(&CallTimeoutError{Limit: d.callTimeout}) })
 	key, keyed := progressKey(token)
-	if keyed {
-		d.limitMu.Lock()
-		d.limits[key] = timer
-		d.limitMu.Unlock()
+	if !keyed {
+		key = fmt.Sprintf("t%p", timer) // held too, for pauseLimits
 	}
+	d.limitMu.Lock()
+	d.limits[key] = timer
+	d.limitMu.Unlock()
 	return lctx, func() {
 		timer.Stop()
-		if keyed {
-			d.limitMu.Lock()
-			if d.limits[key] == timer {
-				delete(d.limits, key)
-			}
-			d.limitMu.Unlock()
+		d.limitMu.Lock()
+		if d.limits[key] == timer {
+			delete(d.limits, key)
 		}
+		d.limitMu.Unlock()
 		cancel(nil)
 	}
 }

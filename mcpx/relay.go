@@ -54,6 +54,7 @@ type Relay interface {
 // relayState is a downstream's share of the relay: its client (for the
 // roots notification), its router once built, and the relay.
 type relayState struct {
+	paused  int // relayed requests waiting for the agent (under Downstream.limitMu)
 	relay   Relay
 	client  *mcp.Client
 	started chan struct{} // closed once the router holds the downstream
@@ -98,13 +99,37 @@ func (d *Downstream) clientOptions(opts Options) *mcp.ClientOptions {
 		co.Capabilities.Sampling = &mcp.SamplingCapabilities{}
 		co.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 		co.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			defer d.pauseLimits()()
 			return r.CreateMessage(ctx, d, req.Params)
 		}
 		co.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			defer d.pauseLimits()()
 			return r.Elicit(ctx, d, req.Params)
 		}
 	}
 	return co
+}
+
+// pauseLimits stops the downstream's running call limits while the agent
+// answers one of its requests (a person may take a while to answer an
+// elicitation); the returned func restarts them, each with its whole
+// limit, once no relayed request is waiting any more.
+func (d *Downstream) pauseLimits() func() {
+	d.limitMu.Lock()
+	d.rs.paused++
+	for _, t := range d.limits {
+		t.Stop()
+	}
+	d.limitMu.Unlock()
+	return func() {
+		d.limitMu.Lock()
+		defer d.limitMu.Unlock()
+		if d.rs.paused--; d.rs.paused == 0 {
+			for _, t := range d.limits {
+				t.Reset(d.callTimeout)
+			}
+		}
+	}
 }
 
 // addRelayMiddleware puts the relay in front of the client's own answer
@@ -119,6 +144,7 @@ func (d *Downstream) addRelayMiddleware(client *mcp.Client) {
 			case MethodListRoots:
 				if r != nil {
 					params, _ := req.GetParams().(*mcp.ListRootsParams)
+					defer d.pauseLimits()()
 					return r.ListRoots(ctx, d, params)
 				}
 				return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil

@@ -38,6 +38,20 @@ const agentRoot = "file:///agent/root"
 // elicitation and roots and answers them; another declares none.
 func startRelayAgent(t *testing.T, version string, capable bool, wrap ...string) *relayAgent {
 	t.Helper()
+	return startRelayAgentArgs(t, version, capable, nil, wrap...)
+}
+
+// slowPrompt makes the capable agent take slowAnswer to answer sampling,
+// as a person answering might.
+const (
+	slowPrompt = "take your time"
+	slowAnswer = 1500 * time.Millisecond
+)
+
+// startRelayAgentArgs is startRelayAgent with more arguments for reelier
+// mcp.
+func startRelayAgentArgs(t *testing.T, version string, capable bool, extra []string, wrap ...string) *relayAgent {
+	t.Helper()
 	a := &relayAgent{proxyProcess: &proxyProcess{dir: t.TempDir()},
 		logs: make(chan string, 64), progress: make(chan string, 64), changed: make(chan struct{}, 64), updated: make(chan string, 64)}
 	p := a.proxyProcess
@@ -46,7 +60,7 @@ func startRelayAgent(t *testing.T, version string, capable bool, wrap ...string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.stderr.Close() })
-	args := []string{"mcp", "--trace-dir", p.dir}
+	args := append([]string{"mcp", "--trace-dir", p.dir}, extra...)
 	for _, w := range wrap {
 		args = append(args, "--wrap", w)
 	}
@@ -84,6 +98,9 @@ func startRelayAgent(t *testing.T, version string, capable bool, wrap ...string)
 				if tc, ok := req.Params.Messages[n-1].Content.(*mcp.TextContent); ok {
 					last = tc.Text
 				}
+			}
+			if last == slowPrompt {
+				time.Sleep(slowAnswer) // an answer that takes longer than the call limit
 			}
 			return &mcp.CreateMessageResult{Model: "test-model", Role: "assistant", Content: &mcp.TextContent{Text: "echo: " + last}}, nil
 		}
@@ -358,5 +375,15 @@ func TestReplayAnswersNoAgent(t *testing.T) {
 	}
 	if got := resultText(res); res.IsError || got != "roots: " {
 		t.Errorf("list_roots in a replay → %q", got)
+	}
+}
+
+// TestRelayPausesTheCallLimit: the call limit does not run while the
+// agent answers the downstream's request: an answer that takes longer
+// than --call-timeout still completes the call.
+func TestRelayPausesTheCallLimit(t *testing.T) {
+	a := startRelayAgentArgs(t, "2025-11-25", true, []string{"--call-timeout", "1s"}, relayServerCommand())
+	if got := a.call(t, "ask_model", map[string]any{"prompt": slowPrompt}, nil); got != "model test-model said: echo: "+slowPrompt {
+		t.Errorf("ask_model with a slow answer → %q", got)
 	}
 }
