@@ -269,7 +269,15 @@ func TestRelayGoAgent(t *testing.T) {
 			if !strings.HasPrefix(stop, "Stopped recording.") {
 				t.Fatalf("stop: %q", stop)
 			}
-			checkRelayTrace(t, filepath.Join(a.dir, "relay-1.jsonl"), version)
+			path := filepath.Join(a.dir, "relay-1.jsonl")
+			checkRelayTrace(t, path, version)
+			// The compiler reads the new fields as it reads any result.
+			skill := filepath.Join(t.TempDir(), "relay.skill.md")
+			if out, err := exec.Command(reelierBin(t), "compile", path, "-o", skill).CombinedOutput(); err != nil {
+				t.Errorf("reelier compile of the relay trace: %v\n%s", err, out)
+			} else if b, err := os.ReadFile(skill); err != nil || !strings.Contains(string(b), "ask_model") {
+				t.Errorf("the compiled skill lacks ask_model: %v\n%s", err, b)
+			}
 		})
 	}
 }
