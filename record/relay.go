@@ -30,6 +30,23 @@ type agentRelay struct {
 	live   map[*mcpx.Downstream][]*liveCall // calls in flight, oldest first
 	early  map[*mcpx.Downstream]bool        // asked for roots before the agent came
 	levels map[*mcpx.Downstream]string      // the log level last passed on from a call's _meta
+	asks   map[*mcpx.Downstream]chan *ask   // requests for agents on 2026-07-28, by downstream
+}
+
+// asksFor returns d's channel of requests for agents that take input
+// requests.
+func (r *agentRelay) asksFor(d *mcpx.Downstream) chan *ask {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.asks == nil {
+		r.asks = map[*mcpx.Downstream]chan *ask{}
+	}
+	ch := r.asks[d]
+	if ch == nil {
+		ch = make(chan *ask)
+		r.asks[d] = ch
+	}
+	return ch
 }
 
 // liveCall is a forwarded tool call in flight: the agent's session that
@@ -41,26 +58,49 @@ type liveCall struct {
 	rounds  *roundCall // set for an agent that takes input requests
 
 	mu       sync.Mutex
+	closed   bool // its result is being written
 	relay    []trace.Exchange
 	notified map[string]int
 }
 
+// extras returns what the call kept, and closes it: what comes later is
+// kept on another call in flight.
 func (c *liveCall) extras() trace.ResultExtras {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.closed = true
 	return trace.ResultExtras{Relay: slices.Clone(c.relay), Notified: maps.Clone(c.notified)}
 }
 
-func (c *liveCall) count(method string) {
+// count counts a notification on the call, unless it is closed.
+func (c *liveCall) count(method string) bool {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
 	if c.notified == nil {
 		c.notified = map[string]int{}
 	}
 	c.notified[method]++
-	c.mu.Unlock()
+	return true
 }
 
-func (c *liveCall) exchange(method string, params any, res any, err error) {
+// keep adds an exchange to the call, unless it is closed.
+func (c *liveCall) keep(e trace.Exchange) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.relay = append(c.relay, e)
+	return true
+}
+
+// exchange keeps a relayed request and its answer on the oldest call in
+// flight on d that is still open (the one it was asked for, unless that
+// call has ended meanwhile).
+func (r *agentRelay) exchange(d *mcpx.Downstream, method string, params any, res any, err error) {
 	e := trace.Exchange{Method: method, OK: err == nil}
 	e.Params, _ = json.Marshal(params)
 	if err != nil {
@@ -68,9 +108,18 @@ func (c *liveCall) exchange(method string, params any, res any, err error) {
 	} else {
 		e.Result, _ = json.Marshal(res)
 	}
-	c.mu.Lock()
-	c.relay = append(c.relay, e)
-	c.mu.Unlock()
+	for _, c := range r.calls(d) {
+		if c.keep(e) {
+			return
+		}
+	}
+}
+
+// calls returns the calls in flight on d, oldest first.
+func (r *agentRelay) calls(d *mcpx.Downstream) []*liveCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.live[d])
 }
 
 // begin registers a call to d made by ss; the returned func ends it.
@@ -173,9 +222,7 @@ func (r *agentRelay) request(ctx context.Context, d *mcpx.Downstream, method str
 		}
 		return legacy(ss)
 	}()
-	if c != nil {
-		c.exchange(method, params, res, err)
-	}
+	r.exchange(d, method, params, res, err)
 	return res, err
 }
 
@@ -292,8 +339,13 @@ func (r *agentRelay) Seen(d *mcpx.Downstream, method string, params json.RawMess
 		}
 	}
 	c := r.current(d, token)
-	if c != nil {
-		c.count(method)
+	if c != nil && !c.count(method) && token == nil {
+		// That call has ended meanwhile: the next one still open.
+		for _, o := range r.calls(d) {
+			if o.count(method) {
+				break
+			}
+		}
 	}
 	if method == mcpx.NotifyLog {
 		r.log(c, params)

@@ -3,6 +3,7 @@ package record_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/record"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -393,5 +395,77 @@ func TestRelayPausesTheCallLimit(t *testing.T) {
 	a := startRelayAgentArgs(t, "2025-11-25", true, []string{"--call-timeout", "1s"}, relayServerCommand())
 	if got := a.call(t, "ask_model", map[string]any{"prompt": slowPrompt}, nil); got != "model test-model said: echo: "+slowPrompt {
 		t.Errorf("ask_model with a slow answer → %q", got)
+	}
+}
+
+// TestRelayConcurrentInProcess: the proxy in this process (so the race
+// detector sees it), the relay server as a child process, and an agent in
+// memory on each revision making many sampling calls at once: every call
+// gets the answer to its own prompt, and the recording keeps every
+// exchange once.
+func TestRelayConcurrentInProcess(t *testing.T) {
+	for _, version := range relayRevisions {
+		t.Run(version, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx := context.Background()
+			p, err := record.Start(ctx, []string{relayServerCommand()}, record.Options{TraceDir: dir, Redactor: trace.NewRedactor(nil, nil), Stderr: &syncBuffer{}, Version: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, ct := mcp.NewInMemoryTransports()
+			served := make(chan error, 1)
+			go func() { served <- p.Serve(ctx, st) }()
+			client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+				CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					tc, _ := req.Params.Messages[0].Content.(*mcp.TextContent)
+					return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "echo: " + tc.Text}}, nil
+				},
+			})
+			cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				cs.Close()
+				<-served
+				p.Close()
+			}()
+			callSession(t, cs, "reelier_start_recording", map[string]any{"name": "many"}, nil)
+			const n = 20
+			errs := make(chan string, n)
+			for k := range n {
+				go func() {
+					prompt := fmt.Sprintf("prompt %d", k)
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask_model", Arguments: map[string]any{"prompt": prompt}})
+					switch {
+					case err != nil:
+						errs <- err.Error()
+					case resultText(res) != "model m said: echo: "+prompt:
+						errs <- fmt.Sprintf("%s → %q", prompt, resultText(res))
+					default:
+						errs <- ""
+					}
+				}()
+			}
+			for range n {
+				if e := <-errs; e != "" {
+					t.Error(e)
+				}
+			}
+			callSession(t, cs, "reelier_stop_recording", nil, nil)
+			tr, err := trace.Load(filepath.Join(dir, "many-1.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			exchanges := 0
+			for _, rec := range tr.Records {
+				if r, ok := rec.(*trace.Result); ok {
+					exchanges += len(r.Relay)
+				}
+			}
+			if exchanges != n {
+				t.Errorf("%d exchanges recorded; want %d", exchanges, n)
+			}
+		})
 	}
 }

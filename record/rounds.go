@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/mcpx"
@@ -40,7 +41,11 @@ func roundTrips(ss *mcp.ServerSession) bool {
 
 // roundCall is a forwarded call that may take several rounds.
 type roundCall struct {
-	asks   chan *ask     // requests from the downstream for the agent
+	// asks are the requests of the call's downstream for the agent. A
+	// request does not say which call it serves, so the channel is the
+	// downstream's, shared by its calls: whichever call's round is
+	// waiting hands the request to the agent.
+	asks   chan *ask
 	done   chan finished // the downstream's answer to the call
 	cancel context.CancelFunc
 
@@ -102,15 +107,26 @@ func (pr *pendingRounds) put(rc *roundCall) string {
 	return state
 }
 
-// drop forgets every state of rc, once its call has ended.
-func (pr *pendingRounds) drop(rc *roundCall) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	for state, c := range pr.calls {
-		if c == rc {
-			delete(pr.calls, state)
+// roundWait bounds how long the proxy waits for an agent to come back with
+// the answers of a round, unless the call limit is longer.
+const roundWait = 5 * time.Minute
+
+// expire fails the requests of a round the agent does not come back to
+// (it gave up on the call), so the server's call does not wait forever:
+// the call limit is paused while the agent answers.
+func (p *Proxy) expire(state string, rc *roundCall) {
+	wait := max(p.opts.callTimeout(), roundWait)
+	time.AfterFunc(wait, func() {
+		if p.rounds.take(state) != rc {
+			return // answered
 		}
-	}
+		rc.mu.Lock()
+		for id, a := range rc.open {
+			a.reply <- answer{err: fmt.Errorf("the agent did not come back with an answer to input request %q within %v", id, wait)}
+		}
+		clear(rc.open)
+		rc.mu.Unlock()
+	})
 }
 
 func (pr *pendingRounds) take(state string) *roundCall {
@@ -141,7 +157,7 @@ func (p *Proxy) forwardRounds(ctx context.Context, route *mcpx.Route, req *mcp.C
 		rc.mu.Unlock()
 	} else {
 		dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		rc = &roundCall{asks: make(chan *ask), done: make(chan finished, 1), cancel: cancel, open: map[string]*ask{}}
+		rc = &roundCall{asks: p.relay.asksFor(route.Downstream), done: make(chan finished, 1), cancel: cancel, open: map[string]*ask{}}
 		token := req.Params.GetProgressToken()
 		stopWatch := func() {}
 		if token != nil {
@@ -153,23 +169,51 @@ func (p *Proxy) forwardRounds(ctx context.Context, route *mcpx.Route, req *mcp.C
 			defer stopWatch()
 			defer done()
 			res, raw := p.callDownstream(dctx, route, req, live)
+			// A state of rc still pending holds requests of other
+			// calls: it stays until the agent comes back or expire.
 			rc.done <- finished{res: res, raw: raw}
-			p.rounds.drop(rc)
 		}()
 	}
-	select {
-	case f := <-rc.done:
+	finish := func(f finished) (*mcp.CallToolResult, error) {
 		if slot, ok := ctx.Value(rawKey{}).(*rawSlot); ok {
 			slot.raw = f.raw
 		}
 		return f.res, nil
+	}
+	// The call's own result first: a call that has its result does not
+	// take another call's request.
+	select {
+	case f := <-rc.done:
+		return finish(f)
+	default:
+	}
+	select {
+	case f := <-rc.done:
+		return finish(f)
 	case a := <-rc.asks:
+		// Every request waiting goes in this round: fewer rounds.
+		asks := []*ask{a}
+	more:
+		for {
+			select {
+			case a := <-rc.asks:
+				asks = append(asks, a)
+			default:
+				break more
+			}
+		}
+		reqs := mcp.InputRequestMap{}
 		rc.mu.Lock()
-		rc.next++
-		id := fmt.Sprintf("r%d", rc.next)
-		rc.open[id] = a
+		for _, a := range asks {
+			rc.next++
+			id := fmt.Sprintf("r%d", rc.next)
+			rc.open[id] = a
+			reqs[id] = a.req
+		}
 		rc.mu.Unlock()
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{id: a.req}, RequestState: p.rounds.put(rc)}, nil
+		state := p.rounds.put(rc)
+		p.expire(state, rc)
+		return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, nil
 	case <-ctx.Done():
 		// The agent cancelled this round: the call is cancelled
 		// downstream, and recorded as such.
