@@ -29,6 +29,7 @@ type relayAgent struct {
 	logs     chan string
 	progress chan string
 	changed  chan struct{}
+	prompts  chan struct{}
 	updated  chan string
 }
 
@@ -55,7 +56,7 @@ const (
 func startRelayAgentArgs(t *testing.T, version string, capable bool, extra []string, wrap ...string) *relayAgent {
 	t.Helper()
 	a := &relayAgent{proxyProcess: &proxyProcess{dir: t.TempDir()},
-		logs: make(chan string, 64), progress: make(chan string, 64), changed: make(chan struct{}, 64), updated: make(chan string, 64)}
+		logs: make(chan string, 64), progress: make(chan string, 64), changed: make(chan struct{}, 64), prompts: make(chan struct{}, 64), updated: make(chan string, 64)}
 	p := a.proxyProcess
 	var err error
 	if p.stderr, err = os.Create(filepath.Join(t.TempDir(), "stderr")); err != nil {
@@ -86,6 +87,12 @@ func startRelayAgentArgs(t *testing.T, version string, capable bool, extra []str
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case a.changed <- struct{}{}:
+			default:
+			}
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			select {
+			case a.prompts <- struct{}{}:
 			default:
 			}
 		},
@@ -248,6 +255,15 @@ func TestRelayGoAgent(t *testing.T) {
 				}
 				if got := a.call(t, "fresh", map[string]any{}, nil); got != "I am fresh" {
 					t.Errorf("fresh → %q", got)
+				}
+				// The prompt it added too: re-read, announced, served.
+				await(t, "prompts/list_changed", a.prompts, func(struct{}) bool { return true })
+				pr, err := a.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "fresh_prompt"})
+				if err != nil {
+					t.Fatalf("the prompt added downstream: %v", err)
+				}
+				if tc, ok := pr.Messages[0].Content.(*mcp.TextContent); !ok || tc.Text != "prompt fresh" {
+					t.Errorf("fresh_prompt → %+v", pr.Messages[0].Content)
 				}
 			})
 			t.Run("cancellation", func(t *testing.T) {

@@ -124,6 +124,9 @@ func relayServer() *mcp.Server {
 		mcp.AddTool(s, &mcp.Tool{Name: name, Description: "a tool added while serving"}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
 			return text("I am " + name), nil, nil
 		})
+		s.AddPrompt(&mcp.Prompt{Name: name + "_prompt"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "prompt " + name}}}}, nil
+		})
 		return text("grown"), nil, nil
 	})
 	var mu sync.Mutex
