@@ -54,8 +54,9 @@ type Downstream struct {
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
 
-	remote *remote  // set for a server reached over HTTP (remote.go)
-	notes  []string // what Start reports about the server once it started
+	remote *remote     // set for a server reached over HTTP (remote.go)
+	notes  []string    // what Start reports about the server once it started
+	rs     *relayState // see relay.go
 
 	closeOnce sync.Once
 }
@@ -129,7 +130,7 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
 	}
 	client := d.newClient(opts)
-	tt := &tapTransport{inner: conn}
+	tt := &tapTransport{inner: conn, seen: d.seen}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
 	d.session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
@@ -147,14 +148,9 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 
 // newClient is the MCP client of one downstream, local or remote.
 func (d *Downstream) newClient(opts Options) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.progressed(req.Params.ProgressToken)
-			if opts.OnProgress != nil {
-				opts.OnProgress(ctx, req.Params)
-			}
-		},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "reelier", Version: opts.Version}, d.clientOptions(opts))
+	d.addRelayMiddleware(client)
+	return client
 }
 
 // spawn starts the process on pipes the proxy owns, so that its exit can
@@ -251,20 +247,19 @@ func (d *Downstream) limit(ctx context.Context, token any) (context.Context, fun
 	lctx, cancel := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(d.callTimeout, func() { cancel(&CallTimeoutError{Limit: d.callTimeout}) })
 	key, keyed := progressKey(token)
-	if keyed {
-		d.limitMu.Lock()
-		d.limits[key] = timer
-		d.limitMu.Unlock()
+	if !keyed {
+		key = fmt.Sprintf("t%p", timer) // held too, for pauseLimits
 	}
+	d.limitMu.Lock()
+	d.limits[key] = timer
+	d.limitMu.Unlock()
 	return lctx, func() {
 		timer.Stop()
-		if keyed {
-			d.limitMu.Lock()
-			if d.limits[key] == timer {
-				delete(d.limits, key)
-			}
-			d.limitMu.Unlock()
+		d.limitMu.Lock()
+		if d.limits[key] == timer {
+			delete(d.limits, key)
 		}
+		d.limitMu.Unlock()
 		cancel(nil)
 	}
 }

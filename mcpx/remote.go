@@ -399,6 +399,7 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 	if len(headers) > 0 && unencrypted(u) {
 		d.notef("its headers are sent unencrypted: the URL is http://, not https://, and not a loopback address")
 	}
+	tap.seen = d.seen
 	client := d.newClient(opts)
 	limit := opts.startTimeout()
 	hctx, cancel := context.WithTimeout(ctx, limit)
@@ -410,7 +411,7 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 		// with 400, 404 or 405: try its GET stream.
 		first := err
 		seen := rt.save()
-		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}}
+		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}, seen: d.seen}
 		session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
 		tap = tt.conn
 		if err != nil {

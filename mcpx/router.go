@@ -60,6 +60,10 @@ type Options struct {
 	// a fresh limit with each progress notification the downstream sends
 	// for it. 0 means no limit.
 	CallTimeout time.Duration
+	// Relay answers what downstreams ask their client (sampling,
+	// elicitation, roots) and receives their notifications; nil for a
+	// replay (see Relay).
+	Relay Relay
 	// MaxMessage bounds the size of a message read from a downstream, in
 	// bytes; DefaultMaxMessage if 0. A response over it fails its call
 	// with an error that says so; the downstream stays in use.
@@ -153,6 +157,8 @@ type ResourceRoute struct {
 // Router is the set of running downstreams and the routing table that maps
 // exposed names to them.
 type Router struct {
+	mu          sync.RWMutex // guards the table against Refresh
+	warn        io.Writer    // the proxy's warnings, or nil
 	downstreams []*Downstream
 	routes      []*Route
 	byName      map[string]*Route
@@ -186,6 +192,10 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Router, error) {
 		return nil, err
 	}
 	r := newRouter(ds)
+	r.warn = warn
+	for _, d := range ds {
+		d.attach(r)
+	}
 	if warn != nil {
 		for _, d := range ds {
 			for _, n := range d.notes {
@@ -289,22 +299,40 @@ func (r *Router) Downstreams() []*Downstream { return r.downstreams }
 
 // Routes returns every exposed tool, downstream by downstream in --wrap
 // order, each in its server's order.
-func (r *Router) Routes() []*Route { return r.routes }
+func (r *Router) Routes() []*Route {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.routes
+}
 
 // Route returns the tool exposed under name.
 func (r *Router) Route(name string) (*Route, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	route, ok := r.byName[name]
 	return route, ok
 }
 
 // Collisions returns the prefixed tools, in the order they were met.
-func (r *Router) Collisions() []Collision { return r.collisions }
+func (r *Router) Collisions() []Collision {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.collisions
+}
 
 // Prompts returns every exposed prompt.
-func (r *Router) Prompts() []*PromptRoute { return r.prompts }
+func (r *Router) Prompts() []*PromptRoute {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.prompts
+}
 
 // Resources returns every exposed resource and resource template.
-func (r *Router) Resources() []*ResourceRoute { return r.resources }
+func (r *Router) Resources() []*ResourceRoute {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.resources
+}
 
 // Instructions joins the downstreams' own instructions, one paragraph each.
 func (r *Router) Instructions() string {
@@ -325,7 +353,7 @@ func (r *Router) Instructions() string {
 // Options.CallTimeout, or answered with a message over
 // Options.MaxMessage).
 func (r *Router) Call(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, json.RawMessage, error) {
-	route, ok := r.byName[name]
+	route, ok := r.Route(name)
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown tool %q", name)
 	}

@@ -47,7 +47,8 @@ func withCapture(ctx context.Context) (context.Context, *capture) {
 // tapTransport wraps a transport's connection in a tapConn.
 type tapTransport struct {
 	inner mcp.Transport
-	conn  *tapConn // set by Connect
+	conn  *tapConn                                    // set by Connect
+	seen  func(method string, params json.RawMessage) // each notification read, in wire order; may be nil
 }
 
 func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -55,7 +56,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.conn = &tapConn{Connection: conn, pending: map[jsonrpc.ID]*capture{}}
+	t.conn = &tapConn{Connection: conn, pending: map[jsonrpc.ID]*capture{}, seen: t.seen}
 	return t.conn, nil
 }
 
@@ -65,6 +66,7 @@ type tapConn struct {
 	mcp.Connection
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*capture
+	seen    func(method string, params json.RawMessage)
 }
 
 // newTap is a tap that is fed by hand (sent, received) instead of
@@ -99,8 +101,12 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-// received hands a response to a noted call's capture.
+// received notes a notification (seen, in wire order) and hands a
+// response to a noted call's capture.
 func (c *tapConn) received(msg jsonrpc.Message) {
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() && c.seen != nil {
+		c.seen(req.Method, req.Params)
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		cp, found := c.pending[resp.ID]

@@ -22,6 +22,7 @@ import (
 // Setting it here, after the check, makes every downstream the tests
 // start (directly or through a reelier binary) inherit it.
 func TestMain(m *testing.M) {
+	serveRelayIfAsked()
 	editToolsIfAsked()
 	mcptest.ServeIfAsked()
 	os.Setenv(mcptest.ServeEnv, "1")

@@ -104,11 +104,22 @@ func TestEverythingServer(t *testing.T) {
 	}
 }
 
-// directSession connects the go-sdk client straight to a --wrap command.
+// directSession connects the go-sdk client straight to a --wrap command,
+// declaring what the proxy declares to its downstreams (sampling,
+// elicitation, roots): server-everything offers some tools only to such
+// a client.
 func directSession(t *testing.T, command string) *mcp.ClientSession {
 	t.Helper()
 	argv := strings.Fields(strings.ReplaceAll(command, "'", ""))
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...)}, nil)
+	opts := &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, fmt.Errorf("not answered")
+		},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, fmt.Errorf("not answered")
+		},
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

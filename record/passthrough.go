@@ -15,52 +15,75 @@ import (
 // downstream whether or not a recording is running; while one is, a call
 // record is written before and a result record after, with ms measured
 // around the downstream call alone. What the agent gets back is the
-// downstream's result, never the redacted copy.
+// downstream's result, never the redacted copy. An agent on a protocol
+// revision without server-initiated requests gets the downstream's
+// requests as input requests of the call (see rounds.go).
 func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
+		if roundTrips(req.Session) {
+			return p.forwardRounds(ctx, route, req)
 		}
-		if token := req.Params.GetProgressToken(); token != nil {
+		token := req.Params.GetProgressToken()
+		if token != nil {
 			defer p.progress.watch(token, req.Session)()
 		}
-		p.mu.Lock()
-		rec := p.rec
-		if rec != nil {
-			rec.inflight.Add(1)
-		}
-		p.mu.Unlock()
-		i, recorded := 0, false
-		if rec != nil {
-			defer rec.inflight.Done()
-			var err error
-			i, err = rec.w.Call(route.Exposed, args, toolUseID(req.Params.Meta))
-			recorded = err == nil
-			if err != nil && !errors.Is(err, trace.ErrClosed) {
-				p.warnf("the call to %q was not recorded: %v", route.Exposed, err)
-			}
-		}
-		start := time.Now()
-		res, raw, err := p.router.Call(ctx, route.Exposed, args, forwardMeta(req.Params.Meta))
-		ms := time.Since(start).Milliseconds()
-		if err != nil {
-			res, raw = errorResult("reelier: "+err.Error()), nil
-		}
+		live, done := p.relay.begin(ctx, route.Downstream, req.Session, token, nil)
+		defer done()
+		res, raw := p.callDownstream(ctx, route, req, live)
 		if slot, ok := ctx.Value(rawKey{}).(*rawSlot); ok {
 			slot.raw = raw
 		}
-		if recorded {
-			body := raw
-			if body == nil {
-				body, _ = json.Marshal(res)
-			}
-			if err := rec.w.Result(i, !res.IsError, ms, body); err != nil && !errors.Is(err, trace.ErrClosed) {
-				p.warnf("the result of %q was not recorded: %v", route.Exposed, err)
-			}
-		}
 		return res, nil
 	}
+}
+
+// callDownstream makes the call on the downstream and records it.
+func (p *Proxy) callDownstream(ctx context.Context, route *mcpx.Route, req *mcp.CallToolRequest, live *liveCall) (*mcp.CallToolResult, json.RawMessage) {
+	args := req.Params.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	p.mu.Lock()
+	rec := p.rec
+	if rec != nil {
+		rec.inflight.Add(1)
+	}
+	p.mu.Unlock()
+	i, recorded := 0, false
+	if rec != nil {
+		defer rec.inflight.Done()
+		var err error
+		i, err = rec.w.Call(route.Exposed, args, toolUseID(req.Params.Meta))
+		recorded = err == nil
+		if err != nil && !errors.Is(err, trace.ErrClosed) {
+			p.warnf("the call to %q was not recorded: %v", route.Exposed, err)
+		}
+	}
+	if roundTrips(req.Session) {
+		p.levelFromMeta(ctx, route.Downstream, req.Params.Meta)
+	}
+	start := time.Now()
+	res, raw, err := p.router.Call(ctx, route.Exposed, args, forwardMeta(req.Params.Meta))
+	ms := time.Since(start).Milliseconds()
+	cancelled := err != nil && ctx.Err() != nil
+	switch {
+	case cancelled:
+		res, raw = errorResult("reelier: the client cancelled the call"), nil
+	case err != nil:
+		res, raw = errorResult("reelier: "+err.Error()), nil
+	}
+	if recorded {
+		body := raw
+		if body == nil {
+			body, _ = json.Marshal(res)
+		}
+		x := live.extras()
+		x.Cancelled = cancelled
+		if err := rec.w.ResultWith(i, !res.IsError, ms, body, x); err != nil && !errors.Is(err, trace.ErrClosed) {
+			p.warnf("the result of %q was not recorded: %v", route.Exposed, err)
+		}
+	}
+	return res, raw
 }
 
 // The SDK re-encodes what it decoded, which drops the fields its types do
@@ -81,7 +104,7 @@ func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				return &toolList{ListToolsResult: list, raw: p.rawDefs}, nil
+				return &toolList{ListToolsResult: list, raw: p.toolDefs()}, nil
 			}
 			return res, err
 		case "tools/call":
@@ -89,6 +112,12 @@ func (p *Proxy) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(context.WithValue(ctx, rawKey{}, slot), method, req)
 			if call, ok := res.(*mcp.CallToolResult); ok && err == nil && slot.raw != nil {
 				return &callResult{CallToolResult: call, raw: slot.raw}, nil
+			}
+			return res, err
+		case "logging/setLevel":
+			res, err := next(ctx, method, req)
+			if err == nil {
+				p.setLevel(ctx, req)
 			}
 			return res, err
 		}

@@ -80,6 +80,12 @@ type Proxy struct {
 	rawDefs  map[string]json.RawMessage // exact tool definitions by exposed name
 	hidden   map[string]bool            // exposed names of tools the agent is not offered
 
+	relay   *agentRelay   // see relay.go
+	rounds  pendingRounds // see rounds.go
+	built   chan struct{} // closed once server is built
+	syncMu  sync.Mutex    // serialises sync
+	exposed exposedSet    // what server offers from the downstreams, under syncMu
+
 	mu  sync.Mutex
 	rec *recording // nil when not recording
 }
@@ -94,8 +100,10 @@ type recording struct {
 // downstream that fails to start fails the whole start (the others are
 // stopped), with an error naming it.
 func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
-	p := &Proxy{opts: opts, progress: progressRelay{sessions: map[any]*mcp.ServerSession{}}}
+	p := &Proxy{opts: opts, progress: progressRelay{sessions: map[any]*mcp.ServerSession{}}, built: make(chan struct{})}
+	p.relay = &agentRelay{p: p, live: map[*mcpx.Downstream][]*liveCall{}, early: map[*mcpx.Downstream]bool{}}
 	router, err := mcpx.Start(ctx, wrap, mcpx.Options{
+		Relay:        p.relay,
 		Stderr:       opts.Stderr,
 		Quiet:        opts.Quiet,
 		Version:      opts.Version,
@@ -111,6 +119,8 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
 	}
 	p.router = router
 	p.build()
+	p.noteExposed()
+	close(p.built)
 	return p, nil
 }
 
@@ -130,10 +140,12 @@ func (p *Proxy) Close() error {
 // build creates the server with the control tools and every downstream
 // tool, prompt and resource.
 func (p *Proxy) build() {
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "reelier", Title: "Reelier recording proxy", Version: p.opts.Version}, &mcp.ServerOptions{
+	so := &mcp.ServerOptions{
 		Instructions: p.instructions(),
 		HasTools:     true,
-	})
+	}
+	p.relayServerOptions(so)
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "reelier", Title: "Reelier recording proxy", Version: p.opts.Version}, so)
 	p.server.AddReceivingMiddleware(p.passthrough)
 	p.addControlTools()
 	p.rawDefs = map[string]json.RawMessage{}

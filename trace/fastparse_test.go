@@ -18,6 +18,9 @@ func FuzzParseFast(f *testing.F) {
 		`{"t":"result","seq":3,"i":0,"ok":"yes","ms":1,"body":1}`,
 		`{"t":"meta","seq":0,"name":"n","startedAt":"s","wrapped":[]}`,
 		`{"t":"call","seq":1,"seq":2,"i":0,"ts":"s","tool":"x","args":{},"extra":[1]}`,
+		`{"t":"result","seq":3,"i":0,"ok":true,"ms":1,"body":{},"relay":[{"method":"roots/list","params":{},"ok":true,"result":{"roots":[]}}],"notified":{"notifications/progress":2}}`,
+		`{"t":"result","seq":3,"i":0,"ok":false,"ms":1,"body":{},"cancelled":true}`,
+		`{"t":"result","seq":3,"i":0,"ok":true,"ms":1,"body":{},"Relay":null,"NOTIFIED":{}}`,
 	} {
 		f.Add([]byte(s))
 	}

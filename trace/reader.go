@@ -161,6 +161,9 @@ type wireRecord struct {
 	OK              *bool                  `json:"ok"`
 	MS              *int64                 `json:"ms"`
 	Body            json.RawMessage        `json:"body"`
+	Relay           []Exchange             `json:"relay"`
+	Notified        map[string]int         `json:"notified"`
+	Cancelled       bool                   `json:"cancelled"`
 }
 
 // ParseLine parses one non-blank trace line; line is its number, for errors.
@@ -213,7 +216,8 @@ func parseGeneral(raw []byte, line int) (Record, error) {
 			Args: v.raw("args", w.Args), ToolUseID: w.ToolUseID}
 		return c, v.err
 	case KindResult:
-		r := &Result{T: KindResult, Seq: v.int("seq", w.Seq), I: v.int("i", w.I), MS: int64(v.int("ms", w.MS)), Body: v.raw("body", w.Body)}
+		r := &Result{T: KindResult, Seq: v.int("seq", w.Seq), I: v.int("i", w.I), MS: int64(v.int("ms", w.MS)), Body: v.raw("body", w.Body),
+			Relay: w.Relay, Notified: w.Notified, Cancelled: w.Cancelled}
 		if w.OK == nil {
 			v.missing("ok")
 		} else {
@@ -369,8 +373,10 @@ func parseFast(raw []byte) Record {
 				return false
 			}
 			return true
-		case "name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers":
-			// A meta record's fields: left to the general path.
+		case "name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers",
+			"relay", "notified", "cancelled":
+			// A meta record's fields, and a result's relay fields: left
+			// to the general path.
 			return false
 		}
 		// encoding/json matches keys without regard to case: a key that
@@ -407,4 +413,4 @@ func parseFast(raw []byte) Record {
 
 // fastFields are the keys parseFast reads, and the meta fields it leaves.
 var fastFields = []string{"t", "ts", "tool", "text", "toolUseId", "seq", "i", "ms", "args", "body", "ok",
-	"name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers"}
+	"name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers", "relay", "notified", "cancelled"}

@@ -110,6 +110,36 @@ type Result struct {
 	OK   bool            `json:"ok"`
 	MS   int64           `json:"ms"`
 	Body json.RawMessage `json:"body"`
+	// Relay lists the requests the call's downstream sent its client
+	// while the call was in flight (sampling, elicitation, roots), as the
+	// recording proxy relayed them to the agent, in the order they were
+	// answered. Absent when there were none.
+	Relay []Exchange `json:"relay,omitempty"`
+	// Notified counts the notifications the call's downstream sent while
+	// the call was in flight, by method. Absent when there were none.
+	Notified map[string]int `json:"notified,omitempty"`
+	// Cancelled is set when the agent cancelled the call
+	// (notifications/cancelled); OK is then false.
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// Exchange is one request a downstream sent its client during a call,
+// and its answer: Result when OK, else Error. Params and Result are
+// redacted like every recorded value.
+type Exchange struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// ResultExtras are the optional fields of a result record, written by
+// Writer.ResultWith.
+type ResultExtras struct {
+	Relay     []Exchange
+	Notified  map[string]int
+	Cancelled bool
 }
 
 // Kind implements Record.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,9 +209,36 @@ func (w *Writer) Call(tool string, args json.RawMessage, toolUseID string) (int,
 // Result appends the result record of call i: ok is false when the call
 // failed, ms its duration, body the result (redacted first).
 func (w *Writer) Result(i int, ok bool, ms int64, body json.RawMessage) error {
+	return w.ResultWith(i, ok, ms, body, ResultExtras{})
+}
+
+// ResultWith is Result with the optional fields of a result record: the
+// requests relayed during the call (their params, results and errors
+// redacted like the body), the notifications counted, and whether the
+// agent cancelled the call.
+func (w *Writer) ResultWith(i int, ok bool, ms int64, body json.RawMessage, x ResultExtras) error {
 	red, err := w.redactJSON(body)
 	if err != nil {
 		return fmt.Errorf("result of call %d: %w", i, err)
+	}
+	var relay []Exchange
+	for _, e := range x.Relay {
+		params, err := w.redactJSON(e.Params)
+		if err != nil {
+			return fmt.Errorf("result of call %d: %s params: %w", i, e.Method, err)
+		}
+		e.Params = params
+		if len(e.Result) > 0 {
+			if e.Result, err = w.redactJSON(e.Result); err != nil {
+				return fmt.Errorf("result of call %d: %s result: %w", i, e.Method, err)
+			}
+		}
+		e.Error = w.redact.String("", e.Error)
+		relay = append(relay, e)
+	}
+	var notified map[string]int
+	if len(x.Notified) > 0 {
+		notified = maps.Clone(x.Notified)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -223,7 +251,7 @@ func (w *Writer) Result(i int, ok bool, ms int64, body json.RawMessage) error {
 	if ms < 0 {
 		ms = 0
 	}
-	if err := w.write(&Result{T: KindResult, I: i, OK: ok, MS: ms, Body: red}); err != nil {
+	if err := w.write(&Result{T: KindResult, I: i, OK: ok, MS: ms, Body: red, Relay: relay, Notified: notified, Cancelled: x.Cancelled}); err != nil {
 		return err
 	}
 	delete(w.open, i)

@@ -50,6 +50,16 @@ MCP messages are shown on stderr and skipped; a message over
 --max-message (64MiB) from a server or from the agent is answered with an
 error instead of ending the session.
 
+What a server asks its client — sampling/createMessage,
+elicitation/create, roots/list — goes to the agent and the answer back
+(refused with "Method not found" when the agent did not declare the
+capability; as input requests of the call for an agent on 2026-07-28).
+Notifications pass both ways (progress, log messages, resource updates,
+cancellation, roots changes), as do logging/setLevel, resource
+subscriptions and completions; when a server says its tools changed, the
+proxy lists them again and tells the agent. A recorded call keeps the
+requests relayed during it and the notifications it got (docs/record.md).
+
 When two downstreams have a tool of the same name, the later one's is
 exposed as <index>_<name> (index from 0 in --wrap order) and a warning
 is printed to stderr; ` + "`reelier run --wrap`" + ` resolves names the same way.
