@@ -30,7 +30,6 @@ func TestMain(m *testing.M) {
 const oauthOnly = "the test server wants OAuth (401 with WWW-Authenticate); Reelier sends a remote server only the static headers of --wrap-header and runs no OAuth flow, so it stops at the 401 (\"HTTP 401 Unauthorized; check the credentials given with --wrap-header\")"
 
 var clientExpectedFailures = map[string]string{
-	"elicitation-sep1034-client-defaults":       "the test server asks the client for elicitation/create (on the standalone GET stream); Reelier's downstream client declares no elicitation capability and the proxy does not relay elicitation to the agent (issue 21 point 3), so the answer is \"client does not support elicitation\"",
 	"auth/metadata-default":                     oauthOnly,
 	"auth/metadata-var1":                        oauthOnly,
 	"auth/metadata-var2":                        oauthOnly,
