@@ -1,0 +1,96 @@
+package record_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/trace"
+)
+
+// TestRelayModernDownstream: a downstream that speaks only 2026-07-28
+// (modernserver_test.go: it refuses initialize) is wrapped by the reelier
+// binary for an agent on each revision. The proxy starts it again on
+// 2026-07-28 and says so; its sampling input request reaches the agent
+// and the answer comes back; its roots input request is answered with
+// none (the go-sdk client answers it from its own list, which the proxy
+// keeps empty: the agent's roots cannot be relayed to it); its log
+// message reaches the agent at the level the agent asked for. The
+// recording keeps the relayed sampling exchange; the trace compiles, and
+// `reelier run --wrap` replays the skill against the same server.
+func TestRelayModernDownstream(t *testing.T) {
+	for _, version := range relayRevisions {
+		t.Run(version, func(t *testing.T) {
+			a := startRelayAgent(t, version, true, modernServerCommand())
+			if want := "it refused the 2025-11-25 handshake"; !strings.Contains(a.errText(t), want) || !strings.Contains(a.errText(t), "spoken to on protocol revision 2026-07-28") {
+				t.Errorf("stderr does not say the downstream was started on 2026-07-28:\n%s", a.errText(t))
+			}
+			// A recording the replay can make: no sampling in it.
+			a.call(t, "reelier_start_recording", map[string]any{"name": "modern"}, nil)
+			if got := a.call(t, "list_roots", map[string]any{}, nil); got != "roots: " {
+				t.Errorf("list_roots → %q; want no roots", got)
+			}
+			var meta mcp.Meta
+			if version < "2026-07-28" {
+				if err := a.session.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
+			}
+			if got := a.call(t, "greet", map[string]any{"name": "Ada"}, meta); got != "hello Ada" {
+				t.Errorf("greet → %q", got)
+			}
+			await(t, "log message", a.logs, func(s string) bool { return s == `"greeting Ada"` })
+			if stop := a.call(t, "reelier_stop_recording", nil, nil); !strings.HasPrefix(stop, "Stopped recording.") {
+				t.Fatalf("stop: %q", stop)
+			}
+			// The sampling input request, relayed to the agent and kept.
+			a.call(t, "reelier_start_recording", map[string]any{"name": "asks"}, nil)
+			if got := a.call(t, "ask_model", map[string]any{"prompt": "hello"}, nil); got != "model test-model said: echo: hello" {
+				t.Errorf("ask_model → %q", got)
+			}
+			if stop := a.call(t, "reelier_stop_recording", nil, nil); !strings.HasPrefix(stop, "Stopped recording.") {
+				t.Fatalf("stop: %q", stop)
+			}
+			tr, err := trace.Load(filepath.Join(a.dir, "asks-1.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var relayed []trace.Exchange
+			for _, rec := range tr.Records {
+				if r, ok := rec.(*trace.Result); ok {
+					relayed = append(relayed, r.Relay...)
+				}
+			}
+			if len(relayed) != 1 || relayed[0].Method != "sampling/createMessage" || !relayed[0].OK || !strings.Contains(string(relayed[0].Result), "echo: hello") {
+				t.Errorf("ask_model's relay: %+v", relayed)
+			}
+
+			// The replay: compile, then `reelier run --wrap` the server.
+			path := filepath.Join(a.dir, "modern-1.jsonl")
+			skill := filepath.Join(t.TempDir(), "modern.skill.md")
+			if out, errOut, code := reelierCmd(t, nil, "compile", path, "-o", skill); code != 0 {
+				t.Fatalf("reelier compile: exit %d\n%s%s", code, out, errOut)
+			}
+			if b, _ := os.ReadFile(skill); !strings.Contains(string(b), "greet") || !strings.Contains(string(b), "list_roots") {
+				t.Fatalf("the compiled skill lacks its steps:\n%s", b)
+			}
+			runs := t.TempDir()
+			out, errOut, code := reelierCmd(t, nil, "run", skill, "--runs-dir", runs, "--yes", "--wrap", modernServerCommand())
+			if code != 0 {
+				t.Fatalf("reelier run --wrap on the 2026-07-28 server: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			records, _ := filepath.Glob(filepath.Join(runs, "*.jsonl"))
+			if len(records) != 1 {
+				t.Fatalf("%d run records; want 1", len(records))
+			}
+			b, _ := os.ReadFile(records[0])
+			if !strings.Contains(string(b), `"verdict":"passed"`) || !strings.Contains(string(b), `"passed":2,`) {
+				t.Errorf("the replay did not pass both steps:\n%s", b)
+			}
+		})
+	}
+}
