@@ -3,6 +3,7 @@ package record_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,9 +18,11 @@ import (
 // and the answer comes back; its roots input request is answered with
 // none (the go-sdk client answers it from its own list, which the proxy
 // keeps empty: the agent's roots cannot be relayed to it); its log
-// message reaches the agent at the level the agent asked for. The
-// recording keeps the relayed sampling exchange; the trace compiles, and
-// `reelier run --wrap` replays the skill against the same server.
+// message reaches the agent at the level the agent asked for; a tool it
+// adds is re-read, announced and callable; a resource update reaches the
+// subscribed agent. The recording keeps the relayed sampling exchange;
+// the trace compiles, and `reelier run --wrap` replays the skill against
+// the same server.
 func TestRelayModernDownstream(t *testing.T) {
 	for _, version := range relayRevisions {
 		t.Run(version, func(t *testing.T) {
@@ -68,6 +71,36 @@ func TestRelayModernDownstream(t *testing.T) {
 			if len(relayed) != 1 || relayed[0].Method != "sampling/createMessage" || !relayed[0].OK || !strings.Contains(string(relayed[0].Result), "echo: hello") {
 				t.Errorf("ask_model's relay: %+v", relayed)
 			}
+
+			// A tool added downstream: announced on the server's
+			// subscriptions/listen stream, re-read, announced to the
+			// agent and callable.
+			if got := a.call(t, "grow", map[string]any{"name": "fresh"}, nil); got != "grown" {
+				t.Fatalf("grow → %q", got)
+			}
+			await(t, "tools/list_changed", a.changed, func(struct{}) bool { return true })
+			tools, err := a.session.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "fresh" }) {
+				t.Fatalf("the tool added downstream is not listed by the proxy")
+			}
+			if got := a.call(t, "fresh", map[string]any{}, nil); got != "I am fresh" {
+				t.Errorf("fresh → %q", got)
+			}
+
+			// A resource update, after the agent subscribed.
+			if err := a.session.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "modern://doc"}); err != nil {
+				t.Fatalf("subscribing to the 2026-07-28 server's resource: %v", err)
+			}
+			if got := a.call(t, "subscribed", map[string]any{}, nil); got != "yes" {
+				t.Fatalf("the subscription did not reach the downstream: %q", got)
+			}
+			if got := a.call(t, "touch", map[string]any{}, nil); got != "touched" {
+				t.Errorf("touch → %q", got)
+			}
+			await(t, "resource update", a.updated, func(s string) bool { return s == "modern://doc" })
 
 			// The replay: compile, then `reelier run --wrap` the server.
 			path := filepath.Join(a.dir, "modern-1.jsonl")

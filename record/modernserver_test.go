@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,8 +38,15 @@ func serveModernIfAsked() {
 }
 
 func modernServer() *mcp.Server {
+	subscribed := make(chan struct{})
+	var subOnce sync.Once
 	s := mcp.NewServer(&mcp.Implementation{Name: "modern", Version: "1"}, &mcp.ServerOptions{
 		SupportedProtocolVersions: []string{"2026-07-28"},
+		SubscribeHandler: func(context.Context, *mcp.SubscribeRequest) error {
+			subOnce.Do(func() { close(subscribed) })
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
 	// The go-sdk server answers initialize even when restricted (with
 	// 2025-11-25, expecting the client to hang up); a server that truly
@@ -93,6 +102,28 @@ func modernServer() *mcp.Server {
 			uris = append(uris, r.URI)
 		}
 		return text("roots: " + strings.Join(uris, ",")), nil, nil
+	})
+	s.AddResource(&mcp.Resource{URI: "modern://doc", Name: "doc"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "modern://doc", Text: "the doc"}}}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "subscribed", Description: "says whether a client subscribed to modern://doc"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-subscribed:
+			return text("yes"), nil, nil
+		case <-time.After(20 * time.Second):
+			return text("no"), nil, nil
+		}
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "updates modern://doc"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "modern://doc"})
+		return text("touched"), nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "grow", Description: "adds a tool"}, func(ctx context.Context, req *mcp.CallToolRequest, in nameIn) (*mcp.CallToolResult, any, error) {
+		name := in.Name
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: "a tool added while serving"}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return text("I am " + name), nil, nil
+		})
+		return text("grown"), nil, nil
 	})
 	return s
 }
