@@ -38,10 +38,17 @@ type refusedHandshake struct{ err error }
 func (r *refusedHandshake) Error() string { return r.err.Error() }
 
 // refusal returns err as a refusedHandshake when it is the server's
-// JSON-RPC error answer to the handshake, else err.
+// JSON-RPC error answer to the handshake, else err. Only the codes a
+// server answers a request it will not take with count: the SDK reports
+// transport failures as JSON-RPC errors too (-32005, rejected by
+// transport), and those are not refusals.
 func refusal(version string, err error) error {
 	var rpc *jsonrpc.Error
-	if version == downstreamProtocol && errors.As(err, &rpc) {
+	if version != downstreamProtocol || !errors.As(err, &rpc) {
+		return err
+	}
+	switch rpc.Code {
+	case mcp.CodeUnsupportedProtocolVersion, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidRequest:
 		return &refusedHandshake{err}
 	}
 	return err
