@@ -55,6 +55,9 @@ func TestRelayModernDownstream(t *testing.T) {
 			if got := a.call(t, "ask_model", map[string]any{"prompt": "hello"}, nil); got != "model test-model said: echo: hello" {
 				t.Errorf("ask_model → %q", got)
 			}
+			if got := a.call(t, "ask_person", map[string]any{}, nil); got != "action=accept name=Ada" {
+				t.Errorf("ask_person → %q", got)
+			}
 			if stop := a.call(t, "reelier_stop_recording", nil, nil); !strings.HasPrefix(stop, "Stopped recording.") {
 				t.Fatalf("stop: %q", stop)
 			}
@@ -68,8 +71,9 @@ func TestRelayModernDownstream(t *testing.T) {
 					relayed = append(relayed, r.Relay...)
 				}
 			}
-			if len(relayed) != 1 || relayed[0].Method != "sampling/createMessage" || !relayed[0].OK || !strings.Contains(string(relayed[0].Result), "echo: hello") {
-				t.Errorf("ask_model's relay: %+v", relayed)
+			if len(relayed) != 2 || relayed[0].Method != "sampling/createMessage" || !relayed[0].OK || !strings.Contains(string(relayed[0].Result), "echo: hello") ||
+				relayed[1].Method != "elicitation/create" || !relayed[1].OK || !strings.Contains(string(relayed[1].Result), `"name":"Ada"`) {
+				t.Errorf("the relayed exchanges kept: %+v; want ask_model's sampling, then ask_person's elicitation", relayed)
 			}
 
 			// A tool added downstream: announced on the server's
@@ -123,6 +127,36 @@ func TestRelayModernDownstream(t *testing.T) {
 			b, _ := os.ReadFile(records[0])
 			if !strings.Contains(string(b), `"verdict":"passed"`) || !strings.Contains(string(b), `"passed":2,`) {
 				t.Errorf("the replay did not pass both steps:\n%s", b)
+			}
+		})
+	}
+}
+
+// TestRelayModernRefusesWhatTheAgentLacks: an agent that declared neither
+// sampling nor elicitation, and a downstream on 2026-07-28 asking for
+// them as input requests: refused, stderr saying why; the call ends with
+// an error result naming the downstream and the missing capability.
+func TestRelayModernRefusesWhatTheAgentLacks(t *testing.T) {
+	for _, version := range relayRevisions {
+		t.Run(version, func(t *testing.T) {
+			a := startRelayAgent(t, version, false, modernServerCommand())
+			for tool, want := range map[string]string{
+				"ask_model":  "sampling/createMessage from downstream 0 (" + modernServerCommand() + ") was refused: the agent did not declare the sampling capability",
+				"ask_person": "elicitation/create from downstream 0 (" + modernServerCommand() + ") was refused: the agent did not declare the elicitation capability",
+			} {
+				args := map[string]any{}
+				if tool == "ask_model" {
+					args["prompt"] = "x"
+				}
+				// The SDK's client fails the call itself: the agent's
+				// error result names the downstream and the capability.
+				got := a.call(t, tool, args, nil)
+				if !strings.HasPrefix(got, "ERROR: reelier: downstream 0") || !strings.Contains(got, "multi round-trip") || !strings.Contains(got, "the agent did not declare the") {
+					t.Errorf("%s → %q; want the proxy's error result naming the missing capability", tool, got)
+				}
+				if !strings.Contains(a.errText(t), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, a.errText(t))
+				}
 			}
 		})
 	}

@@ -88,6 +88,24 @@ func modernServer() *mcp.Server {
 		}
 		return text("model " + model + " said: " + t.Text), nil, nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "ask_person", Description: "asks the client's user (an input request)"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		resp, ok := req.Params.InputResponses["p"]
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"p": &mcp.ElicitParams{
+				Message: "What is your name?",
+				RequestedSchema: map[string]any{
+					"type":       "object",
+					"properties": map[string]any{"name": map[string]any{"type": "string"}},
+					"required":   []string{"name"},
+				},
+			}}, RequestState: "asked"}, nil, nil
+		}
+		res, _ := resp.(*mcp.ElicitResult)
+		if res == nil {
+			return failed(fmt.Errorf("the person answered %T", resp)), nil, nil
+		}
+		return text(fmt.Sprintf("action=%s name=%v", res.Action, res.Content["name"])), nil, nil
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "list_roots", Description: "lists the client's roots (an input request)"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 		resp, ok := req.Params.InputResponses["r"]
 		if !ok {
