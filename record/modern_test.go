@@ -1,6 +1,8 @@
 package record_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -159,5 +162,30 @@ func TestRelayModernRefusesWhatTheAgentLacks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayModernAnswersNoAgent: what a replay's downstream client (no
+// agent) answers a downstream on 2026-07-28: its sampling input request
+// fails the call, its roots input request gets no roots.
+func TestReplayModernAnswersNoAgent(t *testing.T) {
+	var stderr syncBuffer
+	r, err := mcpx.Start(context.Background(), []string{modernServerCommand()}, mcpx.Options{Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// The SDK's client fails the call itself, tersely (no handler, so no
+	// capability declared): the replay's step fails naming the downstream.
+	_, _, err = r.Call(context.Background(), "ask_model", json.RawMessage(`{"prompt":"x"}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "downstream 0 (") || !strings.Contains(err.Error(), "client does not support CreateMessage") {
+		t.Errorf("ask_model in a replay: %v", err)
+	}
+	res, _, err := r.Call(context.Background(), "list_roots", json.RawMessage(`{}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(res); res.IsError || got != "roots: " {
+		t.Errorf("list_roots in a replay → %q", got)
 	}
 }
