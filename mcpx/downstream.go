@@ -18,10 +18,45 @@ import (
 	"github.com/reelier/reelier/internal/termtext"
 )
 
-// downstreamProtocol is the MCP revision the proxy speaks to downstreams:
-// the newest one with the initialize handshake, which every current server
-// answers. (The agent side negotiates its own revision with the proxy.)
+// downstreamProtocol is the MCP revision the proxy speaks to downstreams
+// first: the newest one with the initialize handshake, which every current
+// server answers, and on which a server's requests (sampling, elicitation,
+// roots) reach the relay. (The agent side negotiates its own revision with
+// the proxy.)
 const downstreamProtocol = "2025-11-25"
+
+// modernProtocol is the revision a downstream that refuses the initialize
+// handshake is spoken to on: the go-sdk client then opens the session
+// with server/discover (SEP-2575) instead.
+const modernProtocol = "2026-07-28"
+
+// refusedHandshake is a downstream's JSON-RPC error answer to initialize:
+// a server that speaks only 2026-07-28 and later refuses it (with
+// -32022, unsupported protocol version, or Method not found).
+type refusedHandshake struct{ err error }
+
+func (r *refusedHandshake) Error() string { return r.err.Error() }
+
+// refusal returns err as a refusedHandshake when it is the server's
+// JSON-RPC error answer to the handshake, else err. Only the codes a
+// server answers a request it will not take with count: the SDK reports
+// transport failures as JSON-RPC errors too (-32005, rejected by
+// transport), and those are not refusals.
+func refusal(version string, err error) error {
+	var rpc *jsonrpc.Error
+	if version != downstreamProtocol || !errors.As(err, &rpc) {
+		return err
+	}
+	switch rpc.Code {
+	case mcp.CodeUnsupportedProtocolVersion, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidRequest:
+		return &refusedHandshake{err}
+	}
+	return err
+}
+
+// retryModern tells, when the first handshake was refused, that the
+// downstream was started again on modernProtocol.
+const retryModern = "it refused the %s handshake (%v): spoken to on protocol revision %s, where its requests for the client's roots are answered with none"
 
 // stopGrace is how long Close waits for a downstream to exit after its
 // stdin is closed before killing it.
@@ -124,6 +159,24 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("--wrap %q: the command is empty", command)
 	}
+	d, err := startLocal(ctx, index, command, argv, stderr, opts, downstreamProtocol)
+	var refused *refusedHandshake
+	if errors.As(err, &refused) {
+		// A server that speaks only 2026-07-28 and later: start it
+		// again, on a fresh process, and let the SDK open the session
+		// with server/discover.
+		d, err = startLocal(ctx, index, command, argv, stderr, opts, modernProtocol)
+		if err != nil {
+			return nil, fmt.Errorf("%w (it refused the %s handshake first: %v)", err, downstreamProtocol, refused.err)
+		}
+		d.notef(retryModern, downstreamProtocol, refused.err, d.Revision())
+	}
+	return d, err
+}
+
+// startLocal starts the command and completes the MCP handshake on the
+// given protocol revision, then lists what the server offers.
+func startLocal(ctx context.Context, index int, command string, argv []string, stderr *lineWriter, opts Options, version string) (*Downstream, error) {
 	d := &Downstream{Index: index, Name: command, exited: make(chan struct{}), callTimeout: opts.CallTimeout, limits: map[string]*time.Timer{}}
 	conn, err := d.spawn(argv, stderr, opts.maxMessage())
 	if err != nil {
@@ -133,7 +186,13 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	tt := &tapTransport{inner: conn, seen: d.seen}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
-	d.session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
+	d.session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil && hctx.Err() == nil {
+		if r := refusal(version, err); r != err {
+			d.close()
+			return nil, r
+		}
+	}
 	if err == nil {
 		d.tap = tt.conn
 		err = d.list(hctx)
@@ -145,6 +204,22 @@ func startDownstream(ctx context.Context, index int, command string, stderr *lin
 	}
 	return d, nil
 }
+
+// Revision returns the protocol revision the downstream's session
+// negotiated ("2025-11-25", or "2026-07-28" for a server that refused the
+// initialize handshake), or "".
+func (d *Downstream) Revision() string {
+	if res := d.session.InitializeResult(); res != nil {
+		return res.ProtocolVersion
+	}
+	return ""
+}
+
+// Modern reports whether the downstream's session is on 2026-07-28 or
+// later: no server-initiated requests (they come as input requests of a
+// call, which the SDK's client fulfils through the relay's handlers), no
+// roots/list_changed, no logging/setLevel, no resources/subscribe.
+func (d *Downstream) Modern() bool { return d.Revision() >= modernProtocol }
 
 // newClient is the MCP client of one downstream, local or remote.
 func (d *Downstream) newClient(opts Options) *mcp.Client {

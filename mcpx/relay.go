@@ -250,6 +250,12 @@ func (d *Downstream) NotifyRootsChanged() {
 	// The SDK sends the notification only when its own list of roots
 	// changes: a sentinel root, never served (the relay answers
 	// roots/list), is added and removed in turn.
+	if d.Modern() {
+		// 2026-07-28 has no roots/list_changed, and the SDK's client
+		// answers a roots input request from its own list, which must
+		// stay empty (what a replay answers): nothing to send.
+		return
+	}
 	d.rs.mu.Lock()
 	c, in := d.rs.client, d.rs.sentry
 	d.rs.sentry = !in

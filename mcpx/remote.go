@@ -370,6 +370,23 @@ func (d *Downstream) Remote() bool { return d.remote != nil }
 // startRemote connects to a remote server and completes the MCP handshake
 // and the listing of its tools, within the start timeout.
 func startRemote(ctx context.Context, index int, raw string, headers []Header, opts Options) (*Downstream, error) {
+	d, err := startRemoteAt(ctx, index, raw, headers, opts, downstreamProtocol)
+	var refused *refusedHandshake
+	if errors.As(err, &refused) {
+		// A server that speaks only 2026-07-28 and later: connect again,
+		// and let the SDK open the session with server/discover.
+		d, err = startRemoteAt(ctx, index, raw, headers, opts, modernProtocol)
+		if err != nil {
+			return nil, fmt.Errorf("%w (it refused the %s handshake first: %v)", err, downstreamProtocol, refused.err)
+		}
+		d.notef(retryModern, downstreamProtocol, refused.err, d.Revision())
+	}
+	return d, err
+}
+
+// startRemoteAt is startRemote on the given protocol revision; a refused
+// initialize is returned as a refusedHandshake.
+func startRemoteAt(ctx context.Context, index int, raw string, headers []Header, opts Options, version string) (*Downstream, error) {
 	red := opts.Redactor
 	if red == nil {
 		red = trace.RedactorFromEnv()
@@ -405,14 +422,20 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 	hctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	session, err := client.Connect(hctx, &mcp.StreamableClientTransport{Endpoint: d.remote.url, HTTPClient: tappedClient, MaxEventSize: opts.maxMessage(), MaxRetries: 2},
-		&mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil && hctx.Err() == nil {
+		if r := refusal(version, err); r != err {
+			rt.base.(*http.Transport).CloseIdleConnections()
+			return nil, &refusedHandshake{d.hideURL(err)}
+		}
+	}
 	if err != nil && hctx.Err() == nil && legacyStatus(rt.firstStatus()) {
 		// An HTTP+SSE server answers the streamable transport's POST
 		// with 400, 404 or 405: try its GET stream.
 		first := err
 		seen := rt.save()
 		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}, seen: d.seen}
-		session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: downstreamProtocol})
+		session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		tap = tt.conn
 		if err != nil {
 			err = first // the streamable transport's failure says more

@@ -372,9 +372,12 @@ func (r *Router) Call(ctx context.Context, name string, args json.RawMessage, me
 	if err != nil {
 		return nil, nil, d.fault(lctx, err)
 	}
+	// On 2026-07-28 a call that needed input has one result a round
+	// (the SDK's client fulfils the input requests and calls again): the
+	// last one is the call's.
 	var raw json.RawMessage
-	if rs := cp.results(); len(rs) == 1 {
-		raw = rs[0]
+	if rs := cp.results(); len(rs) > 0 {
+		raw = rs[len(rs)-1]
 	}
 	return res, raw, nil
 }

@@ -23,6 +23,7 @@ import (
 // start (directly or through a reelier binary) inherit it.
 func TestMain(m *testing.M) {
 	serveRelayIfAsked()
+	serveModernIfAsked()
 	editToolsIfAsked()
 	mcptest.ServeIfAsked()
 	os.Setenv(mcptest.ServeEnv, "1")

@@ -63,7 +63,7 @@ func (p *Proxy) callDownstream(ctx context.Context, route *mcpx.Route, req *mcp.
 		p.levelFromMeta(ctx, route.Downstream, req.Params.Meta)
 	}
 	start := time.Now()
-	res, raw, err := p.router.Call(ctx, route.Exposed, args, forwardMeta(req.Params.Meta))
+	res, raw, err := p.router.Call(ctx, route.Exposed, args, p.modernMeta(route.Downstream, req, forwardMeta(req.Params.Meta)))
 	ms := time.Since(start).Milliseconds()
 	cancelled := err != nil && ctx.Err() != nil
 	switch {

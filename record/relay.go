@@ -30,6 +30,7 @@ type agentRelay struct {
 	live   map[*mcpx.Downstream][]*liveCall // calls in flight, oldest first
 	early  map[*mcpx.Downstream]bool        // asked for roots before the agent came
 	levels map[*mcpx.Downstream]string      // the log level last passed on from a call's _meta
+	agent  map[mcp.Session]string           // the log level each agent session set with logging/setLevel
 	asks   map[*mcpx.Downstream]chan *ask   // requests for agents on 2026-07-28, by downstream
 }
 
@@ -500,8 +501,8 @@ func (p *Proxy) levelFromMeta(ctx context.Context, d *mcpx.Downstream, meta mcp.
 	if !ok || level == "" {
 		return
 	}
-	if caps := d.Capabilities(); caps == nil || caps.Logging == nil {
-		return
+	if caps := d.Capabilities(); caps == nil || caps.Logging == nil || d.Modern() {
+		return // a downstream on 2026-07-28 gets it with the call (modernMeta)
 	}
 	p.relay.mu.Lock()
 	if p.relay.levels == nil {
@@ -518,15 +519,45 @@ func (p *Proxy) levelFromMeta(ctx context.Context, d *mcpx.Downstream, meta mcp.
 	}
 }
 
+// modernMeta adds to a call's forwarded _meta what a downstream on
+// 2026-07-28 takes with each request instead of a session's state: the
+// log level, from the agent's call (an agent on 2026-07-28) or from its
+// logging/setLevel (an agent on 2025-11-25).
+func (p *Proxy) modernMeta(d *mcpx.Downstream, req *mcp.CallToolRequest, meta mcp.Meta) mcp.Meta {
+	if !d.Modern() {
+		return meta
+	}
+	level, _ := req.Params.Meta[mcp.MetaKeyLogLevel].(string)
+	if level == "" {
+		p.relay.mu.Lock()
+		level = p.relay.agent[req.Session]
+		p.relay.mu.Unlock()
+	}
+	if level == "" {
+		return meta
+	}
+	if meta == nil {
+		meta = mcp.Meta{}
+	}
+	meta[mcp.MetaKeyLogLevel] = level
+	return meta
+}
+
 // setLevel passes logging/setLevel on to every downstream that logs.
 func (p *Proxy) setLevel(ctx context.Context, req mcp.Request) {
 	params, ok := req.GetParams().(*mcp.SetLoggingLevelParams)
 	if !ok {
 		return
 	}
+	p.relay.mu.Lock()
+	if p.relay.agent == nil {
+		p.relay.agent = map[mcp.Session]string{}
+	}
+	p.relay.agent[req.GetSession()] = string(params.Level)
+	p.relay.mu.Unlock()
 	for _, d := range p.router.Downstreams() {
-		if caps := d.Capabilities(); caps == nil || caps.Logging == nil {
-			continue
+		if caps := d.Capabilities(); caps == nil || caps.Logging == nil || d.Modern() {
+			continue // a downstream on 2026-07-28 has no logging/setLevel: see modernMeta
 		}
 		if err := d.Session().SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: params.Level}); err != nil {
 			p.warnf("logging/setLevel was not passed on to downstream %d (%s): %v", d.Index, d.Name, err)
