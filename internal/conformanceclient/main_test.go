@@ -98,28 +98,7 @@ func TestConformanceClient(t *testing.T) {
 			t.Errorf("%s passes, but the client failed: %v\n%s", name, err, stderr)
 		}
 	}
-	rows := testutil.ConformanceTable(t, filepath.Join(testutil.Root(), "docs", "record.md"), clientDocsHeading)
-	for _, name := range scenarios {
-		want := "pass"
-		if _, ok := clientExpectedFailures[name]; ok {
-			want = "expected failure"
-		} else if slices.Contains(clientVacuousPasses, name) {
-			want = "pass (vacuous)"
-		}
-		if rows[name] != want {
-			t.Errorf("docs/record.md: %s is %q in the table, want %q", name, rows[name], want)
-		}
-	}
-	data, err := os.ReadFile(filepath.Join(testutil.Root(), "docs", "record.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if totals := testutil.ConformanceTotals(rows); !strings.Contains(strings.Join(strings.Fields(string(data)), " "), totals) {
-		t.Errorf("docs/record.md does not say %q", totals)
-	}
-	if len(rows) != len(scenarios) {
-		t.Errorf("docs/record.md's table has %d scenarios, the suite %d", len(rows), len(scenarios))
-	}
+	testutil.CheckConformanceDocs(t, filepath.Join(testutil.Root(), "docs", "record.md"), clientDocsHeading, scenarios, clientExpectedFailures, clientVacuousPasses)
 	if t.Failed() {
 		t.Logf("the suite printed:\n%s", printed)
 	}

@@ -236,3 +236,33 @@ func ConformanceTotals(rows map[string]string) string {
 	}
 	return fmt.Sprintf("Totals: %d scenarios; %d pass (%d of them vacuously), %d are expected failures, 0 unexpected.", len(rows), pass, vacuous, expected)
 }
+
+// CheckConformanceDocs holds the docs' table under heading in file to the
+// outcomes: each scenario's row says "pass", "pass (vacuous)" or
+// "expected failure" as the lists do, the table has a row per scenario,
+// and the file states the totals line.
+func CheckConformanceDocs(t testing.TB, file, heading string, scenarios []string, expected map[string]string, vacuous []string) {
+	t.Helper()
+	rows := ConformanceTable(t, file, heading)
+	for _, name := range scenarios {
+		want := "pass"
+		if _, ok := expected[name]; ok {
+			want = "expected failure"
+		} else if slices.Contains(vacuous, name) {
+			want = "pass (vacuous)"
+		}
+		if rows[name] != want {
+			t.Errorf("%s: %s is %q in the table, want %q", filepath.Base(file), name, rows[name], want)
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if totals := ConformanceTotals(rows); !strings.Contains(strings.Join(strings.Fields(string(data)), " "), totals) {
+		t.Errorf("%s does not say %q", filepath.Base(file), totals)
+	}
+	if len(rows) != len(scenarios) {
+		t.Errorf("%s's table has %d scenarios, the suite %d", filepath.Base(file), len(rows), len(scenarios))
+	}
+}
