@@ -307,6 +307,9 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 func convertPath(g jsonPath, org origin) (ast.Path, bool) {
 	next := g.JSON.Pos.Offset + len(g.JSON.Value)
 	var p ast.Path
+	if len(g.Segs) > 0 {
+		p.Elements = make([]ast.PathElement, 0, len(g.Segs))
+	}
 	for _, seg := range g.Segs {
 		t := seg.Word
 		if seg.Dot.Pos.Offset != next || t.Pos.Offset != next+1 {
