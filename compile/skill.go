@@ -194,7 +194,9 @@ func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Ste
 	}
 	// The fields of a step are allocated together, one slice each, not
 	// one by one (#20).
-	if asserts := c.asserts(st); len(asserts) > 0 {
+	asserts := c.asserts(st)
+	st.nAsserts, st.counted = len(asserts), true
+	if len(asserts) > 0 {
 		fields := make([]ast.AssertField, len(asserts))
 		out.Asserts = make([]*ast.AssertField, len(asserts))
 		for i, a := range asserts {
