@@ -48,6 +48,13 @@ func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
 	}
 	p := jsonPath{JSON: toks[i]}
 	i++
+	n := 0
+	for j := i; j+1 < len(toks) && toks[j].Type == tDot && toks[j+1].Type == tWord; j += 2 {
+		n++
+	}
+	if n > 0 {
+		p.Segs = make([]pathSegment, 0, n)
+	}
 	for i+1 < len(toks) && toks[i].Type == tDot && toks[i+1].Type == tWord {
 		p.Segs = append(p.Segs, pathSegment{Dot: toks[i], Word: toks[i+1]})
 		i += 2
