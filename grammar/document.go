@@ -50,6 +50,7 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 		src = src[len(utf8BOM):]
 	}
 	p := &docParser{file: filename, src: string(src), skill: skill}
+	p.exprs.chunked = true
 	p.lines = splitLines(p.src)
 	p.table = lineTable(p.lines)
 	if len(p.lines) > 0 {

@@ -143,7 +143,7 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 	defer func() { p.depth-- }()
 	start := p.i
 	p.i++
-	obj := &ast.Object{}
+	obj := p.holes.newObject()
 	base := len(p.members)
 	p.space()
 	if p.i < len(p.src) && p.src[p.i] == '}' {
@@ -279,7 +279,8 @@ func (p *jsonParser) string() (ast.Value, *jsonError) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ast.String{Range: p.org.span(start, p.i), Value: val}
+	s := p.holes.newString()
+	s.Range, s.Value = p.org.span(start, p.i), val
 	if p.holes != nil && strings.Contains(val, "{{") {
 		s.Holes = p.holes.findHoles(val, func(k int) ast.Pos {
 			if offsets == nil {
