@@ -242,7 +242,12 @@ func analyse(src records, opts Options) (*Compilation, error) {
 func (x *Compilation) Meta() *trace.Meta { return x.c.meta }
 
 // Summary returns the review summary; its Output is left for the caller.
+// Called after Write or Skill, it counts the asserts those built instead
+// of building every step's asserts again.
 func (x *Compilation) Summary() Summary { return x.c.summary() }
+
+// Name is the skill's name, the summary's Name.
+func (x *Compilation) Name() string { return x.c.name() }
 
 // Skill builds the compiled skill's syntax tree. Its nodes carry no file
 // positions (parse the printed bytes for those). It reads the calls'

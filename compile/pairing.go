@@ -63,6 +63,11 @@ type step struct {
 	// gets a `json.<path> is set` assert.
 	binds []*binding
 	class *Classification
+	// nAsserts is how many asserts the step got when it was built
+	// (counted set): the summary counts them without building them a
+	// second time (#20).
+	nAsserts int
+	counted  bool
 }
 
 // same reports whether a call met in a later walk is the one the first

@@ -196,18 +196,29 @@ func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Ste
 		Action: &ast.ActionField{Tool: st.tool, Args: c.args(st, args, b)},
 		Effect: &ast.EffectField{Value: st.class.Effect},
 	}
+	// The fields of a step are allocated together, one slice each, not
+	// one by one (#20).
 	asserts := c.asserts(st)
-	for _, a := range asserts {
-		out.Asserts = append(out.Asserts, &ast.AssertField{Expr: a})
-	}
-	for _, bd := range st.binds {
-		var expr ast.Bind
-		if bd.path == "" {
-			expr = &ast.BodyMatchBind{Name: bd.name, Pattern: bd.pattern}
-		} else {
-			expr = &ast.JSONBind{Name: bd.name, Path: pathNode(bd.path)}
+	st.nAsserts, st.counted = len(asserts), true
+	if len(asserts) > 0 {
+		fields := make([]ast.AssertField, len(asserts))
+		out.Asserts = make([]*ast.AssertField, len(asserts))
+		for i, a := range asserts {
+			fields[i].Expr = a
+			out.Asserts[i] = &fields[i]
 		}
-		out.Binds = append(out.Binds, &ast.BindField{Expr: expr})
+	}
+	if len(st.binds) > 0 {
+		fields := make([]ast.BindField, len(st.binds))
+		out.Binds = make([]*ast.BindField, len(st.binds))
+		for i, bd := range st.binds {
+			if bd.path == "" {
+				fields[i].Expr = &ast.BodyMatchBind{Name: bd.name, Pattern: bd.pattern}
+			} else {
+				fields[i].Expr = &ast.JSONBind{Name: bd.name, Path: pathNode(bd.path)}
+			}
+			out.Binds[i] = &fields[i]
+		}
 	}
 	return out
 }
@@ -365,7 +376,7 @@ type stepBuilder struct {
 // pathNode returns a dotted path as a syntax node, as the parser would
 // read its text.
 func pathNode(dotted string) ast.Path {
-	var els []ast.PathElement
+	els := make([]ast.PathElement, 0, strings.Count(dotted, ".")+1)
 	for seg := range strings.SplitSeq(dotted, ".") {
 		el := ast.PathElement{Name: seg, Index: -1}
 		if isDigits(seg) {

@@ -54,7 +54,10 @@ func (c *compiler) summary() Summary {
 		s.Inputs = append(s.Inputs, in.name)
 	}
 	for _, st := range c.steps {
-		s.Asserts += len(c.asserts(st))
+		if !st.counted {
+			st.nAsserts, st.counted = len(c.asserts(st)), true
+		}
+		s.Asserts += st.nAsserts
 		switch st.class.Effect {
 		case ast.EffectRead:
 			s.Effects.Read++

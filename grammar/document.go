@@ -23,6 +23,20 @@ type docParser struct {
 	// stopped is set once maxProblems diagnostics were made: the rest of
 	// the file is not read (tooMany).
 	stopped bool
+	// asserts hands out assert bullets from chunks: one allocation for
+	// many fields rather than one each (#20).
+	asserts []ast.AssertField
+}
+
+// newAssert returns a field from the current chunk.
+func (p *docParser) newAssert(f ast.AssertField) *ast.AssertField {
+	if len(p.asserts) == 0 {
+		p.asserts = make([]ast.AssertField, 32)
+	}
+	a := &p.asserts[0]
+	*a = f
+	p.asserts = p.asserts[1:]
+	return a
 }
 
 // Parse parses a SKILL.md file. It always returns a skill (possibly partial)
@@ -36,6 +50,7 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 		src = src[len(utf8BOM):]
 	}
 	p := &docParser{file: filename, src: string(src), skill: skill}
+	p.exprs.chunked = true
 	p.lines = splitLines(p.src)
 	p.table = lineTable(p.lines)
 	if len(p.lines) > 0 {

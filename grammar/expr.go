@@ -117,6 +117,37 @@ type exprCache struct {
 	bullets map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
+	// With chunked set (a whole document's parse), JSON strings and
+	// objects come from chunks: one allocation for many nodes (#20).
+	chunked bool
+	strs    []ast.String
+	objs    []ast.Object
+}
+
+const nodeChunk = 32
+
+func (c *exprCache) newString() *ast.String {
+	if c == nil || !c.chunked {
+		return new(ast.String)
+	}
+	if len(c.strs) == 0 {
+		c.strs = make([]ast.String, nodeChunk)
+	}
+	s := &c.strs[0]
+	c.strs = c.strs[1:]
+	return s
+}
+
+func (c *exprCache) newObject() *ast.Object {
+	if c == nil || !c.chunked {
+		return new(ast.Object)
+	}
+	if len(c.objs) == 0 {
+		c.objs = make([]ast.Object, nodeChunk)
+	}
+	o := &c.objs[0]
+	c.objs = c.objs[1:]
+	return o
 }
 
 func (c *exprCache) assert(src string) (*assertExpr, error) {
@@ -307,6 +338,9 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 func convertPath(g jsonPath, org origin) (ast.Path, bool) {
 	next := g.JSON.Pos.Offset + len(g.JSON.Value)
 	var p ast.Path
+	if len(g.Segs) > 0 {
+		p.Elements = make([]ast.PathElement, 0, len(g.Segs))
+	}
 	for _, seg := range g.Segs {
 		t := seg.Word
 		if seg.Dot.Pos.Offset != next || t.Pos.Offset != next+1 {

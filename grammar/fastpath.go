@@ -48,6 +48,13 @@ func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
 	}
 	p := jsonPath{JSON: toks[i]}
 	i++
+	n := 0
+	for j := i; j+1 < len(toks) && toks[j].Type == tDot && toks[j+1].Type == tWord; j += 2 {
+		n++
+	}
+	if n > 0 {
+		p.Segs = make([]pathSegment, 0, n)
+	}
 	for i+1 < len(toks) && toks[i].Type == tDot && toks[i+1].Type == tWord {
 		p.Segs = append(p.Segs, pathSegment{Dot: toks[i], Word: toks[i+1]})
 		i += 2
@@ -58,11 +65,16 @@ func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
 	return p, i, true
 }
 
-// fastBind recognises `<name> = json.<path>`.
+// fastBind recognises `<name> = json.<path>` and `<name> = body match
+// /<regex>/`.
 func (c *exprCache) fastBind(src string) *bindExpr {
 	toks := c.lex(lexExpr, src)
 	if len(toks) < 5 || toks[0].Type != tWord || toks[1].Type != tAssign {
 		return nil
+	}
+	if len(toks) == 5 && toks[2].Type == tWord && toks[2].Value == "body" &&
+		toks[3].Type == tWord && toks[3].Value == "match" && toks[4].Type == tRegex {
+		return &bindExpr{Name: toks[0], Regex: toks[4]}
 	}
 	p, i, ok := fastPath(toks, 2)
 	if !ok || i != len(toks) {

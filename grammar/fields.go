@@ -114,7 +114,10 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 	case "assert":
 		a, err := p.exprs.parseAssert(value, org)
 		if p.exprReport(step.Number, err, org) {
-			step.Asserts = append(step.Asserts, &ast.AssertField{Bullet: b, Expr: a})
+			if step.Asserts == nil {
+				step.Asserts = make([]*ast.AssertField, 0, 4)
+			}
+			step.Asserts = append(step.Asserts, p.newAssert(ast.AssertField{Bullet: b, Expr: a}))
 		}
 	case "bind":
 		bd, err := p.exprs.parseBind(value, org)

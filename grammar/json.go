@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -29,13 +30,40 @@ type jsonParser struct {
 	org   origin
 	depth int
 	holes *exprCache // finds template holes in string leaves; nil for none
+
+	// Members and elements are gathered here while an object or array is
+	// read, then copied into slices of their exact size: one allocation
+	// per object or array for the members rather than one per member and
+	// one per growth of the slice (#20).
+	members  []ast.Member
+	elements []ast.Value
 }
+
+// jsonStacks is a parser's members and elements stacks, kept from one
+// parse to the next.
+type jsonStacks struct {
+	members  []ast.Member
+	elements []ast.Value
+}
+
+var jsonScratch = sync.Pool{New: func() any { return new(jsonStacks) }}
 
 // parseJSON parses src as exactly one JSON value.
 func parseJSON(src string, org origin, holes *exprCache) (ast.Value, *jsonError) {
 	p := &jsonParser{src: src, org: org, holes: holes}
+	sc := jsonScratch.Get().(*jsonStacks)
+	p.members, p.elements = sc.members[:0], sc.elements[:0]
 	p.space()
 	v, err := p.value()
+	// A finished object or array clears what it took from the stacks;
+	// after an error they may still hold values: cleared, so the pool
+	// keeps no part of a tree alive.
+	if err != nil {
+		clear(p.members[:cap(p.members)])
+		clear(p.elements[:cap(p.elements)])
+	}
+	sc.members, sc.elements = p.members[:0], p.elements[:0]
+	jsonScratch.Put(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +143,8 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 	defer func() { p.depth-- }()
 	start := p.i
 	p.i++
-	obj := &ast.Object{}
+	obj := p.holes.newObject()
+	base := len(p.members)
 	p.space()
 	if p.i < len(p.src) && p.src[p.i] == '}' {
 		p.i++
@@ -132,7 +161,7 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 		if err != nil {
 			return nil, err
 		}
-		m := &ast.Member{Key: key, KeyRange: p.org.span(keyStart, p.i)}
+		m := ast.Member{Key: key, KeyRange: p.org.span(keyStart, p.i)}
 		p.space()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
 			return nil, p.errf("unexpected %s, expected ':' after object key", p.describe())
@@ -142,7 +171,7 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 		if m.Value, err = p.value(); err != nil {
 			return nil, err
 		}
-		obj.Members = append(obj.Members, m)
+		p.members = append(p.members, m)
 		p.space()
 		if p.i < len(p.src) && p.src[p.i] == ',' {
 			p.i++
@@ -151,6 +180,15 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 		if p.i < len(p.src) && p.src[p.i] == '}' {
 			p.i++
 			obj.Range = p.org.span(start, p.i)
+			ms := p.members[base:]
+			store := make([]ast.Member, len(ms))
+			copy(store, ms)
+			clear(ms) // the values are referenced from store now
+			p.members = p.members[:base]
+			obj.Members = make([]*ast.Member, len(store))
+			for i := range store {
+				obj.Members[i] = &store[i]
+			}
 			return obj, nil
 		}
 		return nil, p.errf("unexpected %s, expected ',' or '}'", p.describe())
@@ -165,6 +203,7 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 	start := p.i
 	p.i++
 	arr := &ast.Array{}
+	base := len(p.elements)
 	p.space()
 	if p.i < len(p.src) && p.src[p.i] == ']' {
 		p.i++
@@ -177,7 +216,7 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 		if err != nil {
 			return nil, err
 		}
-		arr.Elements = append(arr.Elements, v)
+		p.elements = append(p.elements, v)
 		p.space()
 		if p.i < len(p.src) && p.src[p.i] == ',' {
 			p.i++
@@ -186,6 +225,11 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 		if p.i < len(p.src) && p.src[p.i] == ']' {
 			p.i++
 			arr.Range = p.org.span(start, p.i)
+			es := p.elements[base:]
+			arr.Elements = make([]ast.Value, len(es))
+			copy(arr.Elements, es)
+			clear(es)
+			p.elements = p.elements[:base]
 			return arr, nil
 		}
 		return nil, p.errf("unexpected %s, expected ',' or ']'", p.describe())
@@ -235,7 +279,8 @@ func (p *jsonParser) string() (ast.Value, *jsonError) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ast.String{Range: p.org.span(start, p.i), Value: val}
+	s := p.holes.newString()
+	s.Range, s.Value = p.org.span(start, p.i), val
 	if p.holes != nil && strings.Contains(val, "{{") {
 		s.Holes = p.holes.findHoles(val, func(k int) ast.Pos {
 			if offsets == nil {

@@ -36,7 +36,7 @@ func (c *exprCache) bullet(line string) (*stepBullet, string, error) {
 	if !found {
 		return nil, "", errNoColon
 	}
-	head += ":"
+	head = line[:len(head)+1] // the key with its colon, without a copy
 	g, ok := c.bullets[head]
 	if !ok {
 		var err error

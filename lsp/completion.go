@@ -46,20 +46,28 @@ type completer struct {
 	items     []protocol.CompletionItem
 }
 
-var (
-	headingPrefix = regexp.MustCompile(`^#{1,3}( *[A-Za-z]*)?$`)
-	keyPrefix     = regexp.MustCompile(`^[ \t]*(-[ \t]*)?([A-Za-z]*)$`)
-	bulletPrefix  = regexp.MustCompile(`^[ \t]*-[ \t]*([A-Za-z]+)[ \t]*:[ \t]*`)
-	jsonOpPrefix  = regexp.MustCompile(`^json(\.[A-Za-z0-9_]+)+[ \t]+([A-Za-z]*)$`)
-	isPrefix      = regexp.MustCompile(`^json(\.[A-Za-z0-9_]+)+[ \t]+is[ \t]+([a-z]*)$`)
-	bindRHSPrefix = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*([a-z]*)$`)
-)
+// prefixes holds the completion regexps, compiled on first use rather than
+// at package initialisation, which every command's start-up paid (#20).
+type prefixREs struct {
+	heading, key, bullet, jsonOp, is, bindRHS *regexp.Regexp
+}
+
+var prefixes = sync.OnceValue(func() *prefixREs {
+	return &prefixREs{
+		heading: regexp.MustCompile(`^#{1,3}( *[A-Za-z]*)?$`),
+		key:     regexp.MustCompile(`^[ \t]*(-[ \t]*)?([A-Za-z]*)$`),
+		bullet:  regexp.MustCompile(`^[ \t]*-[ \t]*([A-Za-z]+)[ \t]*:[ \t]*`),
+		jsonOp:  regexp.MustCompile(`^json(\.[A-Za-z0-9_]+)+[ \t]+([A-Za-z]*)$`),
+		is:      regexp.MustCompile(`^json(\.[A-Za-z0-9_]+)+[ \t]+is[ \t]+([a-z]*)$`),
+		bindRHS: regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*([a-z]*)$`),
+	}
+})
 
 func (c *completer) complete(tools Tools) {
 	if c.holes() {
 		return
 	}
-	if headingPrefix.MatchString(c.prefix) {
+	if prefixes().heading.MatchString(c.prefix) {
 		c.stepSnippet()
 		return
 	}
@@ -69,14 +77,14 @@ func (c *completer) complete(tools Tools) {
 		}
 		return
 	}
-	if m := keyPrefix.FindStringSubmatch(c.prefix); m != nil {
+	if m := prefixes().key.FindStringSubmatch(c.prefix); m != nil {
 		c.keys(len(c.prefix)-len(strings.TrimLeft(c.prefix, " \t")), m[1])
 		if m[1] == "" && m[2] == "" {
 			c.stepSnippet()
 		}
 		return
 	}
-	m := bulletPrefix.FindStringSubmatchIndex(c.prefix)
+	m := prefixes().bullet.FindStringSubmatchIndex(c.prefix)
 	if m == nil {
 		return
 	}
@@ -166,13 +174,13 @@ func (c *completer) effects(col int) {
 // asserts offers the assert forms; once a json path is written, the rest
 // of each json form; after `is`, the type names.
 func (c *completer) asserts(valueAt int, value string) {
-	if m := isPrefix.FindStringSubmatch(value); m != nil {
+	if m := prefixes().is.FindStringSubmatch(value); m != nil {
 		for _, t := range grammar.TypeNames {
 			c.add(string(t), "type", "Holds when the value is "+typeDocs[t]+".", protocol.CompletionItemKindTypeParameter, len(c.prefix)-len(m[2]), string(t), false)
 		}
 		return
 	}
-	if m := jsonOpPrefix.FindStringSubmatch(value); m != nil {
+	if m := prefixes().jsonOp.FindStringSubmatch(value); m != nil {
 		for _, f := range grammar.AssertForms {
 			if rest, ok := strings.CutPrefix(f.Syntax, "json.<path> "); ok {
 				c.add(rest, f.Type, "", protocol.CompletionItemKindSnippet, len(c.prefix)-len(m[2]), snippet(rest, 1), true)
@@ -187,7 +195,7 @@ func (c *completer) asserts(valueAt int, value string) {
 
 // binds offers the bind forms, or their right-hand sides after `name =`.
 func (c *completer) binds(valueAt int, value string) {
-	if m := bindRHSPrefix.FindStringSubmatch(value); m != nil {
+	if m := prefixes().bindRHS.FindStringSubmatch(value); m != nil {
 		for _, f := range grammar.BindForms {
 			_, rhs, _ := strings.Cut(f.Syntax, "= ")
 			c.add(rhs, f.Type, "", protocol.CompletionItemKindSnippet, len(c.prefix)-len(m[1]), snippet(rhs, 1), true)
@@ -222,7 +230,7 @@ func (c *completer) holes() bool {
 	if open < 0 || strings.Contains(c.prefix[open:], "}}") || c.step == nil {
 		return false
 	}
-	if m := bulletPrefix.FindStringSubmatch(c.prefix); m == nil || m[1] != "action" {
+	if m := prefixes().bullet.FindStringSubmatch(c.prefix); m == nil || m[1] != "action" {
 		return false
 	}
 	col := open + 2

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/reelier/reelier/ast"
@@ -79,7 +80,7 @@ func (d *doc) add(text string, p place) {
 
 // holes matches template holes, which name values rather than describe
 // the call.
-var holes = regexp.MustCompile(`\{\{[^}]*\}\}`)
+var holes = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^}]*\}\}`) })
 
 // urlWords returns the host and path of an action's "url" argument, with
 // holes taken out.
@@ -93,7 +94,7 @@ func urlWords(args ast.Value) string {
 		if m.Key != "url" || !ok {
 			continue
 		}
-		u, err := url.Parse(holes.ReplaceAllString(s.Value, " "))
+		u, err := url.Parse(holes().ReplaceAllString(s.Value, " "))
 		if err != nil {
 			return ""
 		}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -22,17 +23,22 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"iso":     stamp,
-	"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
-	"ms":      formatMs,
-	"path":    url.PathEscape,
-	"inert":   termtext.Line,
-	"lines":   termtext.Block,
-	"short":   shortHash,
-	"hash":    contentHash,
-}).ParseFS(templateFS, "templates/*.html"))
+// pages parses the templates on first use: only `reelier ledger` serves
+// them, and parsing at package initialisation cost every command start-up
+// about 0.8 ms and 3,400 allocations (#20).
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"iso":     stamp,
+		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
+		"ms":      formatMs,
+		"path":    url.PathEscape,
+		"inert":   termtext.Line,
+		"lines":   termtext.Block,
+		"short":   shortHash,
+		"hash":    contentHash,
+	}).ParseFS(templateFS, "templates/*.html"))
+})
 
 // pageCSP keeps every page self-contained: no script, no external asset.
 const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -88,7 +94,7 @@ var errNoVersion = fmt.Errorf("%w: no such version", ErrNotFound)
 // leave half a page.
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&buf, name, data); err != nil {
 		panic(fmt.Sprintf("rendering %s: %v", name, err))
 	}
 	h := w.Header()

@@ -98,7 +98,6 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	if err != nil {
 		return traceError(cmd, opts.trace, err)
 	}
-	summary := x.Summary()
 	out := opts.output
 	switch {
 	case out != "" && opts.skillsDir != "":
@@ -106,7 +105,7 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	case opts.skillsDir != "":
 		// The folder is the skill's name, which the compiler makes a
 		// valid Agent Skills name, so the folder and name agree.
-		out = filepath.Join(opts.skillsDir, summary.Name, "SKILL.md")
+		out = filepath.Join(opts.skillsDir, x.Name(), "SKILL.md")
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -122,6 +121,8 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 		}
 		return usageErrorf("%v", err)
 	}
+	// The summary after Write, which counted the asserts it printed.
+	summary := x.Summary()
 	summary.Output = out
 	if opts.json {
 		enc := json.NewEncoder(cmd.OutOrStdout())

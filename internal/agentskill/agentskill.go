@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,7 +24,7 @@ const (
 // reservedWords may not appear in a name (Claude's platform refuses them).
 var reservedWords = []string{"anthropic", "claude"}
 
-var xmlTag = regexp.MustCompile(`<\s*/?\s*[A-Za-z][^<>]*>`)
+var xmlTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<\s*/?\s*[A-Za-z][^<>]*>`) })
 
 // nameRune reports a character a name may hold: a letter that is not
 // upper case (so "zürich" and CJK names pass, as the reference validator
@@ -56,7 +57,7 @@ func NameProblems(name string) []string {
 	case strings.Contains(name, "--"):
 		out = append(out, "the name holds two hyphens in a row")
 	}
-	if xmlTag.MatchString(name) {
+	if xmlTag().MatchString(name) {
 		out = append(out, "the name holds an XML tag")
 	}
 	for _, w := range reservedWords {
@@ -77,7 +78,7 @@ func DescriptionProblems(desc string) []string {
 	case n > MaxDescription:
 		out = append(out, fmt.Sprintf("the description is %d characters long; at most %d", n, MaxDescription))
 	}
-	if xmlTag.MatchString(desc) {
+	if xmlTag().MatchString(desc) {
 		out = append(out, "the description holds an XML tag")
 	}
 	return out
@@ -179,8 +180,8 @@ func Description(s string) string {
 		}
 		return r
 	}, s)
-	for xmlTag.MatchString(s) { // "<<a>b>" leaves "<b>" after one round
-		s = xmlTag.ReplaceAllString(s, "")
+	for xmlTag().MatchString(s) { // "<<a>b>" leaves "<b>" after one round
+		s = xmlTag().ReplaceAllString(s, "")
 	}
 	for strings.Contains(s, ": ") { // "a:: b" needs two rounds
 		s = strings.ReplaceAll(s, ": ", " — ")

@@ -11,6 +11,7 @@ package verbs
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -99,35 +100,39 @@ var NounPhrases = []string{"merge request", "merge requests", "start date", "sta
 // Conjunctions split a name segment into clauses: `get_or_create_user`.
 var Conjunctions = []string{"and", "or", "then"}
 
-var (
-	classOf      = map[string]Class{}
-	nounPhrase   = map[[2]string]bool{}
-	conjunctions = map[string]bool{}
-)
+// lookup holds the tables built from Table, NounPhrases and Conjunctions,
+// built on first use rather than at package initialisation (#20).
+type lookup struct {
+	classOf      map[string]Class
+	nounPhrase   map[[2]string]bool
+	conjunctions map[string]bool
+}
 
-func init() {
+var tables = sync.OnceValue(func() *lookup {
+	t := &lookup{classOf: map[string]Class{}, nounPhrase: map[[2]string]bool{}, conjunctions: map[string]bool{}}
 	for _, r := range Table {
 		for _, w := range r.Words {
-			if c, dup := classOf[w]; dup {
+			if c, dup := t.classOf[w]; dup {
 				panic("verbs: " + w + " is both " + c.String() + " and " + r.Class.String())
 			}
-			classOf[w] = r.Class
+			t.classOf[w] = r.Class
 		}
 	}
 	for _, p := range NounPhrases {
 		f := strings.Fields(p)
-		nounPhrase[[2]string{f[0], f[1]}] = true
+		t.nounPhrase[[2]string{f[0], f[1]}] = true
 	}
 	for _, w := range Conjunctions {
-		conjunctions[w] = true
+		t.conjunctions[w] = true
 	}
-}
+	return t
+})
 
 func fields(s string) []string { return strings.Fields(s) }
 
 // Of returns the class of one lower-case word, None when the table does
 // not have it.
-func Of(word string) Class { return classOf[word] }
+func Of(word string) Class { return tables().classOf[word] }
 
 // Clauses cuts a tool name into clauses of lower-case words: namespace
 // segments (split at ".", "/", ":" and "__"), and inside a segment the
@@ -141,7 +146,7 @@ func Clauses(tool string) [][]string {
 	}) {
 		var clause []string
 		for _, w := range Words(seg) {
-			if conjunctions[w] {
+			if tables().conjunctions[w] {
 				clauses = append(clauses, clause)
 				clause = nil
 				continue
@@ -212,7 +217,7 @@ func Scan(tool string) Match {
 		led := false
 		for i := 0; i < len(clause); i++ {
 			w := clause[i]
-			if i+1 < len(clause) && nounPhrase[[2]string{w, clause[i+1]}] {
+			if i+1 < len(clause) && tables().nounPhrase[[2]string{w, clause[i+1]}] {
 				i++
 				continue
 			}
