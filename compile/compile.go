@@ -76,8 +76,10 @@ type compiler struct {
 	binds        int
 	lits         literalTable
 	// written are the literal strings writing steps sent, in order, for
-	// the read-back checks of later reads.
+	// the read-back checks of later reads; wrote holds the same strings,
+	// to find one without a scan.
 	written []string
+	wrote   map[string]bool
 	classes map[string]*Classification // by tool, shared by its steps
 	q       questions
 	binder  *binder
@@ -235,6 +237,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	}
 	// What only the analysis needed goes before the skill is built.
 	c.lits, c.byI = literalTable{}, nil
+	c.written, c.wrote = nil, nil
 	return &Compilation{c}, nil
 }
 

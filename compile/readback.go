@@ -34,14 +34,13 @@ func (c *compiler) noteWritten(st *step, l argLeaf) {
 	if l.num || l.template || c.effect(st) == ast.EffectRead {
 		return
 	}
-	if len(c.written) >= maxWritten || !readBackable(l.raw) {
+	if len(c.written) >= maxWritten || c.wrote[l.raw] || !readBackable(l.raw) {
 		return
 	}
-	for _, w := range c.written {
-		if w == l.raw {
-			return
-		}
+	if c.wrote == nil {
+		c.wrote = map[string]bool{}
 	}
+	c.wrote[l.raw] = true
 	c.written = append(c.written, l.raw)
 }
 
