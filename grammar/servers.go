@@ -167,46 +167,30 @@ func (p *docParser) serverLine(org origin, t string) *ast.Server {
 			return fail()
 		}
 		s.blanks()
-		if !s.eat(")") {
-			for {
-				itemStart := s.pos
-				tool, ok := s.item(",()")
-				if !ok || tool.text == "" {
-					s.pos = itemStart
-					return fail()
-				}
-				sv.Tools = append(sv.Tools, ast.ServerTool{Name: tool.text, Range: org.span(tool.start, tool.end)})
-				s.blanks()
-				if s.eat(")") {
-					break
-				}
-				if !s.eat(",") {
-					return fail()
-				}
-				s.blanks()
+		if !s.eat(")") && !s.list(func() bool {
+			tool, ok := s.item(",()")
+			if !ok || tool.text == "" {
+				return false
 			}
+			sv.Tools = append(sv.Tools, ast.ServerTool{Name: tool.text, Range: org.span(tool.start, tool.end)})
+			return true
+		}) {
+			return fail()
 		}
 		s.blanks()
 	}
 	if s.eat("(headers:") {
 		s.blanks()
-		for {
-			itemStart := s.pos
+		if !s.list(func() bool {
 			h, ok := s.code()
 			name, _, colon := strings.Cut(h.text, ":")
 			if !ok || !colon || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
-				s.pos = itemStart
-				return fail()
+				return false
 			}
 			sv.Headers = append(sv.Headers, ast.ServerHeader{Text: h.text, Range: org.span(h.start, h.end)})
-			s.blanks()
-			if s.eat(")") {
-				break
-			}
-			if !s.eat(",") {
-				return fail()
-			}
-			s.blanks()
+			return true
+		}) {
+			return fail()
 		}
 		s.blanks()
 	}
@@ -239,6 +223,28 @@ func (s *serverScanner) eat(lit string) bool {
 		return true
 	}
 	return false
+}
+
+// list reads `item, item, …)`: one or more items, each read by item,
+// separated by commas and closed by ")", blanks allowed around them. It
+// reports false when an item or a separator is missing; the position is
+// then where the bad item started or where a comma or ")" was wanted.
+func (s *serverScanner) list(item func() bool) bool {
+	for {
+		start := s.pos
+		if !item() {
+			s.pos = start
+			return false
+		}
+		s.blanks()
+		if s.eat(")") {
+			return true
+		}
+		if !s.eat(",") {
+			return false
+		}
+		s.blanks()
+	}
 }
 
 func (s *serverScanner) blanks() {
