@@ -45,7 +45,7 @@ func (p *docParser) verbatim(from, to int, heads []ast.Heading) ast.Verbatim {
 	start, end := p.offsetOf(from), p.offsetOf(to)
 	v := ast.Verbatim{Text: p.src[start:end], Range: p.table.span(start, end)}
 	for _, h := range heads {
-		if h.Range.Start.Offset < end {
+		if int(h.Range.Start.Offset) < end {
 			v.Headings = append(v.Headings, h)
 		}
 	}

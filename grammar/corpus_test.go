@@ -59,7 +59,7 @@ func hasWanted(diags ast.Diagnostics, line, step, msg string) bool {
 		if d.Step > 0 {
 			s = itoa(d.Step)
 		}
-		if itoa(d.Range.Start.Line) != line || s != step {
+		if itoa(int(d.Range.Start.Line)) != line || s != step {
 			continue
 		}
 		if prefix, ok := strings.CutSuffix(msg, "*"); ok && strings.HasPrefix(d.Message, prefix) || d.Message == msg {

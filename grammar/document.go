@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/reelier/reelier/ast"
@@ -49,6 +50,9 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 		skill.BOM = true
 		src = src[len(utf8BOM):]
 	}
+	if len(src) > ast.MaxFileSize {
+		return skill, tooLarge(filename, len(src))
+	}
 	p := &docParser{file: filename, src: string(src), skill: skill}
 	p.exprs.chunked = true
 	p.lines = splitLines(p.src)
@@ -64,6 +68,13 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 	}
 	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Range.Start.Offset < p.diags[j].Range.Start.Offset })
 	return skill, p.diags
+}
+
+// tooLarge is the one diagnostic of a file too large for the tree's
+// positions, at its start.
+func tooLarge(filename string, size int) ast.Diagnostics {
+	at := ast.Pos{Line: 1, Column: 1}
+	return ast.Diagnostics{{File: filename, Range: ast.Range{Start: at, End: at}, Code: CodeFileTooLarge, Message: fmt.Sprintf(msgFileTooLarge, strconv.Itoa(size))}}
 }
 
 func (p *docParser) text(l line) string { return p.src[l.start:l.end] }

@@ -14,7 +14,7 @@ import (
 func checkRanges(t *testing.T, src []byte, diags ast.Diagnostics) {
 	t.Helper()
 	for _, d := range diags {
-		if d.Range.Start.Offset < 0 || d.Range.End.Offset > len(src) || d.Range.Start.Offset > d.Range.End.Offset {
+		if d.Range.Start.Offset < 0 || int(d.Range.End.Offset) > len(src) || d.Range.Start.Offset > d.Range.End.Offset {
 			t.Fatalf("diagnostic range %+v outside source of %d bytes: %v", d.Range, len(src), d)
 		}
 		if d.Range.Start.Line < 1 || d.Range.Start.Column < 1 || d.Message == "" || d.Code == "" {

@@ -91,8 +91,8 @@ func writeJSON(w io.Writer, results []Result) error {
 	}{Diagnostics: []jsonDiagnostic{}}
 	for _, d := range all(results) {
 		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{
-			File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
-			EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column,
+			File: d.File, Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column),
+			EndLine: int(d.Range.End.Line), EndColumn: int(d.Range.End.Column),
 			Severity: d.Severity.String(), Rule: d.Code, Step: d.Step,
 			Message: d.Message, Detail: d.Detail, URL: DocsURL + "#" + d.Code, Fixes: d.Fixes,
 		})

@@ -110,7 +110,7 @@ func parseRun(cmd *cobra.Command, opts parseOptions) error {
 	res := parseResult{OK: !failed}
 	if failed {
 		for _, d := range l.diags {
-			e := parseError{Line: d.Range.Start.Line, Column: d.Range.Start.Column, Code: d.Code, Message: d.Message}
+			e := parseError{Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column), Code: d.Code, Message: d.Message}
 			if d.Step > 0 {
 				step := d.Step
 				e.Step = &step
