@@ -26,12 +26,15 @@ func (p *docParser) body(first int) {
 			break
 		}
 		step, end := p.step(header, expected)
-		p.skill.Steps = append(p.skill.Steps, step)
+		p.steps++
+		if !p.discard {
+			p.skill.Steps = append(p.skill.Steps, step)
+		}
 		expected = step.Number + 1
 		prev = step
 		regionStart = end
 	}
-	if len(p.skill.Steps) == 0 {
+	if p.steps == 0 {
 		rng := ast.Range{Start: p.table.pos(len(p.src)), End: p.table.pos(len(p.src))}
 		if first < len(p.lines) {
 			rng = p.lineRange(p.lines[first])

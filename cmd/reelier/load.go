@@ -12,7 +12,8 @@ import (
 	"github.com/reelier/reelier/grammar"
 )
 
-// loadedSkill is a skill file read and parsed.
+// loadedSkill is a skill file read and parsed. src is shared with the
+// tree (grammar.ParseShared) and must not be modified.
 type loadedSkill struct {
 	path  string
 	src   []byte
@@ -26,6 +27,18 @@ const stdinName = "<standard input>"
 // loadSkill reads and parses path ("-" reads stdin). A read failure is a
 // usage error; parse diagnostics are returned for the caller to judge.
 func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
+	name, src, err := readSkill(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	// src is only read from here on, so the tree may share it.
+	skill, diags := grammar.ParseShared(name, src)
+	return &loadedSkill{path: name, src: src, skill: skill, diags: diags}, nil
+}
+
+// readSkill reads path ("-" reads stdin) and returns the name it goes by
+// in messages with its bytes. A read failure is a usage error.
+func readSkill(path string, stdin io.Reader) (string, []byte, error) {
 	var src []byte
 	var err error
 	name := path
@@ -36,10 +49,9 @@ func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
 		src, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return "", nil, usageErrorf("%v", err)
 	}
-	skill, diags := grammar.Parse(name, src)
-	return &loadedSkill{path: name, src: src, skill: skill, diags: diags}, nil
+	return name, src, nil
 }
 
 // printDiagnostics writes diagnostics one per line.
