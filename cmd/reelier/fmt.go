@@ -98,7 +98,7 @@ func (f *formatter) fail(err error) {
 }
 
 func (f *formatter) file(path string) {
-	l, err := loadSkill(path, f.stdin)
+	l, err := loadOneShot(path, f.stdin)
 	if err != nil {
 		f.fail(errors.Unwrap(err))
 		return

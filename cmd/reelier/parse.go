@@ -91,7 +91,7 @@ func parseRun(cmd *cobra.Command, opts parseOptions) error {
 	if !opts.json {
 		return parseCheck(cmd, opts)
 	}
-	l, err := loadSkill(opts.path, cmd.InOrStdin())
+	l, err := loadOneShot(opts.path, cmd.InOrStdin())
 	if err != nil {
 		return err
 	}
@@ -129,6 +129,7 @@ func parseCheck(cmd *cobra.Command, opts parseOptions) error {
 	if err != nil {
 		return err
 	}
+	gcForFile(len(src))
 	skill, steps, diags := grammar.Check(path, src)
 	failed := diags.HasErrors()
 	if failed && isAgentSkillFile(path) && !grammar.HasStepHeader(src) {
