@@ -59,13 +59,12 @@ func all(results []Result) ast.Diagnostics {
 // Messages quote the skill, so the file, message and detail are escaped
 // for the terminal: a skill cannot repaint the output that reports on it.
 func writeText(w io.Writer, results []Result) error {
-	var b bytes.Buffer
+	var b []byte
 	for _, d := range all(results) {
 		d.File, d.Message, d.Detail = termtext.Line(d.File), termtext.Line(d.Message), termtext.Block(d.Detail)
-		b.WriteString(d.String())
-		b.WriteByte('\n')
+		b = append(d.AppendText(b), '\n')
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(b)
 	return err
 }
 
