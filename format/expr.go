@@ -8,7 +8,7 @@ import (
 )
 
 // Assert prints an assert expression in canonical form.
-func Assert(a ast.Assert) string { return shared(appendAssert(nil, a)) }
+func Assert(a ast.Assert) string { return shared(appendAssert(make([]byte, 0, 64), a)) }
 
 // appendAssert appends Assert's text of a to b.
 func appendAssert(b []byte, a ast.Assert) []byte {
@@ -52,7 +52,7 @@ func appendAssert(b []byte, a ast.Assert) []byte {
 }
 
 // Bind prints a bind expression in canonical form.
-func Bind(b ast.Bind) string { return shared(appendBind(nil, b)) }
+func Bind(b ast.Bind) string { return shared(appendBind(make([]byte, 0, 64), b)) }
 
 // appendBind appends Bind's text of x to b.
 func appendBind(b []byte, x ast.Bind) []byte {
@@ -71,7 +71,13 @@ func appendBind(b []byte, x ast.Bind) []byte {
 }
 
 // Path prints a JSON path with its `json.` prefix.
-func Path(p ast.Path) string { return shared(appendPath(nil, p)) }
+func Path(p ast.Path) string {
+	n := len("json")
+	for _, e := range p.Elements {
+		n += 1 + len(e.Name)
+	}
+	return shared(appendPath(make([]byte, 0, n), p))
+}
 
 // appendPath appends Path's text of p to b.
 func appendPath(b []byte, p ast.Path) []byte {
