@@ -98,7 +98,7 @@ type Proxy struct {
 
 	fastTools atomic.Pointer[map[string]bool] // the downstream tools the server exposes, for the fast path
 	fastMu    sync.Mutex
-	fastConns []*fastConn // the agent connections' fast paths (Transport)
+	fastConns []*fastConn  // the agent connections' fast paths (Transport)
 	fastCalls atomic.Int64 // how many calls took the fast path
 }
 
