@@ -731,42 +731,45 @@ func methodName(raw []byte) string {
 
 // EachMember calls fn with the key and the value of each member of the
 // JSON object obj, in order and as raw JSON (the key with its quotes,
-// escapes left as they are), until fn returns false. It returns false
-// when obj is not an object. obj must be valid JSON, as every message a
-// FrameReader passes on is; on bytes that are not, it stops without a
-// panic, having called fn for some members or none.
+// escapes left as they are), until fn returns false. It reports whether
+// it walked every member: false when fn stopped it, or obj is not an
+// object. obj must be valid JSON, as every message a FrameReader passes
+// on is; on bytes that are not, it stops without a panic.
 func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
 	i++
-	for {
+	for first := true; ; first = false {
 		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] == '}' {
+		if i >= len(obj) {
+			return false
+		}
+		if obj[i] == '}' {
 			return true
 		}
-		if obj[i] == ',' {
+		if !first {
+			if obj[i] != ',' {
+				return false
+			}
 			i = skipSpace(obj, i+1)
 		}
 		ks := i
 		i = skipValue(obj, i)
 		key := obj[ks:i]
 		if len(key) < 2 || key[0] != '"' {
-			return true
+			return false
 		}
 		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] != ':' {
-			return true
+			return false
 		}
 		i = skipSpace(obj, i+1)
 		vs := i
 		i = skipValue(obj, i)
-		if i == vs {
-			return true
-		}
-		if !fn(key, obj[vs:i]) {
-			return true
+		if i == vs || !fn(key, obj[vs:i]) {
+			return false
 		}
 	}
 }

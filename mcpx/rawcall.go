@@ -238,6 +238,10 @@ func (d *Downstream) divert(f *Frame) bool {
 		// The SDK decodes no result as the end of its input.
 		go c.done(RawResult{Err: d.fault(context.Background(), fmt.Errorf("calling %q: %w", methodCallTool, io.EOF))})
 	default:
+		if isError, ok := plainResult(result); ok {
+			c.done(RawResult{Result: result, Res: &mcp.CallToolResult{IsError: isError}})
+			return true
+		}
 		res := &mcp.CallToolResult{}
 		if err := res.UnmarshalJSON(result); err != nil {
 			c.done(RawResult{Err: d.fault(context.Background(), fmt.Errorf("calling %q: %w", methodCallTool, err))})
@@ -272,4 +276,90 @@ func (d *Downstream) outputEnded(err error) {
 			}
 		}
 	}()
+}
+
+// plainResult reads the usual tool result — text content, and perhaps
+// isError — without the SDK's decoding (which allocates a 32 KiB buffer a
+// message): whether it is an error result, and true when result is of
+// that shape, which the SDK decodes without fail. Any other result is
+// decoded by the SDK (CallToolResult.UnmarshalJSON), for its verdict.
+func plainResult(result []byte) (isError, ok bool) {
+	var seenContent, seenIsError bool
+	ok = EachMember(result, func(key, value []byte) bool {
+		switch string(key) {
+		case `"content"`:
+			if seenContent || !textContent(value) {
+				return false
+			}
+			seenContent = true
+		case `"isError"`:
+			if seenIsError {
+				return false
+			}
+			seenIsError = true
+			switch string(value) {
+			case "true":
+				isError = true
+			case "false", "null":
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return isError, ok
+}
+
+// textContent reports whether value is null or an array of text blocks
+// with nothing but a type and a text.
+func textContent(value []byte) bool {
+	if string(value) == "null" {
+		return true
+	}
+	if len(value) < 2 || value[0] != '[' {
+		return false
+	}
+	i := skipSpace(value, 1)
+	if i < len(value) && value[i] == ']' {
+		return true
+	}
+	for i < len(value) {
+		end := skipValue(value, i)
+		if !textBlock(value[i:end]) {
+			return false
+		}
+		i = skipSpace(value, end)
+		if i >= len(value) {
+			return false
+		}
+		switch value[i] {
+		case ']':
+			return skipSpace(value, i+1) == len(value)
+		case ',':
+			i = skipSpace(value, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// textBlock reports whether b is {"type":"text","text":"…"}, the members
+// in either order.
+func textBlock(b []byte) bool {
+	var typ, text int
+	ok := EachMember(b, func(key, value []byte) bool {
+		switch string(key) {
+		case `"type"`:
+			typ++
+			return string(value) == `"text"`
+		case `"text"`:
+			text++
+			return len(value) >= 2 && value[0] == '"'
+		}
+		return false
+	})
+	return ok && typ == 1 && text <= 1
 }
