@@ -193,7 +193,7 @@ func (c *RawCall) notifyCancelled() {
 // that one sent before a response is counted on that response's call).
 func (d *Downstream) divert(f *Frame) bool {
 	if f.Method != "" {
-		if f.ID == nil {
+		if f.ID == nil && d.rs != nil && d.rs.relay != nil {
 			var params []byte
 			EachMember(f.Line, func(key, value []byte) bool {
 				if string(key) == `"params"` {
