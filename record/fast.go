@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,34 +90,28 @@ func (fc *fastConn) divert(f *mcpx.Frame) bool {
 	return false
 }
 
-// idKey returns a request id's key: a string as it is written, an
-// integer (the SDK's ids are strings or integers) as its digits.
+// idKey returns a request id's key, the same for every way of writing
+// one id: a string by its value, a number with an integer value (the
+// SDK's ids are strings or integers) by its digits. Other ids have none.
 func idKey(id []byte) (string, bool) {
 	switch {
 	case len(id) >= 2 && id[0] == '"':
-		return "s" + string(id), true
-	case isInteger(id):
-		return "n" + string(id), true
+		if bytes.IndexByte(id, '\\') < 0 {
+			return "s" + string(id[1:len(id)-1]), true
+		}
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	case len(id) > 0:
+		f, err := strconv.ParseFloat(string(id), 64)
+		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return "", false
+		}
+		return "n" + strconv.FormatInt(int64(f), 10), true
 	}
 	return "", false
-}
-
-// isInteger reports whether the JSON number raw is an integer of at most
-// 15 digits, which every decoder reads the same.
-func isInteger(raw []byte) bool {
-	digits := raw
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 15 || len(digits) > 1 && digits[0] == '0' {
-		return false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // callParts are the params of a tools/call the fast path takes.

@@ -217,3 +217,70 @@ func TestFastPathRecordsTheSame(t *testing.T) {
 		}
 	}
 }
+
+func TestIDKey(t *testing.T) {
+	for _, tc := range []struct {
+		id, key string
+		ok      bool
+	}{
+		{`1`, "n1", true},
+		{`1.0`, "n1", true},
+		{`-7`, "n-7", true},
+		{`1e3`, "n1000", true},
+		{`1.5`, "", false},
+		{`"a"`, "sa", true},
+		{`"a\u0041"`, "saA", true},
+		{`""`, "s", true},
+		{`null`, "", false},
+		{``, "", false},
+	} {
+		key, ok := idKey([]byte(tc.id))
+		if key != tc.key || ok != tc.ok {
+			t.Errorf("idKey(%s) = %q, %v; want %q, %v", tc.id, key, ok, tc.key, tc.ok)
+		}
+	}
+}
+
+func TestCallParams(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ok   bool
+		name string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, true, `"echo"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":1},"name":"echo"}}`, true, `"echo"`},
+		{`{"params":{"arguments":{},"name":"e"},"method":"tools/call","id":"x","jsonrpc":"2.0"}`, true, `"e"`},
+		// Left to the SDK.
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","requestState":"s"}}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":null}}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e\u0063ho"}}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"fail"}}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, false, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"},"extra":1}`, false, ""},
+	} {
+		parts, ok := callParams([]byte(tc.line))
+		if ok != tc.ok || string(parts.name) != tc.name {
+			t.Errorf("callParams(%s) = %s, %v; want %s, %v", tc.line, parts.name, ok, tc.name, tc.ok)
+		}
+	}
+}
+
+func TestFastMeta(t *testing.T) {
+	for _, tc := range []struct {
+		meta, send, toolUse string
+		ok                  bool
+	}{
+		{`{"claudecode/toolUseId":"toolu_1","x":[1]}`, `{"claudecode/toolUseId":"toolu_1","x":[1]}`, "toolu_1", true},
+		{`{}`, "", "", true},
+		{`{"progressToken":1}`, "", "", false},
+		{`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, "", "", false},
+	} {
+		send, toolUse, ok := fastMeta([]byte(tc.meta))
+		if string(send) != tc.send || toolUse != tc.toolUse || ok != tc.ok {
+			t.Errorf("fastMeta(%s) = %s, %q, %v; want %s, %q, %v", tc.meta, send, toolUse, ok, tc.send, tc.toolUse, tc.ok)
+		}
+	}
+}
