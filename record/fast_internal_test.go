@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -22,8 +25,17 @@ import (
 type rawAgent struct {
 	t   *testing.T
 	in  *io.PipeWriter // the proxy's stdin
+	wmu sync.Mutex     // whole lines to in
 	mu  sync.Mutex
 	got map[string]chan json.RawMessage // responses by id
+}
+
+// agentAnswers are the raw agent's answers to the proxy's requests.
+var agentAnswers = map[string]string{
+	"sampling/createMessage": `{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m1"}`,
+	"elicitation/create":     `{"action":"accept","content":{"name":"Ann"}}`,
+	"roots/list":             `{"roots":[{"uri":"file:///tmp/r","name":"r"}]}`,
+	"ping":                   `{}`,
 }
 
 func newRawAgent(t *testing.T, p *Proxy) (*rawAgent, chan error) {
@@ -43,8 +55,16 @@ func newRawAgent(t *testing.T, p *Proxy) (*rawAgent, chan error) {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 			}
-			if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.Method != "" || msg.ID == nil {
-				continue // a notification, or a request of the proxy's
+			if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID == nil {
+				continue // a notification
+			}
+			if msg.Method != "" {
+				answer, ok := agentAnswers[msg.Method]
+				if !ok {
+					answer = `null`
+				}
+				a.write(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":` + answer + `}`)
+				continue
 			}
 			a.slot(string(msg.ID)) <- append(json.RawMessage(nil), sc.Bytes()...)
 		}
@@ -65,9 +85,16 @@ func (a *rawAgent) slot(id string) chan json.RawMessage {
 
 func (a *rawAgent) send(line string) {
 	a.t.Helper()
-	if _, err := io.WriteString(a.in, line+"\n"); err != nil {
+	if err := a.write(line); err != nil {
 		a.t.Fatal(err)
 	}
+}
+
+func (a *rawAgent) write(line string) error {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	_, err := io.WriteString(a.in, line+"\n")
+	return err
 }
 
 // wait returns the response to id.
@@ -283,4 +310,139 @@ func TestFastMeta(t *testing.T) {
 			t.Errorf("fastMeta(%s) = %s, %q, %v; want %s, %q, %v", tc.meta, send, toolUse, ok, tc.send, tc.toolUse, tc.ok)
 		}
 	}
+}
+
+// relaySession runs a session with the relay server (relayserver_test.go)
+// through a proxy with the fast path on or off: calls during which the
+// server asks the agent (sampling, elicitation, roots) and notifies it,
+// and a cancelled call the server must see cancelled.
+func relaySession(t *testing.T, noFast bool, tee string) (string, []json.RawMessage, int64, string) {
+	dir := t.TempDir()
+	p, err := Start(context.Background(), []string{fmt.Sprintf("'%s' %s %s", os.Args[0], teeRelayArg, tee)}, Options{
+		TraceDir:   dir,
+		Redactor:   trace.NewRedactor(nil, nil),
+		Now:        func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
+		NoFastPath: noFast,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	a, served := newRawAgent(t, p)
+	a.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{},"roots":{"listChanged":true}},"clientInfo":{"name":"diff","version":"1"}}}`)
+	a.wait("0")
+	a.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var resps []json.RawMessage
+	call := func(id, name string, args any) {
+		a.send(callLine(id, name, args, nil))
+		resps = append(resps, a.wait(id))
+	}
+	call("1", "reelier_start_recording", map[string]any{"name": "relay"})
+	call("2", "ask_model", map[string]any{"prompt": "hi"})
+	call("3", "ask_person", map[string]any{})
+	call("4", "list_roots", map[string]any{})
+	a.send(`{"jsonrpc":"2.0","id":"lv","method":"logging/setLevel","params":{"level":"info"}}`)
+	a.wait(`"lv"`)
+	a.send(`{"jsonrpc":"2.0","id":"sub","method":"resources/subscribe","params":{"uri":"relay://doc"}}`)
+	a.wait(`"sub"`)
+	call("5", "chatter", map[string]any{})
+	begun := make(chan struct{}, 1)
+	p.relay.mu.Lock()
+	p.relay.began = func() { begun <- struct{}{} }
+	p.relay.mu.Unlock()
+	a.send(callLine("6", "block", map[string]any{}, nil))
+	<-begun
+	p.relay.mu.Lock()
+	p.relay.began = nil
+	p.relay.mu.Unlock()
+	a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"6"}}`)
+	a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`)
+	resps = append(resps, a.wait("6"))
+	call("7", "reelier_stop_recording", map[string]any{})
+	a.in.Close()
+	<-served
+	p.Close()
+	seen, err := os.ReadFile(tee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("trace files: %v %v", files, err)
+	}
+	data, err := os.ReadFile(dir + "/" + files[0].Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return normalizeTrace(t, data), resps, p.fastCalls.Load(), string(seen)
+}
+
+// TestFastPathRelaysTheSame checks the fast path against the SDK path
+// where the downstream asks the agent and notifies it during a call: the
+// requests are relayed and kept on the call, the notifications counted on
+// it, and a cancellation reaches the downstream.
+func TestFastPathRelaysTheSame(t *testing.T) {
+	tee := filepath.Join(t.TempDir(), "stdin") // the same command both times
+	slow, slowResps, none, _ := relaySession(t, true, tee)
+	fast, fastResps, taken, stdin := relaySession(t, false, tee)
+	if none != 0 || taken != 5 {
+		t.Errorf("%d and %d calls took the fast path, want 0 and 5", none, taken)
+	}
+	if slow != fast {
+		t.Errorf("the traces differ:\n--- SDK path\n%s\n--- fast path\n%s", slow, fast)
+	}
+	for _, want := range []string{`"method":"sampling/createMessage"`, `"method":"elicitation/create"`, `"method":"roots/list"`, `"notified":{"notifications/message":1,"notifications/resources/updated":1}`, `"cancelled":true`} {
+		if !strings.Contains(fast, want) {
+			t.Errorf("the trace lacks %s:\n%s", want, fast)
+		}
+	}
+	for k := 1; k < len(slowResps)-1; k++ {
+		var a, b any
+		json.Unmarshal(slowResps[k], &a)
+		json.Unmarshal(fastResps[k], &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("response %d differs:\nSDK path:  %s\nfast path: %s", k, slowResps[k], fastResps[k])
+		}
+	}
+	// The cancellation reached the server, under the proxy's id for the
+	// call.
+	var blockID string
+	for _, line := range strings.Split(stdin, "\n") {
+		if strings.Contains(line, `"name":"block"`) {
+			var m struct{ ID string }
+			json.Unmarshal([]byte(line), &m)
+			blockID = m.ID
+		}
+	}
+	want := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"context canceled","requestId":"` + blockID + `"}}`
+	if !strings.HasPrefix(blockID, mcpx.RawIDPrefix) || !strings.Contains(stdin, want) {
+		t.Errorf("the server's stdin lacks %s:\n%s", want, stdin)
+	}
+}
+
+// teeRelayArg, as the first argument of this test binary, makes it start
+// the relay server (relayserver_test.go) as its child and copy what it
+// reads to the file named by the next argument too: what the server was
+// sent.
+const teeRelayArg = "-tee-relay"
+
+func init() {
+	if len(os.Args) < 3 || os.Args[1] != teeRelayArg {
+		return
+	}
+	f, err := os.Create(os.Args[2])
+	if err != nil {
+		os.Exit(1)
+	}
+	cmd := exec.Command(os.Args[0], "-relay-server")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil || cmd.Start() != nil {
+		os.Exit(1)
+	}
+	io.Copy(io.MultiWriter(in, f), os.Stdin)
+	in.Close()
+	cmd.Wait()
+	f.Close()
+	os.Exit(0)
 }
