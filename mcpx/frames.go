@@ -2,6 +2,7 @@ package mcpx
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,7 +200,7 @@ func (f *FrameReader) next() {
 		defer f.done()
 	}
 	if scan != nil {
-		if scan.top == 0 {
+		if !scan.begun {
 			return // a long run of white space: a blank line
 		}
 		f.pass(&RejectedLine{Line: head, Size: size - int64(term), TooLarge: true, ID: scan.id(), Method: scan.method()})
@@ -251,12 +252,13 @@ func (f *FrameReader) divert(line []byte) bool {
 	} else {
 		// A member too long for the scan: pick them out whole.
 		EachMember(line, func(key, value []byte) bool {
-			switch string(key) {
-			case `"id"`:
+			switch {
+			case KeyIs(key, "id"):
+				fr.ID = nil
 				if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
 					fr.ID = value
 				}
-			case `"method"`:
+			case KeyIs(key, "method"):
 				fr.Method = methodName(value)
 			}
 			return true
@@ -515,6 +517,7 @@ const (
 // in one pass. It does not check the syntax.
 type memberScan struct {
 	top        byte // the first byte of the value: '{' for an object
+	begun      bool // a byte other than white space was seen (top is set)
 	depth      int
 	deepest    int
 	inStr, esc bool
@@ -571,8 +574,8 @@ func (s *memberScan) feed(p []byte) {
 		if isJSONSpace(c) {
 			continue
 		}
-		if s.top == 0 {
-			s.top = c
+		if !s.begun {
+			s.top, s.begun = c, true
 		}
 		if s.top != '{' {
 			return // not an object: nothing to find
@@ -719,7 +722,9 @@ func methodName(raw []byte) string {
 	case NotifyLog:
 		return NotifyLog
 	}
-	if slices.Contains(inner, '\\') {
+	if slices.ContainsFunc(inner, func(c byte) bool { return c == '\\' || c >= 0x80 }) {
+		// Escapes, or bytes that may not be UTF-8: as a decoder reads
+		// them.
 		var m string
 		if json.Unmarshal(raw, &m) != nil {
 			return ""
@@ -772,6 +777,20 @@ func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
 			return false
 		}
 	}
+}
+
+// KeyIs reports whether the raw JSON string key (as EachMember gives it)
+// is name, escapes read as a decoder reads them.
+func KeyIs(key []byte, name string) bool {
+	if len(key) < 2 {
+		return false
+	}
+	inner := key[1 : len(key)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	var k string
+	return json.Unmarshal(key, &k) == nil && k == name
 }
 
 func skipSpace(b []byte, i int) int {

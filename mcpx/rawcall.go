@@ -196,9 +196,8 @@ func (d *Downstream) divert(f *Frame) bool {
 		if f.ID == nil && d.rs != nil && d.rs.relay != nil {
 			var params []byte
 			EachMember(f.Line, func(key, value []byte) bool {
-				if string(key) == `"params"` {
+				if KeyIs(key, "params") {
 					params = value
-					return false
 				}
 				return true
 			})
@@ -219,10 +218,11 @@ func (d *Downstream) divert(f *Frame) bool {
 	}
 	var result, wireErr []byte
 	EachMember(f.Line, func(key, value []byte) bool {
-		switch string(key) {
-		case `"result"`:
+		switch {
+		case KeyIs(key, "result"):
 			result = value
-		case `"error"`:
+		case KeyIs(key, "error"):
+			wireErr = nil
 			if string(value) != "null" {
 				wireErr = value
 			}
