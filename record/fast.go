@@ -334,9 +334,10 @@ func (fc *fastConn) respond(id []byte, res *mcp.CallToolResult, raw json.RawMess
 func (fc *fastConn) cancelled(f *mcpx.Frame) bool {
 	var id []byte
 	mcpx.EachMember(f.Line, func(key, value []byte) bool {
-		if string(key) == `"params"` {
+		if mcpx.KeyIs(key, "params") {
+			id = nil
 			mcpx.EachMember(value, func(key, value []byte) bool {
-				if string(key) == `"requestId"` {
+				if mcpx.KeyIs(key, "requestId") {
 					id = value
 				}
 				return true
