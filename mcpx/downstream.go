@@ -89,6 +89,9 @@ type Downstream struct {
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
 
+	pipe *pipeWriter // the server's stdin, for a local server
+	raw  rawCalls    // calls made with CallRaw (rawcall.go)
+
 	remote *remote     // set for a server reached over HTTP (remote.go)
 	notes  []string    // what Start reports about the server once it started
 	rs     *relayState // see relay.go
@@ -183,7 +186,9 @@ func startLocal(ctx context.Context, index int, command string, argv []string, s
 		return nil, fmt.Errorf("--wrap %q: %v", command, err)
 	}
 	client := d.newClient(opts)
-	tt := &tapTransport{inner: conn, seen: d.seen}
+	// The server's FrameReader tells the relay of its notifications
+	// (divert), in the order of the stream.
+	tt := &tapTransport{inner: conn}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
 	d.session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -261,6 +266,7 @@ func (d *Downstream) spawn(argv []string, stderr *lineWriter, maxMessage int) (m
 		return nil, err
 	}
 	d.stdin = inW
+	d.pipe = &pipeWriter{f: inW}
 	go func() {
 		d.waitErr = d.cmd.Wait()
 		if stderr != nil {
@@ -271,7 +277,9 @@ func (d *Downstream) spawn(argv []string, stderr *lineWriter, maxMessage int) (m
 	// The FrameReader enforces maxMessage; the SDK's own frame limit (16
 	// MiB, and counted over its read-ahead) is lifted.
 	out := NewFrameReader(outR, maxMessage, stray(stderr, maxMessage))
-	return &mcp.IOTransport{Reader: out, Writer: inW, MaxLineLength: -1}, nil
+	out.Divert = d.divert
+	out.Done = d.outputEnded
+	return &mcp.IOTransport{Reader: out, Writer: d.pipe, MaxLineLength: -1}, nil
 }
 
 // stray returns what a downstream's FrameReader does with a line of the

@@ -2,6 +2,7 @@ package mcpx
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +83,17 @@ type FrameReader struct {
 	// the connection, once a protocol revision without them (2025-06-18
 	// and later) is negotiated.
 	Batches func() bool
+	// Divert, if set, is shown each message (a JSON object, not a batch)
+	// the reader is about to pass on, on the reading goroutine and in
+	// the order of the stream; when it returns true the message is not
+	// passed on: Divert has taken it. The Frame and the bytes it points
+	// to are valid only during the call. The recording proxy's fast path
+	// for tools/call takes its messages this way (see CallRaw).
+	Divert func(*Frame) bool
+	// Done, if set, is called once with the source's error (io.EOF at
+	// its end) when the reader meets it, after every line before it was
+	// passed on or diverted.
+	Done func(error)
 
 	src    io.Reader
 	r      *bufio.Reader
@@ -91,6 +103,21 @@ type FrameReader struct {
 	out    []byte // what is still to be passed on
 	err    error  // the source's error, returned once out is drained
 	scan   memberScan
+	frame  Frame // what Divert is shown
+}
+
+// A Frame is a JSON-RPC message a FrameReader is about to pass on, as
+// FrameReader.Divert sees it.
+type Frame struct {
+	// Line is the message, trimmed of surrounding white space, without
+	// its line break.
+	Line []byte
+	// ID is the value of the top-level "id" member when it is a JSON
+	// string or number, else nil (no id, or null).
+	ID []byte
+	// Method is the value of the top-level "method" member, "" for a
+	// response.
+	Method string
 }
 
 // ErrBatch is the Err of a RejectedLine that is a batch when
@@ -169,8 +196,11 @@ func (f *FrameReader) next() {
 		}
 		break
 	}
+	if f.err != nil {
+		defer f.done()
+	}
 	if scan != nil {
-		if scan.top == 0 {
+		if !scan.begun {
 			return // a long run of white space: a blank line
 		}
 		f.pass(&RejectedLine{Line: head, Size: size - int64(term), TooLarge: true, ID: scan.id(), Method: scan.method()})
@@ -202,8 +232,48 @@ func (f *FrameReader) finish(b []byte) {
 		f.pass(&RejectedLine{Line: line, Size: int64(len(line)), Err: err, ID: f.scan.id(), Method: f.scan.method()})
 		return
 	}
+	if f.Divert != nil && line[0] == '{' && f.divert(line) {
+		return
+	}
 	// The line break goes where the trimmed white space was (or after).
 	f.out = append(b[:end], '\n')[start:]
+}
+
+// divert shows the message line, a JSON object that checkMessage
+// accepted (and scanned), to Divert.
+func (f *FrameReader) divert(line []byte) bool {
+	fr := &f.frame
+	*fr = Frame{Line: line}
+	if !f.scan.unsure {
+		fr.ID = f.scan.rawID()
+		if f.scan.seen[memberMethod] {
+			fr.Method = methodName(f.scan.vals[memberMethod])
+		}
+	} else {
+		// A member too long for the scan: pick them out whole.
+		EachMember(line, func(key, value []byte) bool {
+			switch {
+			case KeyIs(key, "id"):
+				fr.ID = nil
+				if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
+					fr.ID = value
+				}
+			case KeyIs(key, "method"):
+				fr.Method = methodName(value)
+			}
+			return true
+		})
+	}
+	return f.Divert(fr)
+}
+
+// done reports the source's error to Done, once.
+func (f *FrameReader) done() {
+	if f.Done != nil {
+		d := f.Done
+		f.Done = nil
+		d(f.err)
+	}
 }
 
 // pass sets out to what reject returns for l, ending it with a line
@@ -447,6 +517,7 @@ const (
 // in one pass. It does not check the syntax.
 type memberScan struct {
 	top        byte // the first byte of the value: '{' for an object
+	begun      bool // a byte other than white space was seen (top is set)
 	depth      int
 	deepest    int
 	inStr, esc bool
@@ -503,8 +574,8 @@ func (s *memberScan) feed(p []byte) {
 		if isJSONSpace(c) {
 			continue
 		}
-		if s.top == 0 {
-			s.top = c
+		if !s.begun {
+			s.top, s.begun = c, true
 		}
 		if s.top != '{' {
 			return // not an object: nothing to find
@@ -617,4 +688,166 @@ func SizeText(n int64) string {
 		return fmt.Sprintf("%.1f KiB (%d bytes)", float64(n)/kib, n)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// rawID is id without the copy: the top-level "id" member's value if it
+// is a JSON string or number, else nil. It points into s's buffer.
+func (s *memberScan) rawID() []byte {
+	raw := s.vals[memberID]
+	if !s.seen[memberID] || s.long[memberID] || len(raw) == 0 {
+		return nil
+	}
+	switch c := raw[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return raw
+	}
+	return nil
+}
+
+// methodName returns the string the JSON string raw holds (a message's
+// method, which checkMessage found to be a string); the usual methods
+// without an allocation.
+func methodName(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return ""
+	}
+	inner := raw[1 : len(raw)-1]
+	switch string(inner) {
+	case "tools/call":
+		return "tools/call"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case NotifyProgress:
+		return NotifyProgress
+	case NotifyLog:
+		return NotifyLog
+	}
+	if slices.ContainsFunc(inner, func(c byte) bool { return c == '\\' || c >= 0x80 }) {
+		// Escapes, or bytes that may not be UTF-8: as a decoder reads
+		// them.
+		var m string
+		if json.Unmarshal(raw, &m) != nil {
+			return ""
+		}
+		return m
+	}
+	return string(inner)
+}
+
+// EachMember calls fn with the key and the value of each member of the
+// JSON object obj, in order and as raw JSON (the key with its quotes,
+// escapes left as they are), until fn returns false. It reports whether
+// it walked every member: false when fn stopped it, or obj is not an
+// object. obj must be valid JSON, as every message a FrameReader passes
+// on is; on bytes that are not, it stops without a panic.
+func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i++
+	for first := true; ; first = false {
+		i = skipSpace(obj, i)
+		if i >= len(obj) {
+			return false
+		}
+		if obj[i] == '}' {
+			return true
+		}
+		if !first {
+			if obj[i] != ',' {
+				return false
+			}
+			i = skipSpace(obj, i+1)
+		}
+		ks := i
+		i = skipValue(obj, i)
+		key := obj[ks:i]
+		if len(key) < 2 || key[0] != '"' {
+			return false
+		}
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		i = skipSpace(obj, i+1)
+		vs := i
+		i = skipValue(obj, i)
+		if i == vs || !fn(key, obj[vs:i]) {
+			return false
+		}
+	}
+}
+
+// KeyIs reports whether the raw JSON string key (as EachMember gives it)
+// is name, escapes read as a decoder reads them.
+func KeyIs(key []byte, name string) bool {
+	if len(key) < 2 {
+		return false
+	}
+	inner := key[1 : len(key)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	var k string
+	return json.Unmarshal(key, &k) == nil && k == name
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isJSONSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth, inStr := 0, false
+		for ; i < len(b); i++ {
+			c := b[i]
+			if inStr {
+				switch c {
+				case '\\':
+					i++
+				case '"':
+					inStr = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inStr = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
 }

@@ -333,9 +333,37 @@ func FuzzFrameReader(f *testing.F) {
 			}
 			return nil
 		})
+		// Divert sees each message before it is passed on, as it is;
+		// the tools/calls with an id are taken.
+		diverted, done := 0, 0
+		fr.Divert = func(f *Frame) bool {
+			var m map[string]json.RawMessage // exact names, the last of two
+			if err := json.Unmarshal(f.Line, &m); err != nil || !sdkReads(f.Line) {
+				t.Errorf("diverting %q: %v", f.Line, err)
+				return false
+			}
+			wantID := m["id"]
+			if len(wantID) == 0 || wantID[0] != '"' && wantID[0] != '-' && (wantID[0] < '0' || wantID[0] > '9') {
+				wantID = nil
+			}
+			var method string
+			json.Unmarshal(m["method"], &method)
+			if method != f.Method || !bytes.Equal(compactJSON(wantID), compactJSON(f.ID)) {
+				t.Errorf("frame of %q: id %q, method %q", f.Line, f.ID, f.Method)
+			}
+			if f.Method == "tools/call" && f.ID != nil {
+				diverted++
+				return true
+			}
+			return false
+		}
+		fr.Done = func(error) { done++ }
 		out, err := io.ReadAll(fr)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if done != 1 {
+			t.Errorf("Done called %d times", done)
 		}
 		passed := 0
 		for _, line := range bytes.SplitAfter(out, []byte("\n")) {
@@ -353,8 +381,20 @@ func FuzzFrameReader(f *testing.F) {
 				lines++
 			}
 		}
-		if passed+rejected != lines {
-			t.Errorf("%d lines in, %d passed on and %d rejected", lines, passed, rejected)
+		if passed+rejected+diverted != lines {
+			t.Errorf("%d lines in, %d passed on, %d rejected and %d diverted", lines, passed, rejected, diverted)
 		}
 	})
+}
+
+// compactJSON returns b without white space outside strings, nil for nil.
+func compactJSON(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
 }

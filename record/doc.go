@@ -17,4 +17,11 @@
 // downstream's are read through an mcpx.FrameReader, so a line that is
 // not a JSON-RPC message, or a message over Options.MaxMessage, costs an
 // error reply or one failed call instead of the session.
+//
+// Over stdio, a plain tools/call for a local downstream's tool takes a
+// fast path (fast.go): the two FrameReaders forward its request and
+// response as bytes, without the SDK's sessions, and it is recorded
+// through the same functions as the SDK path, to the same records.
+// Anything unusual, and every call when Options.NoFastPath is set, goes
+// through the SDK.
 package record

@@ -43,22 +43,7 @@ func (p *Proxy) callDownstream(ctx context.Context, route *mcpx.Route, req *mcp.
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	p.mu.Lock()
-	rec := p.rec
-	if rec != nil {
-		rec.inflight.Add(1)
-	}
-	p.mu.Unlock()
-	i, recorded := 0, false
-	if rec != nil {
-		defer rec.inflight.Done()
-		var err error
-		i, err = rec.w.Call(route.Exposed, args, toolUseID(req.Params.Meta))
-		recorded = err == nil
-		if err != nil && !errors.Is(err, trace.ErrClosed) {
-			p.warnf("the call to %q was not recorded: %v", route.Exposed, err)
-		}
-	}
+	rc := p.recordCall(route.Exposed, args, toolUseID(req.Params.Meta))
 	if roundTrips(req.Session) {
 		p.levelFromMeta(ctx, route.Downstream, req.Params.Meta)
 	}
@@ -66,24 +51,79 @@ func (p *Proxy) callDownstream(ctx context.Context, route *mcpx.Route, req *mcp.
 	res, raw, err := p.router.Call(ctx, route.Exposed, args, p.modernMeta(route.Downstream, req, forwardMeta(req.Params.Meta)))
 	ms := time.Since(start).Milliseconds()
 	cancelled := err != nil && ctx.Err() != nil
+	res, raw = settle(res, raw, err, cancelled)
+	p.recordResult(rc, route.Exposed, res, raw, ms, cancelled, rc.extras(live))
+	return res, raw
+}
+
+// settle returns what the agent gets for a forwarded call, and the
+// trace keeps: the downstream's result and its exact JSON, or, for a call
+// that failed or that the agent cancelled, an error result saying so.
+func settle(res *mcp.CallToolResult, raw json.RawMessage, err error, cancelled bool) (*mcp.CallToolResult, json.RawMessage) {
 	switch {
 	case cancelled:
-		res, raw = errorResult("reelier: the client cancelled the call"), nil
+		return errorResult("reelier: the client cancelled the call"), nil
 	case err != nil:
-		res, raw = errorResult("reelier: "+err.Error()), nil
-	}
-	if recorded {
-		body := raw
-		if body == nil {
-			body, _ = json.Marshal(res)
-		}
-		x := live.extras()
-		x.Cancelled = cancelled
-		if err := rec.w.ResultWith(i, !res.IsError, ms, body, x); err != nil && !errors.Is(err, trace.ErrClosed) {
-			p.warnf("the result of %q was not recorded: %v", route.Exposed, err)
-		}
+		return errorResult("reelier: " + err.Error()), nil
 	}
 	return res, raw
+}
+
+// recCall is a forwarded call as the recording in progress, if any, has
+// it.
+type recCall struct {
+	rec      *recording // nil when nothing was recording
+	i        int        // the call index
+	recorded bool       // the call record was written
+}
+
+// recordCall writes the call record of a forwarded call while a
+// recording runs, before the call goes downstream; recordResult must
+// follow.
+func (p *Proxy) recordCall(tool string, args json.RawMessage, toolUseID string) recCall {
+	p.mu.Lock()
+	rec := p.rec
+	if rec != nil {
+		rec.inflight.Add(1)
+	}
+	p.mu.Unlock()
+	if rec == nil {
+		return recCall{}
+	}
+	i, err := rec.w.Call(tool, args, toolUseID)
+	if err != nil && !errors.Is(err, trace.ErrClosed) {
+		p.warnf("the call to %q was not recorded: %v", tool, err)
+	}
+	return recCall{rec: rec, i: i, recorded: err == nil}
+}
+
+// extras closes the call in flight and returns what it kept, for its
+// result record; nothing when the call is not recorded.
+func (c recCall) extras(live *liveCall) trace.ResultExtras {
+	if !c.recorded {
+		return trace.ResultExtras{}
+	}
+	return live.extras()
+}
+
+// recordResult writes the result record of a call recordCall wrote, with
+// ms measured around the downstream call alone, and ends the call.
+func (p *Proxy) recordResult(c recCall, tool string, res *mcp.CallToolResult, raw json.RawMessage, ms int64, cancelled bool, x trace.ResultExtras) {
+	if c.rec == nil {
+		return
+	}
+	defer c.rec.inflight.Done()
+	if !c.recorded {
+		return
+	}
+	body := raw
+	if body == nil {
+		body, _ = json.Marshal(res)
+	}
+	x.Cancelled = cancelled
+	if err := c.rec.w.ResultWith(c.i, !res.IsError, ms, body, x); err != nil && !errors.Is(err, trace.ErrClosed) {
+		p.warnf("the result of %q was not recorded: %v", tool, err)
+	}
 }
 
 // The SDK re-encodes what it decoded, which drops the fields its types do

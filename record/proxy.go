@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,6 +44,12 @@ type Options struct {
 	// downstream or from the agent (see Transport);
 	// mcpx.DefaultMaxMessage if 0.
 	MaxMessage int
+	// NoFastPath sends every tool call through the MCP SDK's sessions,
+	// turning off the fast path that forwards a stdio agent's usual
+	// tools/call to a local downstream as bytes (fast.go). What is
+	// recorded is the same either way; it is an escape hatch, and how
+	// the tests compare the two.
+	NoFastPath bool
 	// Headers are the request headers of the downstreams given by URL,
 	// by --wrap index (see mcpx.Options). The trace keeps them as
 	// mcpx.SkillHeader writes them, never their values.
@@ -88,6 +95,11 @@ type Proxy struct {
 
 	mu  sync.Mutex
 	rec *recording // nil when not recording
+
+	fastTools atomic.Pointer[map[string]bool] // the downstream tools the server exposes, for the fast path
+	fastMu    sync.Mutex
+	fastConns []*fastConn  // the agent connections' fast paths (Transport)
+	fastCalls atomic.Int64 // how many calls took the fast path
 }
 
 // recording is the state of one recording in progress.
@@ -126,7 +138,18 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
 
 // Serve serves the proxy on t until the client leaves or ctx ends.
 func (p *Proxy) Serve(ctx context.Context, t mcp.Transport) error {
-	return p.server.Run(ctx, t)
+	err := p.server.Run(ctx, t)
+	// The calls still in flight on the fast path end as the SDK ends its
+	// own when the session does: cancelled.
+	p.fastMu.Lock()
+	conns := p.fastConns
+	p.fastMu.Unlock()
+	for _, fc := range conns {
+		if fc.t == t {
+			fc.gone(nil)
+		}
+	}
+	return err
 }
 
 // Close ends a recording still in progress (writing what it holds) and
@@ -150,12 +173,16 @@ func (p *Proxy) build() {
 	p.addControlTools()
 	p.rawDefs = map[string]json.RawMessage{}
 	p.hidden = map[string]bool{}
+	fast := map[string]bool{}
 	for _, route := range p.router.Routes() {
 		if err := p.addTool(route); err != nil {
 			p.hidden[route.Exposed] = true
 			p.warnf("tool %q from downstream %d (%s) is not exposed: %v", route.Exposed, route.Downstream.Index, route.Downstream.Name, err)
+			continue
 		}
+		fast[route.Exposed] = true
 	}
+	p.fastTools.Store(&fast)
 	for _, pr := range p.router.Prompts() {
 		if err := p.addPrompt(pr); err != nil {
 			p.warnf("prompt %q from downstream %d (%s) is not exposed: %v", pr.Exposed, pr.Downstream.Index, pr.Downstream.Name, err)

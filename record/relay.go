@@ -32,6 +32,7 @@ type agentRelay struct {
 	levels map[*mcpx.Downstream]string      // the log level last passed on from a call's _meta
 	agent  map[mcp.Session]string           // the log level each agent session set with logging/setLevel
 	asks   map[*mcpx.Downstream]chan *ask   // requests for agents on 2026-07-28, by downstream
+	began  func()                           // for tests: told of each call that begins
 }
 
 // asksFor returns d's channel of requests for agents that take input
@@ -128,7 +129,11 @@ func (r *agentRelay) begin(ctx context.Context, d *mcpx.Downstream, ss *mcp.Serv
 	c := &liveCall{ctx: ctx, session: ss, token: token, rounds: rounds}
 	r.mu.Lock()
 	r.live[d] = append(r.live[d], c)
+	began := r.began
 	r.mu.Unlock()
+	if began != nil {
+		began()
+	}
 	return c, func() {
 		r.mu.Lock()
 		r.live[d] = slices.DeleteFunc(r.live[d], func(x *liveCall) bool { return x == c })
@@ -626,6 +631,8 @@ func (p *Proxy) sync() {
 	p.server.RemoveResources(goneR...)
 	p.server.RemoveResourceTemplates(goneT...)
 	p.exposed = exposedSet{tools: tools, prompts: prompts, resources: resources, templates: templates}
+	fast := maps.Clone(tools)
+	p.fastTools.Store(&fast)
 	p.mu.Lock()
 	p.rawDefs, p.hidden = raw, hidden
 	p.mu.Unlock()

@@ -35,7 +35,13 @@ func (p *Proxy) Transport(in io.Reader, out io.Writer) mcp.Transport {
 	r.Batches = p.batchesAllowed
 	// The FrameReader enforces the limit; the SDK's own (16 MiB, counted
 	// over its read-ahead) is lifted.
-	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
+	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
+	if !p.opts.NoFastPath {
+		fc := p.newFastConn(w, t)
+		r.Divert = fc.divert
+		r.Done = fc.gone
+	}
+	return t
 }
 
 // rejectAgentLine answers a line from the agent that was not passed on.

@@ -67,6 +67,10 @@ is printed to stderr; ` + "`reelier run --wrap`" + ` resolves names the same way
 REELIER_MCP_LOG=FILE appends every message exchanged with the agent to
 FILE (unredacted), for debugging a client.
 
+Over stdio, a plain tools/call for a tool of a local server is forwarded
+as bytes, without the MCP SDK's decoding (the fast path; the trace is
+the same); REELIER_MCP_FASTPATH=off sends every call through the SDK.
+
 Remote servers: a --wrap that starts with http:// or https:// is the URL
 of a server reached over MCP's streamable HTTP transport (falling back to
 the older HTTP+SSE transport when the server refuses streamable HTTP).
@@ -103,6 +107,10 @@ Examples:
 // mcpLogEnv names a file to which every message between the agent and the
 // proxy is appended, for debugging a client.
 const mcpLogEnv = "REELIER_MCP_LOG"
+
+// mcpFastPathEnv set to "off" (or "0") sends every tool call through the
+// MCP SDK's sessions (record.Options.NoFastPath).
+const mcpFastPathEnv = "REELIER_MCP_FASTPATH"
 
 // proxyGCPercent is the GOGC the proxy runs with unless GOGC is set.
 const proxyGCPercent = 400
@@ -184,6 +192,8 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		CallTimeout: callTimeout,
 		MaxMessage:  int(opts.maxMessage),
 		Headers:     headers,
+		// The log sees only what the SDK's session exchanges.
+		NoFastPath: os.Getenv(mcpLogEnv) != "" || os.Getenv(mcpFastPathEnv) == "off" || os.Getenv(mcpFastPathEnv) == "0",
 	})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}

@@ -25,6 +25,9 @@ func TestHarnessSmoke(t *testing.T) {
 		"| startup |", "| dry-run skill12.skill.md |", "| parse skill20.skill.md |", "| lint skill20.skill.md |",
 		"| fmt --check skill20.skill.md |", "| compile trace5.jsonl |", "| compile trace12.jsonl |",
 		"| direct |", "| relay |", "| reelier mcp |", "calls/s",
+		"default protocol revision (2026-07-28", "revision 2025-11-25 (the proxy's fast path)", "limit echo server",
+		"| SDK client ×16 goroutines, 2026-07-28, mcptest | reelier mcp |", "| SDK client ×16 goroutines, 2025-11-25, mcptest | reelier mcp |",
+		"| raw client pipelining (64 in flight), rawecho | reelier mcp |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())

@@ -45,7 +45,7 @@ func DefaultConfig() Config {
 
 // binaries built by Build.
 type binaries struct {
-	reelier, base, hello, copy, jsonl, relay, echoserver, measure string
+	reelier, base, hello, copy, jsonl, relay, echoserver, rawecho, measure string
 }
 
 // moduleRoot returns the folder of the go.mod that holds this package.
@@ -78,6 +78,7 @@ func build(dir string) (binaries, error) {
 		jsonl:      filepath.Join(dir, "jsonl"),
 		relay:      filepath.Join(dir, "relay"),
 		echoserver: filepath.Join(dir, "echoserver"),
+		rawecho:    filepath.Join(dir, "rawecho"),
 		measure:    filepath.Join(dir, "measure"),
 	}
 	pkgs := [][2]string{
@@ -87,6 +88,7 @@ func build(dir string) (binaries, error) {
 		{b.jsonl, "./internal/abbench/limits/jsonl"},
 		{b.relay, "./internal/abbench/limits/relay"},
 		{b.echoserver, "./internal/abbench/limits/echoserver"},
+		{b.rawecho, "./internal/abbench/limits/rawecho"},
 		{b.measure, "./internal/abbench/limits/measure"},
 	}
 	for _, p := range pkgs {

@@ -3,7 +3,11 @@
 // programs the same way (CGO_ENABLED=0, -trimpath), generates the inputs,
 // runs each workload interleaved with its limit program for a number of
 // rounds and prints medians, ratios and peak RSS, then the proxy's added
-// latency and recording throughput on a stdio server.
+// latency and recording throughput on a stdio server: with the MCP Go
+// SDK's client and test server, on the client's default protocol revision
+// (2026-07-28, which the proxy serves through the SDK) and on 2025-11-25
+// (its fast path), and with a raw JSON-RPC client and the limit server
+// rawecho, whose own cost is next to nothing (see proxy.go).
 //
 //	go run ./internal/abbench [-rounds 21] [-base OLD-REELIER] [-only REGEXP]
 package main
