@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
@@ -96,11 +97,13 @@ func writeDryText(w *bufio.Writer, l *loadedSkill, plan []runtime.PlannedStep, s
 		}
 		// The action as Action.String renders it, tool and arguments
 		// escaped apart: escaping goes character by character, so the
-		// result is the same.
+		// result is the same. The arguments are escaped from their bytes
+		// (Line returns its argument when nothing needs escaping, and the
+		// text is written before anything else touches it).
 		w.WriteString("         ")
 		w.WriteString(line(p.Action.Tool))
 		w.WriteByte(' ')
-		w.WriteString(line(string(p.Action.Args)))
+		w.WriteString(line(unsafe.String(unsafe.SliceData(p.Action.Args), len(p.Action.Args))))
 		w.WriteByte('\n')
 	}
 }
