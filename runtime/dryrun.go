@@ -23,14 +23,25 @@ type PlannedStep struct {
 	NeedsFlag string
 }
 
+// A dry run's filled arguments are written into chunks of dryArgsChunk
+// bytes; a step starts a new chunk when fewer than dryArgsReserve are left
+// (a longer action grows the chunk it is written into).
+const (
+	dryArgsChunk   = 32 << 10
+	dryArgsReserve = 2 << 10
+)
+
 // DryRun fills every step's action from opts.Vars and one reading of
 // opts.Clock without calling any tool or writing anything. When opts.Tools
 // is set, an action naming a tool it lacks is reported as an error —
 // unless opts.SkillServers is set and one of the skill's recorded servers
 // lists the tool.
 func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
-	f := filler{env: opts.rootScope(), today: dayOf(opts.now())}
+	f := filler{env: opts.rootScope(countBinds(skill)), today: dayOf(opts.now())}
 	plan := make([]PlannedStep, 0, len(skill.Steps))
+	// Every step's filled arguments go into shared chunks, each step's
+	// slice capped at its end, rather than one growing slice a step.
+	var args []byte
 	for _, st := range skill.Steps {
 		p := PlannedStep{Step: st, Effect: st.EffectValue()}
 		switch {
@@ -41,9 +52,18 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 			p.Err = errors.New(unknownTool(st.Action.Tool, opts.Tools, skill.Servers))
 		default:
 			p.Action.Tool = st.Action.Tool
-			if p.Action.Args, p.Err = f.fill(nil, st.Action.Args); p.Err != nil {
-				p.Action.Args = nil
+			if cap(args)-len(args) < dryArgsReserve {
+				args = make([]byte, 0, dryArgsChunk)
 			}
+			start := len(args)
+			filled, err := f.fill(args, st.Action.Args)
+			if err != nil {
+				p.Err = err
+				args = filled[:start]
+				break
+			}
+			p.Action.Args = filled[start:len(filled):len(filled)]
+			args = filled
 		}
 		switch {
 		case p.Effect == ast.EffectDestructive && !opts.Yes:

@@ -15,23 +15,25 @@ type Input struct {
 
 // Inputs lists the skill's inputs in order of first use.
 func Inputs(skill *ast.Skill) []Input {
-	bound := map[string]bool{}
+	bound := make(map[string]bool, countBinds(skill))
 	seen := map[string]bool{}
 	var out []Input
-	for _, st := range skill.Steps {
+	var st *ast.Step
+	visit := func(leaf ast.Value, _ string) {
+		s, ok := leaf.(*ast.String)
+		if !ok {
+			return
+		}
+		for _, h := range s.Holes {
+			if h.Kind == ast.HoleVar && !bound[h.Name] && !seen[h.Name] {
+				seen[h.Name] = true
+				out = append(out, Input{Name: h.Name, Step: st.Number, Range: h.Range})
+			}
+		}
+	}
+	for _, st = range skill.Steps {
 		if st.Action != nil {
-			ast.WalkLeaves(st.Action.Args, "", func(leaf ast.Value, _ string) {
-				s, ok := leaf.(*ast.String)
-				if !ok {
-					return
-				}
-				for _, h := range s.Holes {
-					if h.Kind == ast.HoleVar && !bound[h.Name] && !seen[h.Name] {
-						seen[h.Name] = true
-						out = append(out, Input{Name: h.Name, Step: st.Number, Range: h.Range})
-					}
-				}
-			})
+			ast.WalkLeaves(st.Action.Args, "", visit)
 		}
 		for _, b := range st.Binds {
 			bound[b.Expr.BoundName()] = true

@@ -124,9 +124,19 @@ func (o Options) now() time.Time {
 	return time.Now()
 }
 
-// rootScope holds the input variables.
-func (o Options) rootScope() *scope {
-	s := newScope()
+// countBinds is the number of binds in the skill's steps.
+func countBinds(skill *ast.Skill) int {
+	n := 0
+	for _, st := range skill.Steps {
+		n += len(st.Binds)
+	}
+	return n
+}
+
+// rootScope holds the input variables, with room for binds more names
+// (the run's binds, so its map never grows step by step).
+func (o Options) rootScope(binds int) *scope {
+	s := &scope{vars: make(map[string]any, len(o.Vars)+binds)}
 	for k, v := range o.Vars {
 		s.set(k, v)
 	}
@@ -151,7 +161,7 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 		opts.Redactor = trace.RedactorFromEnv()
 	}
 	limits, _ := SkillLimits(skill)
-	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(), today: dayOf(start)}, start: start,
+	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(countBinds(skill)), today: dayOf(start)}, start: start,
 		limits: opts.Limits.Or(limits), unavailable: map[string]int{}}
 	res := &Result{
 		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps)),

@@ -215,3 +215,32 @@ func BenchmarkScopeScaling(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDryRunWorkingSet dry-runs the 1k-step chain of
+// BenchmarkScopeScaling, cycling over k separate parses of it: the same
+// work per step on a working set k times the size. One parse stays in the
+// CPU caches from one iteration to the next, as the 10k- and 50k-step
+// skills cannot; with 16 or more copies cpu-ns/step is what the larger
+// skills show, so the 1k-to-10k difference in BenchmarkScopeScaling is
+// the caches, not work that grows with the step number.
+func BenchmarkDryRunWorkingSet(b *testing.B) {
+	for _, k := range []int{1, 4, 16, 64} {
+		skills := make([]*ast.Skill, k)
+		for i := range skills {
+			skills[i] = parse(b, chainSkill(1000))
+		}
+		o := runtime.Options{Tools: runtime.Registry{"echo": echoTool{}}, Vars: map[string]string{"base": "b"}, Clock: fixedClock}
+		b.Run(fmt.Sprintf("copies/%d", k), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			i := 0
+			for b.Loop() {
+				if plan := runtime.DryRun(skills[i%k], o); plan[999].Err != nil {
+					b.Fatal(plan[999].Err)
+				}
+				i++
+			}
+			reportPerStep(b, 1000, cpu0)
+		})
+	}
+}

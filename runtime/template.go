@@ -25,6 +25,9 @@ type filler struct {
 	env *scope
 	// today is the run's UTC date at midnight, from its one clock reading.
 	today time.Time
+	// scratch is where a string leaf with holes is filled before it is
+	// escaped into the output; reused from leaf to leaf.
+	scratch []byte
 }
 
 // pending marks, in a dry run, a variable that an earlier step binds at run
@@ -69,11 +72,15 @@ func (f *filler) fill(b []byte, v ast.Value) ([]byte, error) {
 		if val, ok := f.wholeValue(v); ok {
 			return jsondata.Append(b, val), nil
 		}
-		s, err := f.fillString(v)
+		if len(v.Holes) == 0 {
+			return jsondata.AppendString(b, v.Value), nil
+		}
+		filled, err := f.appendFilled(f.scratch[:0], v)
+		f.scratch = filled[:0]
 		if err != nil {
 			return b, err
 		}
-		return jsondata.AppendString(b, s), nil
+		return jsondata.AppendStringBytes(b, filled), nil
 	case *ast.Number:
 		return append(b, v.Raw...), nil
 	case *ast.Bool:
@@ -106,25 +113,22 @@ func (f *filler) wholeValue(s *ast.String) (any, bool) {
 	return v, ok
 }
 
-// fillString returns the string leaf with its holes replaced.
-func (f *filler) fillString(s *ast.String) (string, error) {
-	if len(s.Holes) == 0 {
-		return s.Value, nil
-	}
-	out := make([]byte, 0, len(s.Value)+16)
+// appendFilled appends the string leaf with its holes replaced (unquoted)
+// to out.
+func (f *filler) appendFilled(out []byte, s *ast.String) ([]byte, error) {
 	last := 0
 	for _, h := range s.Holes {
 		if h.Start < last || h.End < h.Start+4 || h.End > len(s.Value) {
-			return "", errors.New("template hole offsets do not fit their string")
+			return out, errors.New("template hole offsets do not fit their string")
 		}
 		out = append(out, s.Value[last:h.Start]...)
 		var err error
 		if out, err = f.hole(out, h, s.Value[h.Start:h.End]); err != nil {
-			return "", err
+			return out, err
 		}
 		last = h.End
 	}
-	return string(append(out, s.Value[last:]...)), nil
+	return append(out, s.Value[last:]...), nil
 }
 
 // hole appends the value of one hole; written is the hole's text.

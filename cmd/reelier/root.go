@@ -59,33 +59,43 @@ var commandFamily = map[string]string{
 	"serve": "share", "push": "share", "ledger": "share", "summary": "share", "ci": "share",
 }
 
-// commands lists the constructors of every subcommand.
-var commands = []func() *cobra.Command{
-	newParseCmd,
-	newFmtCmd,
-	newLintCmd,
-	newLSPCmd,
-	newRunCmd,
-	newCalibrateCmd,
-	newBenchCmd,
-	newDiffCmd,
-	newCompileCmd,
-	newMCPCmd,
-	newMockCmd,
-	newTraceCmd,
-	newPushCmd,
-	newLedgerCmd,
-	newFromSessionCmd,
-	newScanCmd,
-	newInstallCmd,
-	newUninstallCmd,
-	newInitCmd,
-	newServeCmd,
-	newSummaryCmd,
-	newCICmd,
+// commands lists every subcommand: its name (what newCmd().Name() says;
+// TestCommandNames checks) and its constructor.
+var commands = []struct {
+	name   string
+	newCmd func() *cobra.Command
+}{
+	{"parse", newParseCmd},
+	{"fmt", newFmtCmd},
+	{"lint", newLintCmd},
+	{"lsp", newLSPCmd},
+	{"run", newRunCmd},
+	{"calibrate", newCalibrateCmd},
+	{"bench", newBenchCmd},
+	{"diff", newDiffCmd},
+	{"compile", newCompileCmd},
+	{"mcp", newMCPCmd},
+	{"mock", newMockCmd},
+	{"trace", newTraceCmd},
+	{"push", newPushCmd},
+	{"ledger", newLedgerCmd},
+	{"from-session", newFromSessionCmd},
+	{"scan", newScanCmd},
+	{"install", newInstallCmd},
+	{"uninstall", newUninstallCmd},
+	{"init", newInitCmd},
+	{"serve", newServeCmd},
+	{"summary", newSummaryCmd},
+	{"ci", newCICmd},
 }
 
+// newRootCmd builds the command line with every subcommand.
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	return newRootCmdWith(stdin, stdout, stderr, func(string) bool { return true })
+}
+
+// newRootCmdWith builds the command line with the subcommands want names.
+func newRootCmdWith(stdin io.Reader, stdout, stderr io.Writer, want func(name string) bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "reelier",
 		Short:         "Record, compile and replay agent tool calls as checked skills",
@@ -102,8 +112,11 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	used := map[string]bool{}
-	for _, newCmd := range commands {
-		c := newCmd()
+	for _, sub := range commands {
+		if !want(sub.name) {
+			continue
+		}
+		c := sub.newCmd()
 		c.GroupID = commandFamily[c.Name()]
 		used[c.GroupID] = true
 		root.AddCommand(c)
@@ -116,13 +129,63 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
+// neededCommands says which subcommands a command line can reach, so that
+// a process builds only those (each costs its flag set and, for some,
+// package state): the one the line names, none for a bare --version, and
+// every one otherwise (help, completion, an unknown or mistyped command,
+// anything unusual).
+//
+// The command a line names is found the way cobra's Find finds it, when the
+// root has no flags yet (its --help and --version are added later): the
+// first argument that is not a flag, where a flag of the form --name or -n
+// (no '=') takes the next argument as its value, and ends the search when
+// that would leave nothing after it; "--" ends it too.
+func neededCommands(args []string) func(name string) bool {
+	all := func(string) bool { return true }
+	onlyVersion := len(args) > 0
+	for _, s := range args {
+		if s != "--version" && s != "-v" {
+			onlyVersion = false
+		}
+	}
+	if onlyVersion {
+		return func(string) bool { return false }
+	}
+	for rest := args; len(rest) > 0; {
+		s := rest[0]
+		rest = rest[1:]
+		switch {
+		case s == "--":
+			return all
+		case strings.HasPrefix(s, "--") && !strings.Contains(s, "="),
+			strings.HasPrefix(s, "-") && !strings.Contains(s, "=") && len(s) == 2:
+			if len(rest) <= 1 {
+				return all
+			}
+			rest = rest[1:]
+		case s != "" && !strings.HasPrefix(s, "-"):
+			for _, sub := range commands {
+				if sub.name == s {
+					return func(name string) bool { return name == s }
+				}
+			}
+			return all
+		}
+	}
+	return all
+}
+
 // Main runs the reelier command line and returns the process exit code.
 func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
+	return execute(newRootCmdWith(stdin, stdout, stderr, neededCommands(args)), args, stdin, stdout, stderr)
+}
+
+// execute runs args on root and returns the exit code.
+func execute(root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err != nil {
@@ -131,7 +194,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "reelier:", err)
 		}
 		if strings.HasPrefix(err.Error(), "unknown command") {
-			fmt.Fprint(stderr, unknownCommandHint(root))
+			fmt.Fprint(stderr, unknownCommandHint(newRootCmd(stdin, stdout, stderr)))
 		}
 	}
 	return exitCode(err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/reelier/reelier/internal/skillgen"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -66,6 +67,23 @@ func BenchmarkBinaryReplay3(b *testing.B) {
 		cmd := exec.Command(bin, args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("reelier run: %v\n%s", err, out)
+		}
+	}
+}
+
+// BenchmarkRunDryRun500 is `reelier run skill500.skill.md --dry-run` in
+// process, on the skill the whole-process harness (internal/abbench)
+// generates: loading, parsing, filling and printing the plan, without the
+// process start.
+func BenchmarkRunDryRun500(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "skill500.skill.md")
+	if err := os.WriteFile(path, skillgen.Skill(500), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run([]string{"run", path, "--dry-run"}, nil, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit code %d", code)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime"
@@ -55,8 +57,10 @@ func dryRunSkills(out io.Writer, skills []*loadedSkill, opts runtime.Options, as
 }
 
 // writeDryText prints the plan for reading; everything that came from the
-// skill or its inputs is escaped for the terminal.
-func writeDryText(w io.Writer, l *loadedSkill, plan []runtime.PlannedStep, skillServers bool) {
+// skill or its inputs is escaped for the terminal. Two lines a step, written
+// piece by piece into w (no format string to interpret and no boxed
+// arguments a step).
+func writeDryText(w *bufio.Writer, l *loadedSkill, plan []runtime.PlannedStep, skillServers bool) {
 	line := termtext.Line
 	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", line(l.skill.Name()), line(l.path))
 	if skillServers && len(l.skill.Servers) > 0 {
@@ -66,17 +70,41 @@ func writeDryText(w io.Writer, l *loadedSkill, plan []runtime.PlannedStep, skill
 		}
 		fmt.Fprintf(w, "  servers recorded in the skill, not started by a dry run: %s\n", line(strings.Join(list, ", ")))
 	}
+	var num []byte
 	for _, p := range plan {
-		gate := ""
-		if p.NeedsFlag != "" {
-			gate = ", refused without " + p.NeedsFlag
+		// "  %3d  %s [%s%s]\n": the step number right-aligned in three
+		// columns, as fmt pads it.
+		num = strconv.AppendInt(num[:0], int64(p.Step.Number), 10)
+		w.WriteString("  ")
+		for i := len(num); i < 3; i++ {
+			w.WriteByte(' ')
 		}
-		fmt.Fprintf(w, "  %3d  %s [%s%s]\n", p.Step.Number, line(p.Step.Title), line(string(p.Effect)), gate)
+		w.Write(num)
+		w.WriteString("  ")
+		w.WriteString(line(p.Step.Title))
+		w.WriteString(" [")
+		w.WriteString(line(string(p.Effect)))
+		if p.NeedsFlag != "" {
+			w.WriteString(", refused without ")
+			w.WriteString(p.NeedsFlag)
+		}
+		w.WriteString("]\n")
 		if p.Err != nil {
-			fmt.Fprintf(w, "         ✗ %s\n", line(p.Err.Error()))
+			w.WriteString("         ✗ ")
+			w.WriteString(line(p.Err.Error()))
+			w.WriteByte('\n')
 			continue
 		}
-		fmt.Fprintf(w, "         %s\n", line(p.Action.String()))
+		// The action as Action.String renders it, tool and arguments
+		// escaped apart: escaping goes character by character, so the
+		// result is the same. The arguments are escaped from their bytes
+		// (Line returns its argument when nothing needs escaping, and the
+		// text is written before anything else touches it).
+		w.WriteString("         ")
+		w.WriteString(line(p.Action.Tool))
+		w.WriteByte(' ')
+		w.WriteString(line(unsafe.String(unsafe.SliceData(p.Action.Args), len(p.Action.Args))))
+		w.WriteByte('\n')
 	}
 }
 

@@ -1,6 +1,9 @@
 package jsondata
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -48,10 +51,30 @@ func Append(b []byte, v any) []byte {
 // AppendString appends s as a quoted JSON string: quote, backslash and
 // control characters are escaped, everything else is copied. Bytes that are
 // not UTF-8 become U+FFFD so the output is always valid JSON.
+//
+// Runs of characters that need no escaping are copied at once; only an
+// escape or a byte that is not UTF-8 ends a run.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	for _, r := range s {
-		switch r {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = utf8.AppendRune(b, utf8.RuneError)
+				start = i + 1
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
 		case '"':
 			b = append(b, '\\', '"')
 		case '\\':
@@ -67,12 +90,18 @@ func AppendString(b []byte, s string) []byte {
 		case '\f':
 			b = append(b, '\\', 'f')
 		default:
-			if r < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])
-				continue
-			}
-			b = utf8.AppendRune(b, r)
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
+		i++
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendStringBytes is AppendString of the text in s, which it only reads
+// (a filled template is built in a reused buffer and escaped from there,
+// without a string of its own).
+func AppendStringBytes(b, s []byte) []byte {
+	return AppendString(b, unsafe.String(unsafe.SliceData(s), len(s)))
 }

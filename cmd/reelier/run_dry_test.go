@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/runtime"
+)
+
+// writeDryTextFmt is writeDryText's step lines as they were first written,
+// with fmt: the reference the piecewise writer must match byte for byte.
+func writeDryTextFmt(w io.Writer, plan []runtime.PlannedStep) {
+	line := termtext.Line
+	for _, p := range plan {
+		gate := ""
+		if p.NeedsFlag != "" {
+			gate = ", refused without " + p.NeedsFlag
+		}
+		fmt.Fprintf(w, "  %3d  %s [%s%s]\n", p.Step.Number, line(p.Step.Title), line(string(p.Effect)), gate)
+		if p.Err != nil {
+			fmt.Fprintf(w, "         ✗ %s\n", line(p.Err.Error()))
+			continue
+		}
+		fmt.Fprintf(w, "         %s\n", line(p.Action.String()))
+	}
+}
+
+func TestWriteDryTextMatchesFmt(t *testing.T) {
+	src := "---\nname: dry\ndescription: d\n---\n\n### Step 1 — First\n- intent: i\n- action: http.get {\"url\": \"{{base}}/a\"}\n- effect: read\n"
+	skill, diags := grammar.Parse("dry.skill.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	l := &loadedSkill{path: "dry.skill.md", skill: skill}
+	step := func(n int, title string) *ast.Step { return &ast.Step{Number: n, Title: title} }
+	plan := []runtime.PlannedStep{
+		{Step: step(1, "Plain"), Effect: ast.EffectRead, Action: runtime.Action{Tool: "http.get", Args: []byte(`{"url":"https://x.test/a"}`)}},
+		{Step: step(22, "Gated"), Effect: ast.EffectIdempotentWrite, NeedsFlag: "--allow-writes", Action: runtime.Action{Tool: "t", Args: []byte(`{}`)}},
+		{Step: step(333, "Wide"), Effect: ast.EffectDestructive, NeedsFlag: "--yes", Action: runtime.Action{Tool: "t", Args: []byte(`[]`)}},
+		{Step: step(4444, "Wider than three"), Effect: ast.EffectRead, Action: runtime.Action{Tool: "t", Args: []byte(`1`)}},
+		{Step: step(-5, "Negative"), Action: runtime.Action{Tool: "t", Args: []byte(`null`)}},
+		{Step: step(6, "Broken"), Effect: ast.EffectRead, Err: errors.New("Unbound template variable {{x\x1b[31m}}")},
+		{Step: step(7, "Hostile \x1b]0;title\x07 \u202e"), Effect: ast.Effect("odd\u2028"), Action: runtime.Action{Tool: "to\x00ol\xff", Args: []byte("{\"k\":\"\u0085\xc3\"}")}},
+		{Step: step(8, "Split rune"), Action: runtime.Action{Tool: "t\xe6\x97", Args: []byte("\xa5x")}},
+		{Step: step(9, ""), Action: runtime.Action{}},
+	}
+	var want strings.Builder
+	fmt.Fprintf(&want, "dry run of skill %s (%s): nothing is called, nothing is written\n", skill.Name(), l.path)
+	writeDryTextFmt(&want, plan)
+	var got strings.Builder
+	w := bufio.NewWriter(&got)
+	writeDryText(w, l, plan, false)
+	w.Flush()
+	if got.String() != want.String() {
+		t.Errorf("writeDryText:\n%q\nwant\n%q", got.String(), want.String())
+	}
+}
