@@ -58,7 +58,7 @@ func goSARIF(d *Driver, results []Result) ([]byte, error) {
 
 func TestSARIFMatchesGoSARIF(t *testing.T) {
 	d, results := outputResults(t)
-	rng := func(l1, c1, l2, c2 int) ast.Range {
+	rng := func(l1, c1, l2, c2 int32) ast.Range {
 		return ast.Range{Start: ast.Pos{Line: l1, Column: c1}, End: ast.Pos{Line: l2, Column: c2}}
 	}
 	odd := &Rule{Name: "odd_rule", Title: "<b>&amp;</b> \u2028 \xff", Doc: "", Category: "", DefaultSeverity: ast.Severity(9)}
