@@ -16,7 +16,7 @@ func TestHarnessSmoke(t *testing.T) {
 		t.Skip("builds reelier; skipped with -short")
 	}
 	var out bytes.Buffer
-	c := Config{Rounds: 1, Work: t.TempDir(), DryRunSteps: 12, ParseSteps: 20, TraceSmall: 5, TraceLarge: 12,
+	c := Config{Rounds: 1, Work: t.TempDir(), DryRunSteps: 12, ParseSteps: 20, TraceSmall: 5, TraceLarge: 12, ScalingSteps: []int{10, 40},
 		ProxyCalls: 10, ProxyThroughput: 32, Out: &out}
 	if err := Run(c); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
@@ -24,6 +24,7 @@ func TestHarnessSmoke(t *testing.T) {
 	for _, want := range []string{
 		"| startup |", "| dry-run skill12.skill.md |", "| parse skill20.skill.md |", "| lint skill20.skill.md |",
 		"| fmt --check skill20.skill.md |", "| compile trace5.jsonl |", "| compile trace12.jsonl |",
+		"dry-run scaling:", "| 10 |", "| 40 |",
 		"| direct |", "| relay |", "| reelier mcp |", "calls/s",
 		"default protocol revision (2026-07-28", "revision 2025-11-25 (the proxy's fast path)", "limit echo server",
 		"| SDK client ×16 goroutines, 2026-07-28, mcptest | reelier mcp |", "| SDK client ×16 goroutines, 2025-11-25, mcptest | reelier mcp |",

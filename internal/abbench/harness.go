@@ -29,6 +29,9 @@ type Config struct {
 	Only *regexp.Regexp
 	// Sizes of the generated inputs.
 	DryRunSteps, ParseSteps, TraceSmall, TraceLarge int
+	// ScalingSteps are the skill sizes of the dry-run scaling workload
+	// (scalingBench), smallest first; none skips it.
+	ScalingSteps []int
 	// ProxyCalls is the number of timed calls per path; ProxyThroughput
 	// the calls made by 16 goroutines for the throughput figure. Zero
 	// skips the proxy workload.
@@ -40,7 +43,8 @@ type Config struct {
 // DefaultConfig is the documented full run.
 func DefaultConfig() Config {
 	return Config{Rounds: 21, DryRunSteps: 500, ParseSteps: 1000, TraceSmall: 200, TraceLarge: 10000,
-		ProxyCalls: 2000, ProxyThroughput: 5000, Out: os.Stdout}
+		ScalingSteps: []int{1000, 10000, 50000},
+		ProxyCalls:   2000, ProxyThroughput: 5000, Out: os.Stdout}
 }
 
 // binaries built by Build.
@@ -304,6 +308,11 @@ func Run(c Config) error {
 	}
 	load1 := loadAverage()
 	printTable(c.Out, results, b.base != "", c.Rounds, load0, load1, idle.rss)
+	if c.Only == nil || c.Only.MatchString("scaling") {
+		if err := scalingBench(c, b); err != nil {
+			return fmt.Errorf("scaling: %w", err)
+		}
+	}
 	if c.ProxyCalls > 0 && (c.Only == nil || c.Only.MatchString("proxy")) {
 		if err := proxyBench(c, b); err != nil {
 			return fmt.Errorf("proxy: %w", err)

@@ -2,7 +2,8 @@
 // (BENCHMARKS.md, "Whole-process A/B"). It builds reelier and the limit
 // programs the same way (CGO_ENABLED=0, -trimpath), generates the inputs,
 // runs each workload interleaved with its limit program for a number of
-// rounds and prints medians, ratios and peak RSS, then the proxy's added
+// rounds and prints medians, ratios and peak RSS, then the dry run's cost
+// per step at 1k, 10k and 50k steps (scaling.go), then the proxy's added
 // latency and recording throughput on a stdio server: with the MCP Go
 // SDK's client and test server, on the client's default protocol revision
 // (2026-07-28, which the proxy serves through the SDK) and on 2025-11-25
@@ -24,7 +25,7 @@ func main() {
 	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per workload")
 	flag.StringVar(&c.Work, "work", "", "folder for binaries, inputs and outputs (default: a temporary one, removed)")
 	flag.StringVar(&c.Base, "base", "", "another reelier binary to run interleaved as the A of an A/B")
-	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy)")
+	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy, \"scaling\" for the dry-run scaling)")
 	flag.IntVar(&c.ProxyCalls, "proxy-calls", c.ProxyCalls, "timed calls per proxy path (0 skips the proxy)")
 	flag.IntVar(&c.ProxyThroughput, "proxy-throughput", c.ProxyThroughput, "calls for the throughput figure")
 	flag.Parse()
