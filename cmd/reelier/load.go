@@ -37,8 +37,8 @@ func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
 	return &loadedSkill{path: name, src: src, skill: skill, diags: diags}, nil
 }
 
-// loadOneShot is loadSkill for parse, lint and fmt, which read files,
-// work on them and exit: the collector is set for the file (gcForFile)
+// loadOneShot is loadSkill for parse, lint, fmt and run --dry-run, which
+// read files, work on them and exit: the collector is set for the file (gcForFile)
 // before it is parsed.
 func loadOneShot(path string, stdin io.Reader) (*loadedSkill, error) {
 	name, src, err := readSkill(path, stdin)

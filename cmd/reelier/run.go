@@ -442,8 +442,13 @@ func loadSuite(cmd *cobra.Command, paths []string, vars map[string]string, dryRu
 	fail := func(path string, err error) {
 		broken = append(broken, brokenSkill{path: path, err: err})
 	}
+	load := loadSkill
+	if dryRun {
+		// A dry run reads, prints and exits, as parse and lint do.
+		load = loadOneShot
+	}
 	for _, p := range paths {
-		l, err := loadSkill(p, cmd.InOrStdin())
+		l, err := load(p, cmd.InOrStdin())
 		switch {
 		case err != nil:
 			fmt.Fprintln(errw, "reelier run:", err)
