@@ -115,16 +115,24 @@ func (c *compiler) pair() (trailing []string, err error) {
 				bad = &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
 				return nil
 			}
-			args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{Line: 1, Column: 1}) // columns in messages count from 1
-			if d != nil {
-				bad = &trace.LineError{Line: line, Field: "args", Msg: d.Message}
-				return nil
+			leaves, kind, ok := rawArgLeaves(string(rec.Args), c.leaves[:0])
+			argsKind := ""
+			if ok && kind != '{' {
+				argsKind = kindPhrase(kind)
 			}
-			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), at: at, notes: notes}
-			if _, ok := args.(*ast.Object); !ok {
-				st.argsKind = describeValue(args)
+			if !ok {
+				args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{Line: 1, Column: 1}) // columns in messages count from 1
+				if d != nil {
+					bad = &trace.LineError{Line: line, Field: "args", Msg: d.Message}
+					return nil
+				}
+				if _, ok := args.(*ast.Object); !ok {
+					argsKind = describeValue(args)
+				}
+				leaves = argLeaves(args, c.leaves[:0])
 			}
-			c.leaves = argLeaves(args, c.leaves[:0])
+			c.leaves = leaves
+			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), at: at, notes: notes, argsKind: argsKind}
 			for _, l := range c.leaves {
 				c.idx.want(l, st.n)
 			}

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
@@ -59,8 +58,7 @@ func (c *compiler) dataflow() error {
 			if !st.same(rec, line, c.seed) {
 				return ErrTraceChanged
 			}
-			args, _ := grammar.ParseArgs(string(rec.Args), ast.Pos{}) // valid: the first walk parsed it
-			c.leaves = argLeaves(args, c.leaves[:0])
+			c.leaves = callLeaves(rec.Args, c.leaves[:0])
 			echo := map[string]bool{}
 			for _, l := range c.leaves {
 				c.recover(st, l, idx, b)
