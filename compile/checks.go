@@ -133,10 +133,13 @@ func volatileAt(s string) int {
 // member of the same object repeats hides the earlier member, as it does
 // for json paths: the checks made under it are dropped.
 type docCollector struct {
-	out  []check
-	seen map[string]bool
-	sent []string
-	buf  []byte
+	// paths interns the dotted paths of checks: the results of one tool
+	// repeat the same few paths thousands of times.
+	paths *pathInterner
+	out   []check
+	seen  map[string]bool
+	sent  []string
+	buf   []byte
 }
 
 // isPathKeyBytes and isDigitBytes are isPathKey and isDigits on a key as
@@ -181,7 +184,7 @@ func (d *docCollector) node(kind byte, raw []byte, esc bool, path []segment) {
 		last = len(d.buf)
 		d.buf = append(d.buf, seg.raw...)
 	}
-	dotted := string(d.buf)
+	dotted := d.paths.of(d.buf)
 	if d.seen == nil {
 		d.seen = map[string]bool{}
 	}
@@ -225,9 +228,9 @@ func (d *docCollector) node(kind byte, raw []byte, esc bool, path []segment) {
 // several lines, redacted, or one of the values the step sends.
 //
 // The check's strings are copies: the parsed document's strings share the
-// result's text, which must not stay in memory.
+// result's text, which must not stay in memory. path must be a string of
+// its own (not part of the text) already.
 func leafCheck(v any, path, key string, sent []string) (check, bool) {
-	path = strings.Clone(path)
 	switch v := v.(type) {
 	case string:
 		if isVolatileKey(key) || isVolatileText(v) || utf8.RuneCountInString(v) > maxCheckedText || isRedacted(v) || strings.ContainsAny(v, "\n\r") || holdsAny(v, sent) {
@@ -586,4 +589,25 @@ func selectorPattern(text, key, want, selKey, selVal string) string {
 		}
 	}
 	return ""
+}
+
+// pathInterner hands out one string per distinct dotted path, up to
+// maxInterned paths; past that each path gets a string of its own.
+type pathInterner struct{ m map[string]string }
+
+const maxInterned = 1 << 14
+
+// of returns the path in b as a string that shares nothing with b.
+func (p *pathInterner) of(b []byte) string {
+	if s, ok := p.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.m) < maxInterned {
+		if p.m == nil {
+			p.m = map[string]string{}
+		}
+		p.m[s] = s
+	}
+	return s
 }

@@ -92,6 +92,8 @@ type compiler struct {
 	// recentOrder kept them.
 	recent      map[int]*recentResult
 	recentOrder []int
+	// paths interns the paths of the result checks.
+	paths pathInterner
 }
 
 // Compile turns a trace into a skill, deterministically and without any
@@ -223,6 +225,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	}
 	c.sums = nil
 	c.recent, c.recentOrder = nil, nil
+	c.paths = pathInterner{}
 	if err := c.readPicks(); err != nil {
 		return nil, err
 	}

@@ -332,17 +332,6 @@ func subTokens(tok string) []string {
 	return out
 }
 
-// done forgets a value once step n, the last step that sends it, has
-// looked it up: no later call can use where it was seen, so the index
-// holds only the values the calls still to come send.
-func (x *valueIndex) done(l argLeaf, n int) {
-	x.each(l, func(m map[string]*slot, key string) {
-		if s := m[key]; s != nil && s.last == int32(n) {
-			delete(m, key)
-		}
-	})
-}
-
 // lookup returns the slot of the most recent earlier result that held the
 // value, or nil.
 func (x *valueIndex) lookup(m map[string]*slot, key string) *slot {

@@ -59,15 +59,24 @@ func (c *compiler) dataflow() error {
 				return ErrTraceChanged
 			}
 			c.leaves = callLeaves(rec.Args, c.leaves[:0])
-			echo := map[string]bool{}
 			for _, l := range c.leaves {
 				c.recover(st, l, idx, b)
-				idx.each(l, func(_ map[string]*slot, key string) { echo[key] = true })
+			}
+			// What the call sent, which its result merely echoes. A value
+			// is forgotten once the last step that sends it has looked it
+			// up: no later call can use where it was seen, so the index
+			// holds only the values the calls still to come send.
+			echo := map[string]bool{}
+			n := int32(st.n)
+			for _, l := range c.leaves {
+				idx.each(l, func(m map[string]*slot, key string) {
+					echo[key] = true
+					if s := m[key]; s != nil && s.last == n {
+						delete(m, key)
+					}
+				})
 			}
 			echoes[rec.I] = echo
-			for _, l := range c.leaves {
-				idx.done(l, st.n)
-			}
 		}
 		return nil
 	})
@@ -153,7 +162,7 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	}
 	var checks *docCollector
 	if doc != nil && !wrapped {
-		checks = &docCollector{sent: st.sent}
+		checks = &docCollector{sent: st.sent, paths: &c.paths}
 		st.doc = true
 	}
 	var node func(byte, []byte, bool, []segment)
