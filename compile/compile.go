@@ -46,7 +46,9 @@ type Output struct {
 // then one call at a time.
 type records struct {
 	// walk hands every record, with its place, to fn in file order,
-	// stopping at fn's first error.
+	// stopping at fn's first error. fn must not keep a record, a call's
+	// Args or a result's Body past its return: a file's walks lend them
+	// (trace.ScanBorrowed).
 	walk func(fn func(rec trace.Record, at trace.Place) error) error
 	// open returns a reader of single records by the place walk gave
 	// them, and a function that releases it.
@@ -172,7 +174,7 @@ func fileRecords(path string) records {
 				return err
 			}
 			defer f.Close()
-			return trace.ScanKnown(f, known, fn)
+			return trace.ScanBorrowed(f, known, fn)
 		},
 		know: func(k func(trace.Place) bool) { known = k },
 		open: func() (func(trace.Place) (trace.Record, error), func(), error) {

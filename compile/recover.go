@@ -129,7 +129,7 @@ func clipQuote(raw string) string {
 // observe reads one successful result: it derives the step's checks and
 // indexes the values later calls send.
 func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, echo map[string]bool) {
-	text := res.Text()
+	text, single := resultText(res)
 	doc := []byte(res.Structured)
 	docText := ""
 	structured := doc != nil
@@ -139,7 +139,11 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	case structured:
 		docText = string(doc)
 	default:
-		if js := res.JSONText(); jsonLike(js) {
+		js := text
+		if !single {
+			js = res.JSONText()
+		}
+		if jsonLike(js) {
 			if b := []byte(js); json.Valid(b) {
 				doc, docText = b, js
 			}
@@ -185,6 +189,15 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	if doc != nil || strings.TrimSpace(text) != "" {
 		st.unchecked = len(st.lines) == 0 && len(st.checks) == 0
 	}
+}
+
+// resultText is res.Text(); single is set when the result is one text
+// block, whose text is then also res.JSONText() and is not copied.
+func resultText(res *runtime.ToolResult) (text string, single bool) {
+	if len(res.Content) == 1 && res.Content[0].Type == "text" && res.Structured == nil {
+		return res.Content[0].Text, true
+	}
+	return res.Text(), false
 }
 
 // textMatches reports whether a result's text says what its structured

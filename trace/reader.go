@@ -44,6 +44,21 @@ type Reader struct {
 	// were read and checked before, so they are not checked for valid
 	// JSON again.
 	Known func(Place) bool
+	// Borrow, when set, lets Next return notes, calls and results in
+	// storage the reader reuses, a call's Args and a result's Body
+	// sharing its read buffer: such a record, and its raw fields, are
+	// valid only until the next call of Next. Records of other shapes
+	// (meta records, the fields the fast path leaves to the general one)
+	// are the caller's as always.
+	Borrow bool
+	lent   lent
+}
+
+// lent is the storage a borrowing Reader returns records in.
+type lent struct {
+	note   Note
+	call   Call
+	result Result
 }
 
 // NewReader returns a reader of the trace in r.
@@ -119,10 +134,20 @@ func (r *Reader) Next() (Record, error) {
 			continue
 		}
 		r.sum = lineSum(raw)
-		if r.Known != nil && r.Known(r.Place()) {
-			return parseKnown(raw, r.line)
+		known := r.Known != nil && r.Known(r.Place())
+		if !r.Borrow {
+			if known {
+				return parseKnown(raw, r.line)
+			}
+			return ParseLine(raw, r.line)
 		}
-		return ParseLine(raw, r.line)
+		if !known && !json.Valid(raw) {
+			return parseGeneral(raw, r.line)
+		}
+		if rec := parseFastInto(raw, &r.lent); rec != nil {
+			return rec, nil
+		}
+		return parseGeneral(raw, r.line)
 	}
 }
 
@@ -301,7 +326,11 @@ func article(kind string) string {
 // give the same record for every line the fast one accepts.
 //
 // raw must be valid JSON (ParseLine checks it).
-func parseFast(raw []byte) Record {
+func parseFast(raw []byte) Record { return parseFastInto(raw, nil) }
+
+// parseFastInto is parseFast, returning the record in into, its raw
+// fields sharing raw, when into is not nil.
+func parseFastInto(raw []byte, into *lent) Record {
 	var (
 		t, ts, tool, text, toolUseID  string
 		hasT, hasTS, hasTool, hasText bool
@@ -397,14 +426,27 @@ func parseFast(raw []byte) Record {
 	switch Kind(t) {
 	case KindNote:
 		if hasTS && hasText {
-			return &Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
+			n := Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
+			if into != nil {
+				into.note = n
+				return &into.note
+			}
+			return &n
 		}
 	case KindCall:
 		if i >= 0 && args != nil && hasTool && hasTS {
+			if into != nil {
+				into.call = Call{T: KindCall, Seq: int(seq), I: int(i), TS: ts, Tool: tool, Args: args, ToolUseID: toolUseID}
+				return &into.call
+			}
 			return &Call{T: KindCall, Seq: int(seq), I: int(i), TS: ts, Tool: tool, Args: bytes.Clone(args), ToolUseID: toolUseID}
 		}
 	case KindResult:
 		if i >= 0 && ms >= 0 && ok >= 0 && body != nil {
+			if into != nil {
+				into.result = Result{T: KindResult, Seq: int(seq), I: int(i), MS: ms, OK: ok == 1, Body: body}
+				return &into.result
+			}
 			return &Result{T: KindResult, Seq: int(seq), I: int(i), MS: ms, OK: ok == 1, Body: bytes.Clone(body)}
 		}
 	}
