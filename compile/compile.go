@@ -72,7 +72,7 @@ type compiler struct {
 	seed         maphash.Seed
 	opts         Options
 	steps        []*step
-	byI          map[int]*step
+	byI          stepIndex
 	recorded     time.Time // the recording's UTC date, at midnight
 	haveRecorded bool
 	binds        int
@@ -94,8 +94,10 @@ type compiler struct {
 	// recentOrder kept them.
 	recent      map[int]*recentResult
 	recentOrder []int
-	// paths interns the paths of the result checks.
-	paths pathInterner
+	// paths interns the paths of the result checks; collector derives
+	// them, result after result.
+	paths     pathInterner
+	collector docCollector
 }
 
 // Compile turns a trace into a skill, deterministically and without any
@@ -227,7 +229,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	}
 	c.sums = nil
 	c.recent, c.recentOrder = nil, nil
-	c.paths = pathInterner{}
+	c.paths, c.collector = pathInterner{}, docCollector{}
 	if err := c.readPicks(); err != nil {
 		return nil, err
 	}
@@ -241,7 +243,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 		c.q.add(0, KindTrailingNote, "After step %d: a note follows the last call (%s) and no step was made from it — did the recording stop before the call it describes?", last.n, quoteText(joinNotes(trailing)))
 	}
 	// What only the analysis needed goes before the skill is built.
-	c.lits, c.byI = literalTable{}, nil
+	c.lits, c.byI = literalTable{}, stepIndex{}
 	c.written, c.wrote = nil, nil
 	return &Compilation{c}, nil
 }
@@ -293,4 +295,33 @@ func (c *compiler) recordingDate() {
 		return
 	}
 	c.recorded, c.haveRecorded = dayOf(t), true
+}
+
+// stepIndex finds a step by its call's index i. Indexes are mostly 0, 1,
+// 2…, so a slice holds nearly all of them, a map the rest.
+type stepIndex struct {
+	dense  []*step
+	sparse map[int]*step
+}
+
+func (x *stepIndex) get(i int) *step {
+	if i >= 0 && i < len(x.dense) && x.dense[i] != nil {
+		return x.dense[i]
+	}
+	return x.sparse[i]
+}
+
+// set files st under i; n is how many steps there are so far.
+func (x *stepIndex) set(i int, st *step, n int) {
+	if i >= 0 && i < 2*n+1024 {
+		if i >= len(x.dense) {
+			x.dense = append(x.dense, make([]*step, max(i+1, 2*len(x.dense))-len(x.dense))...)
+		}
+		x.dense[i] = st
+		return
+	}
+	if x.sparse == nil {
+		x.sparse = map[int]*step{}
+	}
+	x.sparse[i] = st
 }

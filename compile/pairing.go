@@ -93,7 +93,7 @@ type argHole struct {
 // problem the trace reader finds anywhere in the file is reported first,
 // as it is when the whole trace is read before compiling.
 func (c *compiler) pair() (trailing []string, err error) {
-	c.byI = map[int]*step{}
+	c.byI = stepIndex{}
 	var notes []string
 	var bad error
 	err = c.src.walk(func(rec trace.Record, at trace.Place) error {
@@ -138,9 +138,9 @@ func (c *compiler) pair() (trailing []string, err error) {
 			}
 			notes = nil
 			c.steps = append(c.steps, st)
-			c.byI[rec.I] = st
+			c.byI.set(rec.I, st, len(c.steps))
 		case *trace.Result:
-			if st := c.byI[rec.I]; st != nil {
+			if st := c.byI.get(rec.I); st != nil {
 				st.resultLine, st.resultAt = line, at
 			}
 		}

@@ -40,7 +40,7 @@ func (c *compiler) dataflow() error {
 		seen++
 		switch rec := rec.(type) {
 		case *trace.Result:
-			st := c.byI[rec.I]
+			st := c.byI.get(rec.I)
 			if st == nil || st.resultLine != line {
 				return ErrTraceChanged
 			}
@@ -166,7 +166,11 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	}
 	var checks *docCollector
 	if doc != nil && !wrapped {
-		checks = &docCollector{sent: st.sent, paths: &c.paths}
+		// The collector and its lists are the compiler's, reused result
+		// after result; the step keeps a copy of the checks at their size.
+		checks = &c.collector
+		*checks = docCollector{sent: st.sent, paths: &c.paths, out: checks.out[:0], seen: checks.seen, buf: checks.buf[:0]}
+		clear(checks.seen)
 		st.doc = true
 	}
 	var node func(byte, []byte, bool, []segment)
@@ -176,8 +180,8 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	idx.sent = st.sent
 	idx.mine(st.n-1, doc, text, echo, node)
 	idx.sent = nil
-	if checks != nil {
-		st.checks = checks.out
+	if checks != nil && len(checks.out) > 0 {
+		st.checks = slices.Clone(checks.out)
 	}
 	if doc != nil {
 		c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
