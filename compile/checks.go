@@ -67,7 +67,7 @@ var volatileKeyWords = setOf(`id ids uuid guid token etag nonce session
 // isVolatileKey reports whether a key names a value that changes from run
 // to run: `id`, `userId`, `created_at`, `lastModified`, `size`.
 func isVolatileKey(key string) bool {
-	for _, w := range strings.Split(snake(key), "_") {
+	for w := range strings.SplitSeq(snake(key), "_") {
 		if volatileKeyWords[w] {
 			return true
 		}

@@ -177,6 +177,14 @@ func checkTool(tool string) error {
 // blanks, line breaks and control characters becomes one space, and the
 // ends are trimmed.
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
+	return oneLineSlow(s)
+}
+
+// oneLineSlow is oneLine, rune by rune.
+func oneLineSlow(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
@@ -191,6 +199,22 @@ func oneLine(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// isOneLine reports text oneLine returns as it is: printable ASCII
+// whose spaces are single and inside it.
+func isOneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+		case c < 0x20 || c >= 0x7f:
+			return false
+		}
+	}
+	return true
 }
 
 // clip shortens s to at most n characters, marking a cut with "…".

@@ -59,6 +59,8 @@ type lent struct {
 	note   Note
 	call   Call
 	result Result
+	// tools interns tool names written without escapes.
+	tools map[string]string
 }
 
 // NewReader returns a reader of the trace in r.
@@ -371,10 +373,39 @@ func parseFastInto(raw []byte, into *lent) Record {
 		}
 		switch string(key) {
 		case "t":
+			// The kinds are constants: no string is made for them.
+			switch string(v) {
+			case `"call"`:
+				t, hasT = string(KindCall), true
+				return true
+			case `"result"`:
+				t, hasT = string(KindResult), true
+				return true
+			case `"note"`:
+				t, hasT = string(KindNote), true
+				return true
+			}
 			return str(v, &t, &hasT)
 		case "ts":
 			return str(v, &ts, &hasTS)
 		case "tool":
+			if into != nil && len(v) >= 2 && v[0] == '"' {
+				// A trace calls the same few tools over and over.
+				if name, ok := into.tools[string(v[1:len(v)-1])]; ok {
+					tool, hasTool = name, true
+					return true
+				}
+				if !str(v, &tool, &hasTool) {
+					return false
+				}
+				if len(into.tools) < 256 && bytes.IndexByte(v, '\\') < 0 {
+					if into.tools == nil {
+						into.tools = map[string]string{}
+					}
+					into.tools[tool] = tool
+				}
+				return true
+			}
 			return str(v, &tool, &hasTool)
 		case "text":
 			return str(v, &text, &hasText)
