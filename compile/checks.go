@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -387,6 +388,8 @@ func (c *compiler) readPicks() error {
 		if !ok || r.I != st.i {
 			return ErrTraceChanged
 		}
+		// The record is lent until the next read.
+		body := bytes.Clone(r.Body)
 		crec, err := read(st.at)
 		if err != nil {
 			return ErrTraceChanged
@@ -395,7 +398,7 @@ func (c *compiler) readPicks() error {
 		if !ok || !st.same(call, st.at.Line, c.seed) {
 			return ErrTraceChanged
 		}
-		res, err := runtime.ParseValidToolResult(r.Body)
+		res, err := runtime.ParseValidToolResult(body)
 		if err != nil {
 			continue
 		}

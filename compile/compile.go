@@ -51,7 +51,8 @@ type records struct {
 	// (trace.ScanBorrowed).
 	walk func(fn func(rec trace.Record, at trace.Place) error) error
 	// open returns a reader of single records by the place walk gave
-	// them, and a function that releases it.
+	// them, and a function that releases it. A record it reads may be
+	// lent: valid, with its Args or Body, only until the next read.
 	open func() (read func(at trace.Place) (trace.Record, error), done func(), err error)
 	// know, when not nil, tells later walks which records an earlier one
 	// checked (trace.Reader.Known).
@@ -184,7 +185,7 @@ func fileRecords(path string) records {
 			if err != nil {
 				return nil, nil, err
 			}
-			return func(at trace.Place) (trace.Record, error) { return trace.ReadRecordAt(f, at) }, func() { f.Close() }, nil
+			return trace.NewLineReader(f).Read, func() { f.Close() }, nil
 		},
 	}
 }

@@ -124,3 +124,51 @@ func TestCheckerIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestLineReader checks LineReader.Read against ReadRecordAt at every
+// place of the golden traces, forwards, at places skipped and going
+// back, and at places past the end of the file.
+func TestLineReader(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "compile", "testdata", "traces", "*.jsonl"))
+	if len(paths) < 20 {
+		t.Fatalf("found %d traces", len(paths))
+	}
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var places []Place
+		if err := Scan(bytes.NewReader(src), func(_ Record, at Place) error {
+			places = append(places, at)
+			return nil
+		}); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		// Every place, every other place, then back to the start; a
+		// place whose bytes changed; one past the end.
+		order := append([]Place{}, places...)
+		for k := 0; k < len(places); k += 2 {
+			order = append(order, places[k])
+		}
+		order = append(order, places[0])
+		changed := places[len(places)-1]
+		changed.Sum++
+		past := places[len(places)-1]
+		past.Offset += int64(len(src))
+		order = append(order, changed, past)
+		lr := NewLineReader(bytes.NewReader(src))
+		for k, at := range order {
+			want, wantErr := ReadRecordAt(bytes.NewReader(src), at)
+			got, gotErr := lr.Read(at)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("%s: read %d at %+v: error %v, want %v", p, k, at, gotErr, wantErr)
+			}
+			if gotErr == nil {
+				if diff := cmp.Diff(want, own(got)); diff != "" {
+					t.Fatalf("%s: read %d at %+v differs (-ReadRecordAt +LineReader):\n%s", p, k, at, diff)
+				}
+			}
+		}
+	}
+}
