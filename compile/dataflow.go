@@ -133,6 +133,9 @@ type pending struct {
 type valueIndex struct {
 	strs    map[string]*slot
 	nums    map[string]*slot
+	// built is how many values strs and nums held when last made; once
+	// most are forgotten, shrink makes them again at their size.
+	strsBuilt, numsBuilt int
 	pending []pending
 	results int32
 	// mineStep is the step whose result is being mined.
@@ -339,6 +342,26 @@ func (x *valueIndex) lookup(m map[string]*slot, key string) *slot {
 		return s
 	}
 	return nil
+}
+
+// shrink makes the index's maps again once three quarters of the values
+// they were made for are forgotten: a map keeps the room of its largest
+// size, and the first walk fills them with every value of every call.
+func (x *valueIndex) shrink() {
+	x.strs, x.strsBuilt = shrunk(x.strs, x.strsBuilt)
+	x.nums, x.numsBuilt = shrunk(x.nums, x.numsBuilt)
+}
+
+func shrunk(m map[string]*slot, built int) (map[string]*slot, int) {
+	built = max(built, len(m))
+	if built < 4096 || len(m) > built/4 {
+		return m, built
+	}
+	fresh := make(map[string]*slot, len(m))
+	for k, v := range m {
+		fresh[k] = v
+	}
+	return fresh, len(fresh)
 }
 
 // empty reports whether no call sends anything worth looking for.

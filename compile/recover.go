@@ -77,6 +77,7 @@ func (c *compiler) dataflow() error {
 				})
 			}
 			echoes[rec.I] = echo
+			idx.shrink()
 		}
 		return nil
 	})
