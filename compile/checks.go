@@ -11,7 +11,6 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/jsregex"
-	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
 )
@@ -398,7 +397,7 @@ func (c *compiler) readPicks() error {
 		if !ok || !st.same(call, st.at.Line, c.seed) {
 			return ErrTraceChanged
 		}
-		res, err := runtime.ParseValidToolResult(body)
+		res, err := parseToolResult(body)
 		if err != nil {
 			continue
 		}
@@ -474,10 +473,22 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 		return
 	}
 	bd.settled = true
-	if c.selector(bd, doc, text, sent) {
+	segs := strings.Split(bd.path, ".")
+	// The selector and the element checks mostly read the same element:
+	// it is parsed once.
+	var memoN = -1
+	var memoV any
+	var memoOK bool
+	at := func(n int) (any, bool) {
+		if n != memoN {
+			memoN = n
+			memoV, memoOK = doc.at(segs[:n])
+		}
+		return memoV, memoOK
+	}
+	if c.selector(bd, segs, at, text, sent) {
 		return
 	}
-	segs := strings.Split(bd.path, ".")
 	// The element is the path up to the last index.
 	last := -1
 	for i, sg := range segs {
@@ -495,7 +506,7 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 		}
 	}
 	st.pickedEls = append(st.pickedEls, elemPath)
-	el, ok := doc.at(segs[:last+1])
+	el, ok := at(last + 1)
 	if !ok {
 		return
 	}
@@ -543,16 +554,18 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 // against the recorded text; an element listed before it that does not
 // match is passed over, as the agent passed it over. It reports whether
 // the bind was turned.
-func (c *compiler) selector(bd *binding, doc document, text string, sent map[string]bool) bool {
+//
+// segs is the bind's path split at its dots; at(n) returns the value at
+// its first n segments.
+func (c *compiler) selector(bd *binding, segs []string, at func(n int) (any, bool), text string, sent map[string]bool) bool {
 	if bd.kind != 's' || len(sent) == 0 {
 		return false
 	}
-	segs := strings.Split(bd.path, ".")
 	if len(segs) < 3 || !isDigits(segs[len(segs)-2]) {
 		return false
 	}
 	key := segs[len(segs)-1]
-	el, ok := doc.at(segs[:len(segs)-1])
+	el, ok := at(len(segs) - 1)
 	obj, isObj := el.(*jsondata.Object)
 	if !ok || !isObj {
 		return false
