@@ -60,13 +60,12 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 		defer done()
 		for _, st := range c.steps {
 			rec, err := read(st.at)
-			var bad *trace.LineError
-			switch {
-			case errors.As(err, &bad), errors.Is(err, io.ErrUnexpectedEOF):
-				// Not a record, or the file ends before it: it changed.
-				*failed = ErrTraceChanged
-				return
-			case err != nil:
+			if err != nil {
+				var bad *trace.LineError
+				if errors.As(err, &bad) || errors.Is(err, io.ErrUnexpectedEOF) {
+					// Not a record, or the file ends before it: it changed.
+					err = ErrTraceChanged
+				}
 				*failed = err
 				return
 			}

@@ -406,7 +406,14 @@ func parseFastInto(raw []byte, into *lent) Record {
 			*dst = string(in)
 			return true
 		}
-		return json.Unmarshal(v, dst) == nil
+		// Decoded into a string of its own, so that dst does not escape:
+		// the fields stay off the heap.
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return false
+		}
+		*dst = s
+		return true
 	}
 	num := func(v []byte, dst *int64) bool {
 		if len(v) == 0 || len(v) > 18 || (len(v) > 1 && v[0] == '0') {
@@ -513,12 +520,11 @@ func parseFastInto(raw []byte, into *lent) Record {
 	switch Kind(t) {
 	case KindNote:
 		if hasTS && hasText {
-			n := Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
 			if into != nil {
-				into.note = n
+				into.note = Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
 				return &into.note
 			}
-			return &n
+			return &Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
 		}
 	case KindCall:
 		if i >= 0 && args != nil && hasTool && hasTS {
