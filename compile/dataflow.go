@@ -131,13 +131,13 @@ type pending struct {
 // costs one walk and a map lookup per leaf, and the index stays as small
 // as the arguments.
 type valueIndex struct {
-	strs    map[string]*slot
-	nums    map[string]*slot
+	strs map[string]*slot
+	nums map[string]*slot
 	// built is how many values strs and nums held when last made; once
 	// most are forgotten, shrink makes them again at their size.
 	strsBuilt, numsBuilt int
-	pending []pending
-	results int32
+	pending              []pending
+	results              int32
 	// mineStep is the step whose result is being mined.
 	mineStep int
 	// keys interns the object keys of sightings' paths: results of one
