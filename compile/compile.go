@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"bufio"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -280,9 +281,32 @@ func (x *Compilation) Skill() (*ast.Skill, error) {
 // never in memory. It returns w's first error, or Skill's: the calls are
 // read again, and stop the printing part way if the trace file cannot be
 // read or has changed.
+//
+// The open questions after the steps are written once the steps are, the
+// bytes format.Write would print for them as the skill's trailing text,
+// so that their text is not held while the steps are printed.
 func (x *Compilation) Write(w io.Writer) error {
 	var err error
-	if werr := format.Write(w, x.c.skeleton(), x.c.stepNodes(&err, true)); werr != nil {
+	now := x.c.opts.Now()
+	printed := false
+	steps := func(yield func(*ast.Step) bool) {
+		for st := range x.c.stepNodes(&err, true) {
+			printed = true
+			if !yield(st) {
+				return
+			}
+		}
+	}
+	if werr := format.Write(w, x.c.head(), steps); werr != nil {
+		return werr
+	}
+	bw := bufio.NewWriter(w)
+	if printed {
+		// The blank line format.Write owes a step before what follows.
+		bw.WriteString("\n")
+	}
+	x.c.writeTrailing(bw, now)
+	if werr := bw.Flush(); werr != nil {
 		return werr
 	}
 	return err

@@ -31,23 +31,24 @@ type source struct {
 	// bound is the bind made for this place, once a call uses the value:
 	// a place in a result holds one value, so it is seen by one source.
 	bound *binding
-	step  int32 // index into the compiler's steps
+	// raw is the recorded value as JSON text, for a value assert.
+	raw string
+	// pattern picks a token of a text result with a `body match` bind
+	// ("" when no pattern could), positional when the pattern counts
+	// lines; label is the word before it on its line.
+	pattern string
+	label   string
+	step    int32 // index into the compiler's steps
+	// kind is the recorded value's JSON kind: 's' (string) or 'n'.
+	kind byte
 	// array is set when the path crosses an array (an index segment).
 	array bool
 	// bindable is set when every key fits the path grammar
 	// ([A-Za-z0-9_]+) and the path is not empty.
 	bindable bool
-	// kind is the recorded value's JSON kind: 's' (string) or 'n'.
-	kind byte
-	// raw is the recorded value as JSON text, for a value assert.
-	raw string
-	// text is set for a token of a text result: pattern picks it with a
-	// `body match` bind ("" when no pattern could), positional when the
-	// pattern counts lines, label is the word before it on its line.
+	// text is set for a token of a text result.
 	text       bool
-	pattern    string
 	positional bool
-	label      string
 	// field is set when the token is the value of a `key: value`,
 	// `key=value` or `"key": "value"` on its line.
 	field bool

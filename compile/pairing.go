@@ -12,7 +12,8 @@ import (
 	"github.com/reelier/reelier/trace"
 )
 
-// step is one call on its way to becoming a skill step.
+// step is one call on its way to becoming a skill step. Its flags are
+// kept together at the end, so the struct has no padding between fields.
 type step struct {
 	n    int // 1-based step number
 	tool string
@@ -33,7 +34,6 @@ type step struct {
 	// the result was JSON.
 	checks []check
 	lines  []string
-	doc    bool
 	// readBack are the strings earlier writing steps sent as literals
 	// that this step's result shows: each gets a `body contains` assert,
 	// so a replay whose write did not take (the world already held
@@ -43,22 +43,14 @@ type step struct {
 	// line or field that repeats one changes when the value does, so it
 	// gets no value assert.
 	sent []string
-	// unchecked is set when the result had content and nothing to check.
-	unchecked bool
-	// proseFed is set when a later step sends words of this step's text
-	// result: all its stable lines are checked, not just the first.
-	proseFed bool
 	// pickChks are the checks on the elements later steps picked from
 	// this step's result, pickedEls those elements' paths; unsettled is
 	// set when a pick bind waits for readPicks.
 	pickChks  []check
 	pickedEls []string
-	unsettled bool
 	// argsKind describes arguments that are not an object ("an array"),
 	// and is empty for an object.
 	argsKind string
-	// ok is set when the result came back without an error.
-	ok bool
 	// binds are the dataflow binds this step's result feeds; each also
 	// gets a `json.<path> is set` assert.
 	binds []*binding
@@ -68,6 +60,15 @@ type step struct {
 	// second time (#20).
 	nAsserts int
 	counted  bool
+	doc      bool
+	// unchecked is set when the result had content and nothing to check.
+	unchecked bool
+	// proseFed is set when a later step sends words of this step's text
+	// result: all its stable lines are checked, not just the first.
+	proseFed  bool
+	unsettled bool
+	// ok is set when the result came back without an error.
+	ok bool
 }
 
 // same reports whether a call met in a later walk is the one the first

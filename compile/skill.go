@@ -24,6 +24,13 @@ const maxTitle = 80
 // preamble that says where the skill came from, and the open questions
 // and a seeded changelog after the steps.
 func (c *compiler) skeleton() *ast.Skill {
+	s := c.head()
+	s.Trailing = ast.Verbatim{Text: c.trailing()}
+	return s
+}
+
+// head is the skeleton without its trailing text.
+func (c *compiler) head() *ast.Skill {
 	name := c.name()
 	fm := &ast.Frontmatter{Entries: []*ast.FrontmatterEntry{
 		{Key: "name", Value: name},
@@ -35,7 +42,6 @@ func (c *compiler) skeleton() *ast.Skill {
 	return &ast.Skill{
 		Frontmatter: fm,
 		Preamble:    ast.Verbatim{Text: c.preamble(name)},
-		Trailing:    ast.Verbatim{Text: c.trailing()},
 	}
 }
 
@@ -168,25 +174,36 @@ func (c *compiler) inputsLine() string {
 }
 
 func (c *compiler) trailing() string {
-	qs := c.q.sorted()
-	size := 256
-	for _, q := range qs {
-		size += len(q.Text) + 3
-	}
 	var b strings.Builder
-	b.Grow(size)
-	b.WriteString("## Open questions\n\n")
+	c.writeTrailing(&b, c.opts.Now())
+	return b.String()
+}
+
+// writeTrailing writes the open questions and the changelog, dated now,
+// to w: the skill's trailing text.
+func (c *compiler) writeTrailing(w interface {
+	io.Writer
+	io.StringWriter
+}, now time.Time) {
+	qs := c.q.sorted()
+	if b, ok := w.(*strings.Builder); ok {
+		size := 256
+		for _, q := range qs {
+			size += len(q.Text) + 3
+		}
+		b.Grow(size)
+	}
+	w.WriteString("## Open questions\n\n")
 	if len(qs) == 0 {
-		b.WriteString("- (none)\n")
+		w.WriteString("- (none)\n")
 	}
 	for _, q := range qs {
-		b.WriteString("- ")
-		b.WriteString(q.Text)
-		b.WriteString("\n")
+		w.WriteString("- ")
+		w.WriteString(q.Text)
+		w.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\n## Changelog\n\n- %s — compiled from %s (%s, %s)\n",
-		c.opts.Now().UTC().Format(time.DateOnly), oneLine(c.opts.Source), plural(len(c.steps), "call"), plural(len(c.steps), "step"))
-	return b.String()
+	fmt.Fprintf(w, "\n## Changelog\n\n- %s — compiled from %s (%s, %s)\n",
+		now.UTC().Format(time.DateOnly), oneLine(c.opts.Source), plural(len(c.steps), "call"), plural(len(c.steps), "step"))
 }
 
 // step builds one skill step. b is storage reused from step to step for
