@@ -247,6 +247,9 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	// What only the analysis needed goes before the skill is built.
 	c.lits, c.byI = literalTable{}, stepIndex{}
 	c.written, c.wrote = nil, nil
+	// The binder's names and consumers served the questions; the binds
+	// stay with their steps.
+	c.binder, c.inputs = nil, nil
 	return &Compilation{c}, nil
 }
 
