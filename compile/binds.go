@@ -63,8 +63,10 @@ type binder struct {
 	all       []*binding     // in the order they were made
 }
 
-func newBinder() *binder {
-	return &binder{taken: map[string]bool{}, next: map[string]int{}, consumers: map[*binding][]int{}}
+// newBinder returns a binder for a trace of n steps: its names are
+// made room for up front, about one a step.
+func newBinder(n int) *binder {
+	return &binder{taken: make(map[string]bool, n), next: map[string]int{}, consumers: map[*binding][]int{}}
 }
 
 // use returns the binding for src, making it on first use, and records

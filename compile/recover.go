@@ -27,7 +27,7 @@ import (
 func (c *compiler) dataflow() error {
 	idx := c.idx
 	c.idx = nil
-	b := newBinder()
+	b := newBinder(len(c.steps))
 	c.binder = b
 	// echoes holds each call's values until its result is mined.
 	echoes := map[int]map[string]bool{}
