@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +39,7 @@ type nodeArena struct {
 	nums     []ast.Number
 	covered  map[string]bool
 	done     map[string]bool
+	argNodes
 }
 
 // reset empties the arena for the next step; the nodes of the last one
@@ -244,4 +246,220 @@ func scalarNode(raw string) ast.Value {
 		return v
 	}
 	return nil
+}
+
+// argNodes are the arena's chunks for a call's arguments.
+type argNodes struct {
+	objects []ast.Object
+	members []ast.Member
+	mptrs   []*ast.Member
+	arrays  []ast.Array
+	vals    []ast.Value
+	bools   []ast.Bool
+	nulls   []ast.Null
+	// mstack and vstack gather an object's members and an array's
+	// elements while they are read.
+	mstack []*ast.Member
+	vstack []ast.Value
+}
+
+func (n *argNodes) reset() {
+	n.objects, n.members, n.mptrs, n.arrays = n.objects[:0], n.members[:0], n.mptrs[:0], n.arrays[:0]
+	n.vals, n.bools, n.nulls = n.vals[:0], n.bools[:0], n.nulls[:0]
+	clear(n.mstack[:cap(n.mstack)])
+	clear(n.vstack[:cap(n.vstack)])
+	n.mstack, n.vstack = n.mstack[:0], n.vstack[:0]
+}
+
+// args builds a call's recorded arguments, with the holes dataflow
+// recovery chose put in, as the tree grammar.ParseArgs and mapLeaves
+// make of them — the nodes format prints, positions aside. It reads only
+// arguments without escapes or template holes (as rawArgLeaves does) and
+// reports false for any other, which the parser then reads.
+func (a *nodeArena) args(src string, holes []argHole, b *stepBuilder) (ast.Value, bool) {
+	a.argNodes.reset()
+	b.holes = slices.Grow(b.holes[:0], len(holes))[:len(holes)]
+	r := argReader{a: a, b: b, holes: holes, s: src, ord: -1}
+	r.space()
+	v, ok := r.value(0)
+	if !ok {
+		return nil, false
+	}
+	r.space()
+	return v, r.i == len(r.s)
+}
+
+// argReader reads arguments for nodeArena.args.
+type argReader struct {
+	a     *nodeArena
+	b     *stepBuilder
+	holes []argHole
+	next  int // the next hole
+	s     string
+	i     int
+	ord   int // the last scalar leaf's position
+}
+
+func (r *argReader) space() {
+	for r.i < len(r.s) {
+		switch r.s[r.i] {
+		case ' ', '\t', '\r', '\n':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// leaf returns the scalar v, or the hole that replaces it.
+func (r *argReader) leaf(v ast.Value) ast.Value {
+	r.ord++
+	if r.next < len(r.holes) && r.holes[r.next].ord == r.ord {
+		h := r.holes[r.next]
+		r.next++
+		if h.composed != nil {
+			s := take(&r.a.strs)
+			*s = *h.composed
+			return s
+		}
+		return r.b.holes[r.next-1].set(h.whole)
+	}
+	return v
+}
+
+func (r *argReader) value(depth int) (ast.Value, bool) {
+	if r.i >= len(r.s) {
+		return nil, false
+	}
+	n := &r.a.argNodes
+	switch c := r.s[r.i]; {
+	case c == '{':
+		if depth++; depth > maxArgDepth {
+			return nil, false
+		}
+		r.i++
+		base := len(n.mstack)
+		r.space()
+		if r.i < len(r.s) && r.s[r.i] == '}' {
+			r.i++
+		} else {
+			for {
+				r.space()
+				if r.i >= len(r.s) || r.s[r.i] != '"' {
+					return nil, false
+				}
+				key, ok := r.str()
+				if !ok {
+					return nil, false
+				}
+				r.space()
+				if r.i >= len(r.s) || r.s[r.i] != ':' {
+					return nil, false
+				}
+				r.i++
+				r.space()
+				m := take(&n.members)
+				m.Key = key
+				if m.Value, ok = r.value(depth); !ok {
+					return nil, false
+				}
+				n.mstack = append(n.mstack, m)
+				r.space()
+				if r.i >= len(r.s) {
+					return nil, false
+				}
+				if r.s[r.i] == '}' {
+					r.i++
+					break
+				}
+				if r.s[r.i] != ',' {
+					return nil, false
+				}
+				r.i++
+			}
+		}
+		obj := take(&n.objects)
+		if k := len(n.mstack) - base; k > 0 {
+			obj.Members = takeN(&n.mptrs, k)
+			copy(obj.Members, n.mstack[base:])
+		}
+		n.mstack = n.mstack[:base]
+		return obj, true
+	case c == '[':
+		if depth++; depth > maxArgDepth {
+			return nil, false
+		}
+		r.i++
+		base := len(n.vstack)
+		r.space()
+		if r.i < len(r.s) && r.s[r.i] == ']' {
+			r.i++
+		} else {
+			for {
+				r.space()
+				v, ok := r.value(depth)
+				if !ok {
+					return nil, false
+				}
+				n.vstack = append(n.vstack, v)
+				r.space()
+				if r.i >= len(r.s) {
+					return nil, false
+				}
+				if r.s[r.i] == ']' {
+					r.i++
+					break
+				}
+				if r.s[r.i] != ',' {
+					return nil, false
+				}
+				r.i++
+			}
+		}
+		arr := take(&n.arrays)
+		if k := len(n.vstack) - base; k > 0 {
+			arr.Elements = takeN(&n.vals, k)
+			copy(arr.Elements, n.vstack[base:])
+		}
+		n.vstack = n.vstack[:base]
+		return arr, true
+	case c == '"':
+		v, ok := r.str()
+		if !ok || strings.Contains(v, "{{") {
+			return nil, false
+		}
+		s := take(&r.a.strs)
+		s.Value = v
+		return r.leaf(s), true
+	case c == '-' || c >= '0' && c <= '9':
+		w := leafWalker{s: r.s, i: r.i}
+		raw, ok := w.number()
+		if !ok {
+			return nil, false
+		}
+		r.i = w.i
+		num := take(&r.a.nums)
+		num.Raw = raw
+		return r.leaf(num), true
+	case strings.HasPrefix(r.s[r.i:], "true"), strings.HasPrefix(r.s[r.i:], "false"):
+		bv := take(&n.bools)
+		bv.Value = c == 't'
+		r.i += len("false")
+		if bv.Value {
+			r.i--
+		}
+		return r.leaf(bv), true
+	case strings.HasPrefix(r.s[r.i:], "null"):
+		r.i += len("null")
+		return r.leaf(take(&n.nulls)), true
+	}
+	return nil, false
+}
+
+// str reads a string without escapes or control characters.
+func (r *argReader) str() (string, bool) {
+	w := leafWalker{s: r.s, i: r.i}
+	v, ok := w.str()
+	r.i = w.i
+	return v, ok
 }

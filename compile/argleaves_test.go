@@ -1,11 +1,14 @@
 package compile
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
 )
 
@@ -64,4 +67,60 @@ func FuzzRawArgLeaves(f *testing.F) {
 		f.Add(src)
 	}
 	f.Fuzz(func(t *testing.T, src string) { checkRawArgLeaves(t, src) })
+}
+
+// checkArenaArgs compares the arena's arguments with the parser's, holes
+// put in at every leaf whose position is a multiple of every (0: none),
+// printed; it reports whether the arena read src.
+func checkArenaArgs(t *testing.T, src string, every int) bool {
+	t.Helper()
+	parsed, d := grammar.ParseArgs(src, ast.Pos{})
+	st := &step{}
+	if d == nil && every > 0 {
+		ord := -1
+		ast.WalkLeaves(parsed, "", func(ast.Value, string) {
+			if ord++; ord%every == 0 {
+				h := argHole{ord: ord, whole: fmt.Sprintf("v%d", ord)}
+				if ord%(2*every) == 0 {
+					h = argHole{ord: ord, composed: composeString("x-y", []holePart{{span: span{0, 1}, name: "c"}})}
+				}
+				st.holes = append(st.holes, h)
+			}
+		})
+	}
+	b := &stepBuilder{arena: new(nodeArena)}
+	got, ok := b.arena.args(src, st.holes, b)
+	if !ok {
+		return false
+	}
+	if d != nil {
+		t.Fatalf("%q: the arena read arguments the parser rejects (%s)", src, d.Message)
+	}
+	want := (&compiler{}).args(st, json.RawMessage(src), &stepBuilder{})
+	if g, w := format.Value(got), format.Value(want); g != w {
+		t.Errorf("%q (holes every %d): arena prints %s, parser %s", src, every, g, w)
+	}
+	return true
+}
+
+// TestArenaArgs checks the arena's arguments print as the parser's.
+func TestArenaArgs(t *testing.T) {
+	read := 0
+	for _, src := range argLeavesCases {
+		for every := 0; every <= 3; every++ {
+			if checkArenaArgs(t, src, every) && every == 0 {
+				read++
+			}
+		}
+	}
+	if read < 15 {
+		t.Errorf("the arena read only %d of the cases", read)
+	}
+}
+
+func FuzzArenaArgs(f *testing.F) {
+	for _, src := range argLeavesCases {
+		f.Add(src, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, src string, every uint8) { checkArenaArgs(t, src, int(every%4)) })
 }

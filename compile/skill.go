@@ -448,6 +448,11 @@ func fillPath(els []ast.PathElement, dotted string) {
 // args parses a step's recorded arguments again, which the first walk
 // found valid, and puts in the holes dataflow recovery chose.
 func (c *compiler) args(st *step, raw json.RawMessage, b *stepBuilder) ast.Value {
+	if b.arena != nil {
+		if v, ok := b.arena.args(string(raw), st.holes, b); ok {
+			return v
+		}
+	}
 	args, _ := grammar.ParseArgs(string(raw), ast.Pos{})
 	if len(st.holes) == 0 {
 		return args
