@@ -1,7 +1,7 @@
 package ast
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -72,25 +72,41 @@ type Diagnostic struct {
 
 // String renders the diagnostic as `path:line:col: severity: [step N: ]message [code]`,
 // col counted in characters as Pos.Column is.
-func (d Diagnostic) String() string {
-	var b strings.Builder
+func (d Diagnostic) String() string { return string(d.AppendText(nil)) }
+
+// AppendText appends String's text of d to b.
+func (d Diagnostic) AppendText(b []byte) []byte {
 	if d.File != "" {
-		b.WriteString(d.File)
-		b.WriteByte(':')
+		b = append(b, d.File...)
+		b = append(b, ':')
 	}
-	fmt.Fprintf(&b, "%d:%d: %s: ", d.Range.Start.Line, d.Range.Start.Column, d.Severity)
+	b = strconv.AppendInt(b, int64(d.Range.Start.Line), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(d.Range.Start.Column), 10)
+	b = append(b, ": "...)
+	b = append(b, d.Severity.String()...)
+	b = append(b, ": "...)
 	if d.Step > 0 {
-		fmt.Fprintf(&b, "step %d: ", d.Step)
+		b = append(b, "step "...)
+		b = strconv.AppendInt(b, int64(d.Step), 10)
+		b = append(b, ": "...)
 	}
-	b.WriteString(d.Message)
+	b = append(b, d.Message...)
 	if d.Code != "" {
-		fmt.Fprintf(&b, " [%s]", d.Code)
+		b = append(b, " ["...)
+		b = append(b, d.Code...)
+		b = append(b, ']')
 	}
 	if d.Detail != "" {
-		b.WriteString("\n\t")
-		b.WriteString(strings.ReplaceAll(d.Detail, "\n", "\n\t"))
+		b = append(b, "\n\t"...)
+		for i := 0; i < len(d.Detail); i++ {
+			b = append(b, d.Detail[i])
+			if d.Detail[i] == '\n' {
+				b = append(b, '\t')
+			}
+		}
 	}
-	return b.String()
+	return b
 }
 
 // Diagnostics is a list of diagnostics with helpers for the common questions.

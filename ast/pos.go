@@ -15,10 +15,20 @@ import (
 // show it as one replacement character. The language server converts
 // offsets to UTF-16 itself.
 type Pos struct {
-	Offset int `json:"offset"`
-	Line   int `json:"line"`
-	Column int `json:"column"`
+	Offset int32 `json:"offset"`
+	Line   int32 `json:"line"`
+	Column int32 `json:"column"`
 }
+
+// NewPos returns the position of byte offset with its 1-based line and
+// column. Positions are stored as int32 to keep the tree small (#20): a
+// file of 2 GiB or more is refused before it is parsed (MaxFileSize).
+func NewPos(offset, line, column int) Pos {
+	return Pos{Offset: int32(offset), Line: int32(line), Column: int32(column)}
+}
+
+// MaxFileSize is the largest file whose positions a Pos holds.
+const MaxFileSize = 1<<31 - 1
 
 // Column returns the 1-based column of byte offset off in line, a text
 // whose first byte is at column 1: one more than the number of characters
@@ -52,7 +62,7 @@ func (r Range) String() string { return fmt.Sprintf("%d:%d", r.Start.Line, r.Sta
 // Contains reports whether the byte offset lies inside the range (the end
 // offset included, so a cursor right after a node still touches it).
 func (r Range) Contains(offset int) bool {
-	return r.Start.Offset <= offset && offset <= r.End.Offset
+	return int(r.Start.Offset) <= offset && offset <= int(r.End.Offset)
 }
 
 // Node is implemented by every syntax node that carries a range.

@@ -2,121 +2,176 @@ package format
 
 import (
 	"strconv"
-	"strings"
+	"unsafe"
 
 	"github.com/reelier/reelier/ast"
 )
 
 // Assert prints an assert expression in canonical form.
-func Assert(a ast.Assert) string {
+func Assert(a ast.Assert) string { return shared(appendAssert(make([]byte, 0, 64), a)) }
+
+// appendAssert appends Assert's text of a to b.
+func appendAssert(b []byte, a ast.Assert) []byte {
 	switch a := a.(type) {
 	case *ast.StatusAssert:
-		return "status " + string(a.Op) + " " + strconv.Itoa(a.Code)
+		b = append(b, "status "...)
+		b = append(b, a.Op...)
+		b = append(b, ' ')
+		return strconv.AppendInt(b, int64(a.Code), 10)
 	case *ast.BodyContainsAssert:
 		if a.Negated {
-			return `body not contains "` + a.Text + `"`
+			b = append(b, `body not contains "`...)
+		} else {
+			b = append(b, `body contains "`...)
 		}
-		return `body contains "` + a.Text + `"`
+		b = append(b, a.Text...)
+		return append(b, '"')
 	case *ast.JSONIsAssert:
-		return Path(a.Path) + " is " + string(a.Type)
+		b = appendPath(b, a.Path)
+		b = append(b, " is "...)
+		return append(b, a.Type...)
 	case *ast.JSONMatchesAssert:
-		return Path(a.Path) + " matches /" + a.Pattern + "/"
+		b = appendPath(b, a.Path)
+		b = append(b, " matches /"...)
+		b = append(b, a.Pattern...)
+		return append(b, '/')
 	case *ast.JSONLengthAssert:
-		return Path(a.Path) + " length " + string(a.Op) + " " + strconv.Itoa(a.Length)
+		b = appendPath(b, a.Path)
+		b = append(b, " length "...)
+		b = append(b, a.Op...)
+		b = append(b, ' ')
+		return strconv.AppendInt(b, int64(a.Length), 10)
 	case *ast.JSONCompareAssert:
-		return Path(a.Path) + " " + string(a.Op) + " " + Value(a.Value)
+		b = appendPath(b, a.Path)
+		b = append(b, ' ')
+		b = append(b, a.Op...)
+		b = append(b, ' ')
+		return appendValue(b, a.Value)
 	}
-	return ""
+	return b
 }
 
 // Bind prints a bind expression in canonical form.
-func Bind(b ast.Bind) string {
-	switch b := b.(type) {
+func Bind(b ast.Bind) string { return shared(appendBind(make([]byte, 0, 64), b)) }
+
+// appendBind appends Bind's text of x to b.
+func appendBind(b []byte, x ast.Bind) []byte {
+	switch x := x.(type) {
 	case *ast.JSONBind:
-		return b.Name + " = " + Path(b.Path)
+		b = append(b, x.Name...)
+		b = append(b, " = "...)
+		return appendPath(b, x.Path)
 	case *ast.BodyMatchBind:
-		return b.Name + " = body match /" + b.Pattern + "/"
+		b = append(b, x.Name...)
+		b = append(b, " = body match /"...)
+		b = append(b, x.Pattern...)
+		return append(b, '/')
 	}
-	return ""
+	return b
 }
 
 // Path prints a JSON path with its `json.` prefix.
-func Path(p ast.Path) string { return "json." + p.String() }
+func Path(p ast.Path) string {
+	n := len("json")
+	for _, e := range p.Elements {
+		n += 1 + len(e.Name)
+	}
+	return shared(appendPath(make([]byte, 0, n), p))
+}
+
+// appendPath appends Path's text of p to b.
+func appendPath(b []byte, p ast.Path) []byte {
+	b = append(b, "json."...)
+	for i, e := range p.Elements {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, e.Name...)
+	}
+	return b
+}
+
+// shared returns b as a string without copying it: b is not touched
+// again (as a strings.Builder's String does).
+func shared(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Value prints a JSON value on one line: members separated by ", ", keys
 // by ": ", key order as written, numbers as written, strings re-escaped
 // minimally (quote, backslash and control characters only).
 func Value(v ast.Value) string {
-	var b strings.Builder
-	writeValue(&b, v)
-	return b.String()
+	return shared(appendValue(nil, v))
 }
 
-func writeValue(b *strings.Builder, v ast.Value) {
+// appendValue appends Value's text of v to b.
+func appendValue(b []byte, v ast.Value) []byte {
 	switch v := v.(type) {
 	case *ast.Object:
-		b.WriteByte('{')
+		b = append(b, '{')
 		for i, m := range v.Members {
 			if i > 0 {
-				b.WriteString(", ")
+				b = append(b, ", "...)
 			}
-			writeString(b, m.Key)
-			b.WriteString(": ")
-			writeValue(b, m.Value)
+			b = appendString(b, m.Key)
+			b = append(b, ": "...)
+			b = appendValue(b, m.Value)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	case *ast.Array:
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, e := range v.Elements {
 			if i > 0 {
-				b.WriteString(", ")
+				b = append(b, ", "...)
 			}
-			writeValue(b, e)
+			b = appendValue(b, e)
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	case *ast.String:
-		writeString(b, v.Value)
+		b = appendString(b, v.Value)
 	case *ast.Number:
-		b.WriteString(v.Raw)
+		b = append(b, v.Raw...)
 	case *ast.Bool:
-		b.WriteString(strconv.FormatBool(v.Value))
+		b = strconv.AppendBool(b, v.Value)
 	case *ast.Null:
-		b.WriteString("null")
+		b = append(b, "null"...)
 	}
+	return b
 }
 
 const hexDigits = "0123456789abcdef"
 
-// writeString writes s as a JSON string the way JavaScript's
-// JSON.stringify does.
-func writeString(b *strings.Builder, s string) {
-	b.WriteByte('"')
+// appendString appends s as a JSON string the way JavaScript's
+// JSON.stringify writes it; runs of bytes that need no escape are copied
+// whole.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	run := 0 // start of the bytes not yet copied
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[run:i]...)
+		run = i + 1
 		switch c {
 		case '"':
-			b.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case '\\':
-			b.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case '\n':
-			b.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case '\r':
-			b.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case '\t':
-			b.WriteString(`\t`)
+			b = append(b, `\t`...)
 		case '\b':
-			b.WriteString(`\b`)
+			b = append(b, `\b`...)
 		case '\f':
-			b.WriteString(`\f`)
+			b = append(b, `\f`...)
 		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte(hexDigits[c>>4])
-				b.WriteByte(hexDigits[c&0xF])
-				continue
-			}
-			b.WriteByte(c)
+			b = append(b, `\u00`...)
+			b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
 		}
 	}
-	b.WriteByte('"')
+	b = append(b, s[run:]...)
+	return append(b, '"')
 }

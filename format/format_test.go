@@ -3,6 +3,7 @@ package format_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -94,7 +95,63 @@ func FuzzFormat(f *testing.F) {
 		if twice := format.Source(again); !bytes.Equal(twice, out) {
 			t.Fatalf("not idempotent: %q -> %q", out, twice)
 		}
+		checkMatches(t, skill, src, out)
+		checkMatches(t, again, out, out)
 	})
+}
+
+// checkMatches fails unless format.Matches(skill, src) says whether src
+// is out, skill's canonical form, and says no for out with a byte more,
+// a byte less or a byte changed.
+func checkMatches(t *testing.T, skill *ast.Skill, src, out []byte) {
+	t.Helper()
+	if got, want := format.Matches(skill, src), bytes.Equal(src, out); got != want {
+		t.Fatalf("Matches = %v, want %v\nsource: %q\ncanonical: %q", got, want, src, out)
+	}
+	variants := [][]byte{append(bytes.Clone(out), '\n'), append(bytes.Clone(out), 'x')}
+	if len(out) > 0 {
+		variants = append(variants, out[:len(out)-1], out[1:])
+		for _, at := range []int{0, len(out) / 2, len(out) - 1} {
+			changed := bytes.Clone(out)
+			changed[at]++
+			variants = append(variants, changed)
+		}
+	}
+	for _, v := range variants {
+		if format.Matches(skill, v) {
+			t.Fatalf("Matches says yes for %q, canonical %q", v, out)
+		}
+	}
+}
+
+// TestMatches: over every corpus file and generated skills, Matches says
+// whether the file is in canonical form exactly when comparing it with
+// Source does.
+func TestMatches(t *testing.T) {
+	var files []testutil.CorpusFile
+	for _, kind := range []string{"valid", "invalid"} {
+		files = append(files, testutil.Corpus(t, kind)...)
+	}
+	for _, n := range []int{1, 10, 200} {
+		files = append(files, testutil.CorpusFile{Name: fmt.Sprintf("generated%d", n), Src: skillgen.Skill(n)})
+	}
+	canonical := 0
+	for _, f := range files {
+		t.Run(f.Name, func(t *testing.T) {
+			skill, diags := grammar.Parse("m", f.Src)
+			if diags.HasErrors() {
+				return
+			}
+			out := format.Source(skill)
+			if bytes.Equal(out, f.Src) {
+				canonical++
+			}
+			checkMatches(t, skill, f.Src, out)
+		})
+	}
+	if canonical == 0 {
+		t.Fatal("no canonical file among the inputs: the yes answer is untested")
+	}
 }
 
 // BenchmarkFormat1000 prints a parsed 1,000-step skill.

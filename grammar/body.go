@@ -26,12 +26,15 @@ func (p *docParser) body(first int) {
 			break
 		}
 		step, end := p.step(header, expected)
-		p.skill.Steps = append(p.skill.Steps, step)
+		p.steps++
+		if !p.discard {
+			p.skill.Steps = append(p.skill.Steps, step)
+		}
 		expected = step.Number + 1
 		prev = step
 		regionStart = end
 	}
-	if len(p.skill.Steps) == 0 {
+	if p.steps == 0 {
 		rng := ast.Range{Start: p.table.pos(len(p.src)), End: p.table.pos(len(p.src))}
 		if first < len(p.lines) {
 			rng = p.lineRange(p.lines[first])
@@ -45,7 +48,7 @@ func (p *docParser) verbatim(from, to int, heads []ast.Heading) ast.Verbatim {
 	start, end := p.offsetOf(from), p.offsetOf(to)
 	v := ast.Verbatim{Text: p.src[start:end], Range: p.table.span(start, end)}
 	for _, h := range heads {
-		if h.Range.Start.Offset < end {
+		if int(h.Range.Start.Offset) < end {
 			v.Headings = append(v.Headings, h)
 		}
 	}

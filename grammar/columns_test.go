@@ -54,7 +54,7 @@ func TestColumnsCountCharacters(t *testing.T) {
 				t.Fatalf("diagnostics: %v", diags)
 			}
 			obj := skill.Steps[0].Action.Args.(*ast.Object)
-			if got := obj.Members[1].KeyRange.Start; got.Line != 8 || got.Column != tt.col {
+			if got := obj.Members[1].KeyRange.Start; got.Line != 8 || int(got.Column) != tt.col {
 				t.Errorf(`"n" at %d:%d, want 8:%d`, got.Line, got.Column, tt.col)
 			}
 			if got := skill.Steps[0].TitleRange.End.Column; got != 21 { // "### Step 1 — Fetch é"
@@ -126,13 +126,13 @@ func TestTreeColumns(t *testing.T) {
 		collectPos(reflect.ValueOf(skill), &ps, map[uintptr]bool{})
 		collectPos(reflect.ValueOf(diags), &ps, map[uintptr]bool{})
 		for _, p := range ps {
-			if p == (ast.Pos{}) || p.Offset > len(body) {
+			if p == (ast.Pos{}) || int(p.Offset) > len(body) {
 				continue // an absent part
 			}
 			start := strings.LastIndexByte(body[:p.Offset], '\n') + 1
 			line := 1 + strings.Count(body[:p.Offset], "\n")
 			col := utf8.RuneCountInString(body[start:p.Offset]) + 1
-			if p.Line != line || p.Column != col {
+			if int(p.Line) != line || int(p.Column) != col {
 				t.Errorf("%s: offset %d is at %d:%d, want %d:%d", name, p.Offset, p.Line, p.Column, line, col)
 			}
 		}
@@ -156,7 +156,7 @@ func collectPos(v reflect.Value, out *[]ast.Pos, seen map[uintptr]bool) {
 		}
 	case reflect.Struct:
 		if v.Type() == posType {
-			*out = append(*out, ast.Pos{Offset: int(v.Field(0).Int()), Line: int(v.Field(1).Int()), Column: int(v.Field(2).Int())})
+			*out = append(*out, ast.NewPos(int(v.Field(0).Int()), int(v.Field(1).Int()), int(v.Field(2).Int())))
 			return
 		}
 		for i := range v.NumField() {

@@ -1,6 +1,7 @@
 package grammar_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/astdump"
+	"github.com/reelier/reelier/internal/skillgen"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -59,7 +61,7 @@ func hasWanted(diags ast.Diagnostics, line, step, msg string) bool {
 		if d.Step > 0 {
 			s = itoa(d.Step)
 		}
-		if itoa(d.Range.Start.Line) != line || s != step {
+		if itoa(int(d.Range.Start.Line)) != line || s != step {
 			continue
 		}
 		if prefix, ok := strings.CutSuffix(msg, "*"); ok && strings.HasPrefix(d.Message, prefix) || d.Message == msg {
@@ -78,4 +80,22 @@ func itoa(n int) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestSameParse: over every corpus file and generated skills, ParseShared
+// and Check agree with Parse (checkSameParse).
+func TestSameParse(t *testing.T) {
+	var files []testutil.CorpusFile
+	for _, kind := range []string{"valid", "invalid"} {
+		files = append(files, testutil.Corpus(t, kind)...)
+	}
+	for _, n := range []int{1, 10, 200} {
+		files = append(files, testutil.CorpusFile{Name: fmt.Sprintf("generated%d", n), Src: skillgen.Skill(n)})
+	}
+	for _, f := range files {
+		t.Run(f.Name, func(t *testing.T) {
+			skill, diags := grammar.Parse("fuzz.skill.md", f.Src)
+			checkSameParse(t, f.Src, skill, diags)
+		})
+	}
 }

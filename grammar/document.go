@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reelier/reelier/ast"
 )
@@ -23,6 +25,10 @@ type docParser struct {
 	// stopped is set once maxProblems diagnostics were made: the rest of
 	// the file is not read (tooMany).
 	stopped bool
+	// steps counts the steps parsed; with discard set they are not kept
+	// in the tree (Check).
+	steps   int
+	discard bool
 	// asserts hands out assert bullets from chunks: one allocation for
 	// many fields rather than one each (#20).
 	asserts []ast.AssertField
@@ -44,13 +50,66 @@ func (p *docParser) newAssert(f ast.AssertField) *ast.AssertField {
 // error severity. A leading UTF-8 byte order mark is recorded and skipped:
 // positions count from the byte after it.
 func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
+	return parse(filename, src, false)
+}
+
+// ParseShared is Parse for a caller that never modifies src afterwards:
+// the tree's texts are then views of src rather than of a copy of it,
+// which saves a copy of the file in time and memory (the commands that
+// read a file, parse it once and exit). Modifying src after ParseShared
+// changes the tree's texts.
+func ParseShared(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
+	return parse(filename, src, true)
+}
+
+// Check parses src as ParseShared does (src must not be modified
+// afterwards) and returns the same diagnostics, but keeps no step in the
+// tree: it returns the skill without its steps, and how many it has. Each
+// step is let go once parsed, so a large file is checked in the memory
+// of one step rather than of its whole tree (`reelier parse` without
+// --json).
+func Check(filename string, src []byte) (*ast.Skill, int, ast.Diagnostics) {
+	p, diags := newParser(filename, src, true, true)
+	if p == nil {
+		return &ast.Skill{BOM: bytes.HasPrefix(src, utf8BOM)}, 0, diags
+	}
+	skill, diags := p.run()
+	return skill, p.steps, diags
+}
+
+func parse(filename string, src []byte, shared bool) (*ast.Skill, ast.Diagnostics) {
+	p, diags := newParser(filename, src, shared, false)
+	if p == nil {
+		return &ast.Skill{BOM: bytes.HasPrefix(src, utf8BOM)}, diags
+	}
+	return p.run()
+}
+
+// newParser prepares the parse of src, or returns the diagnostics of a
+// file it refuses to read.
+func newParser(filename string, src []byte, shared, discard bool) (*docParser, ast.Diagnostics) {
 	skill := &ast.Skill{}
 	if bytes.HasPrefix(src, utf8BOM) {
 		skill.BOM = true
 		src = src[len(utf8BOM):]
 	}
-	p := &docParser{file: filename, src: string(src), skill: skill}
+	if len(src) > ast.MaxFileSize {
+		return nil, tooLarge(filename, len(src))
+	}
+	text := ""
+	if shared {
+		text = unsafe.String(unsafe.SliceData(src), len(src))
+	} else {
+		text = string(src)
+	}
+	p := &docParser{file: filename, src: text, skill: skill, discard: discard}
 	p.exprs.chunked = true
+	return p, nil
+}
+
+// run parses the whole file.
+func (p *docParser) run() (*ast.Skill, ast.Diagnostics) {
+	skill := p.skill
 	p.lines = splitLines(p.src)
 	p.table = lineTable(p.lines)
 	if len(p.lines) > 0 {
@@ -64,6 +123,13 @@ func Parse(filename string, src []byte) (*ast.Skill, ast.Diagnostics) {
 	}
 	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Range.Start.Offset < p.diags[j].Range.Start.Offset })
 	return skill, p.diags
+}
+
+// tooLarge is the one diagnostic of a file too large for the tree's
+// positions, at its start.
+func tooLarge(filename string, size int) ast.Diagnostics {
+	at := ast.Pos{Line: 1, Column: 1}
+	return ast.Diagnostics{{File: filename, Range: ast.Range{Start: at, End: at}, Code: CodeFileTooLarge, Message: fmt.Sprintf(msgFileTooLarge, strconv.Itoa(size))}}
 }
 
 func (p *docParser) text(l line) string { return p.src[l.start:l.end] }

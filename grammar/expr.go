@@ -168,16 +168,19 @@ func (c *exprCache) assert(src string) (*assertExpr, error) {
 	return g, nil
 }
 
+// bind parses a bind expression. Unlike asserts, binds seldom repeat in
+// a skill (each names its own variable), so only participle's results,
+// the slow ones, are kept for a repeat: the fast path's are built again.
 func (c *exprCache) bind(src string) (*bindExpr, error) {
+	if g := c.fastBind(src); g != nil {
+		return g, nil
+	}
 	if g, ok := c.binds[src]; ok {
 		return g, nil
 	}
-	g := c.fastBind(src)
-	if g == nil {
-		var err error
-		if g, err = bindParser().ParseString("", src); err != nil {
-			return nil, err
-		}
+	g, err := bindParser().ParseString("", src)
+	if err != nil {
+		return nil, err
 	}
 	if c.binds == nil {
 		c.binds = map[string]*bindExpr{}

@@ -55,7 +55,7 @@ func TestParseAssert(t *testing.T) {
 			if got := format.Assert(a); got != tt.canon {
 				t.Errorf("canonical = %q, want %q", got, tt.canon)
 			}
-			if r := a.Span(); r.Start != base || r.End.Offset != base.Offset+len(tt.src) {
+			if r := a.Span(); r.Start != base || int(r.End.Offset) != int(base.Offset)+len(tt.src) {
 				t.Errorf("range = %+v, want from %+v over %d bytes", r, base, len(tt.src))
 			}
 		})
@@ -121,7 +121,7 @@ func TestParseBind(t *testing.T) {
 			if got := format.Bind(b); got != tt.canon {
 				t.Errorf("canonical = %q, want %q", got, tt.canon)
 			}
-			if nr := b.BoundNameRange(); nr.Start.Column != base.Column || nr.End.Column != base.Column+len(tt.name) {
+			if nr := b.BoundNameRange(); nr.Start.Column != base.Column || int(nr.End.Column) != int(base.Column)+len(tt.name) {
 				t.Errorf("name range = %+v", nr)
 			}
 		})

@@ -87,12 +87,16 @@ func checkAllFast(t testing.TB, src string) (a, b, ac, h bool) {
 	b = checkFast(t, "bind", src, c.fastBind(src), func() (*bindExpr, error) { return bindParser().ParseString("", src) })
 	ac = checkFast(t, "action", src, c.fastAction(src), func() (*actionLine, error) { return actionParser().ParseString("", src) })
 	h = checkFast(t, "hole", src, c.fastHole(src), func() (*hole, error) { return holeParser().ParseString("", src) })
+	if quick := identHole(src); quick != nil && !reflect.DeepEqual(quick, c.parseHole(src)) {
+		t.Errorf("hole %q: identHole %+v, parseHole %+v", src, quick, c.parseHole(src))
+	}
 	return
 }
 
 // TestFastPathsMatchParticiple: on every assert, bind, action and hole of
 // the corpus the fast path either declines or builds exactly participle's
-// struct, and it takes most of them (else it would not be worth having).
+// struct, and it takes most of them (else it would not be worth having);
+// a bare-name hole's shortcut (identHole) gives parseHole's hole.
 func TestFastPathsMatchParticiple(t *testing.T) {
 	asserts, binds, actions, holes := fastPathInputs(t)
 	count := func(name string, inputs []string, pick func(a, b, ac, h bool) bool) {
@@ -114,13 +118,14 @@ func TestFastPathsMatchParticiple(t *testing.T) {
 }
 
 // FuzzFastPaths: on any text, each fast path either declines or builds
-// exactly participle's struct.
+// exactly participle's struct, and identHole either declines or gives
+// parseHole's hole.
 func FuzzFastPaths(f *testing.F) {
 	for _, s := range []string{
 		"status == 200", "status != 4", "status >= 2", `body contains "x"`, `body not contains "a"b"`,
 		"json.a.0 is string", "json.a is sets", "json.a matches /x/", "json.a length >= 3", "json.a length", `json.a == "x"`,
 		"json.a.", "json..a", "x = json.a.b", "x = json", "x = body match /a/", "_ = json.a", "1x = json.a",
-		`tool {"a": 1}`, "tool", "", " ", "today-7d", "today - 7d", "name", "a b", "a+", "today+1d+",
+		`tool {"a": 1}`, "tool", "", " ", "today-7d", "today - 7d", "name", "a b", "a+", "today+1d+", "today", "_x1", "1x", "é",
 	} {
 		f.Add(s)
 	}

@@ -338,7 +338,7 @@ func (r *yamlReader) value(e *ast.FrontmatterEntry, v *yaml.Node, parent string,
 			e.Kind = ast.MapValue
 			e.Items = r.entries(v, name)
 			if len(e.Items) > 0 {
-				end = e.Items[len(e.Items)-1].ValueRange.End.Offset
+				end = int(e.Items[len(e.Items)-1].ValueRange.End.Offset)
 			}
 		} else {
 			e.Kind = ast.ListValue
@@ -360,7 +360,7 @@ func (r *yamlReader) value(e *ast.FrontmatterEntry, v *yaml.Node, parent string,
 				if r.scalar(item, it, itLimit) {
 					item.Range = item.ValueRange
 					e.Items = append(e.Items, item)
-					end = item.ValueRange.End.Offset
+					end = int(item.ValueRange.End.Offset)
 				}
 			}
 		}
@@ -413,8 +413,8 @@ func (r *yamlReader) scalar(e *ast.FrontmatterEntry, v *yaml.Node, limit int) bo
 // emptyAt is where an empty value sits: after the key's colon, at the end
 // of its line's text.
 func (r *yamlReader) emptyAt(e *ast.FrontmatterEntry) int {
-	off := e.KeyRange.End.Offset
-	n := e.KeyRange.Start.Line
+	off := int(e.KeyRange.End.Offset)
+	n := int(e.KeyRange.Start.Line)
 	if n < 1 || n > len(r.p.lines) || off > r.p.lines[n-1].end {
 		return off
 	}
@@ -492,7 +492,7 @@ func (r *yamlReader) subset(n *yaml.Node, what string) bool {
 func (r *yamlReader) unsupported(n *yaml.Node, what string) {
 	at := r.offset(n)
 	end := at
-	if pos := r.p.table.pos(at); pos.Line >= 1 && pos.Line <= len(r.p.lines) {
+	if pos := r.p.table.pos(at); pos.Line >= 1 && int(pos.Line) <= len(r.p.lines) {
 		end = max(at, r.p.lines[pos.Line-1].end)
 	}
 	r.p.report(0, CodeUnsupportedFrontmatter, r.rangeOf(at, end), fmt.Sprintf(msgUnsupportedFrontmatter, what))

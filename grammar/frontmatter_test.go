@@ -82,7 +82,7 @@ func TestFrontmatterYAML(t *testing.T) {
 				// Every error is on the line, and one is the one wanted.
 				found := false
 				for _, d := range errs {
-					if line := d.Range.Start.Line; parts[0] != itoa(line) {
+					if line := int(d.Range.Start.Line); parts[0] != itoa(line) {
 						t.Fatalf("diagnostic at line %d, want only line %s: %v", line, parts[0], d)
 					}
 					found = found || d.Code == parts[1] && (len(parts) < 3 || strings.HasPrefix(d.Message, parts[2]))

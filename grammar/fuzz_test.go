@@ -1,6 +1,8 @@
 package grammar_test
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,7 +16,7 @@ import (
 func checkRanges(t *testing.T, src []byte, diags ast.Diagnostics) {
 	t.Helper()
 	for _, d := range diags {
-		if d.Range.Start.Offset < 0 || d.Range.End.Offset > len(src) || d.Range.Start.Offset > d.Range.End.Offset {
+		if d.Range.Start.Offset < 0 || int(d.Range.End.Offset) > len(src) || d.Range.Start.Offset > d.Range.End.Offset {
 			t.Fatalf("diagnostic range %+v outside source of %d bytes: %v", d.Range, len(src), d)
 		}
 		if d.Range.Start.Line < 1 || d.Range.Start.Column < 1 || d.Message == "" || d.Code == "" {
@@ -24,7 +26,8 @@ func checkRanges(t *testing.T, src []byte, diags ast.Diagnostics) {
 }
 
 // FuzzParse: any bytes give a tree and diagnostics, never a panic, and
-// every diagnostic points into the file.
+// every diagnostic points into the file; ParseShared and Check agree with
+// Parse (checkSameParse).
 func FuzzParse(f *testing.F) {
 	for _, kind := range []string{"valid", "invalid"} {
 		for _, c := range testutil.Corpus(f, kind) {
@@ -41,7 +44,29 @@ func FuzzParse(f *testing.F) {
 			body = src[3:]
 		}
 		checkRanges(t, body, diags)
+		checkSameParse(t, src, skill, diags)
 	})
+}
+
+// checkSameParse fails unless ParseShared gives the tree and diagnostics
+// Parse gave, and Check the same diagnostics, the same tree without its
+// steps, and their count.
+func checkSameParse(t *testing.T, src []byte, skill *ast.Skill, diags ast.Diagnostics) {
+	t.Helper()
+	own := bytes.Clone(src)
+	shared, sharedDiags := grammar.ParseShared("fuzz.skill.md", own)
+	if !reflect.DeepEqual(shared, skill) || !reflect.DeepEqual(sharedDiags, diags) {
+		t.Fatalf("ParseShared differs from Parse:\n%v\nvs\n%v", sharedDiags, diags)
+	}
+	checked, n, checkDiags := grammar.Check("fuzz.skill.md", bytes.Clone(src))
+	if n != len(skill.Steps) || !reflect.DeepEqual(checkDiags, diags) {
+		t.Fatalf("Check found %d steps and\n%v\nParse %d and\n%v", n, checkDiags, len(skill.Steps), diags)
+	}
+	stepless := *skill
+	stepless.Steps = nil
+	if !reflect.DeepEqual(checked, &stepless) {
+		t.Fatalf("Check's skill differs from Parse's without its steps")
+	}
 }
 
 func exprSeeds(f *testing.F, pick func(*ast.Step) []string) {

@@ -62,8 +62,12 @@ func (c *exprCache) findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 const maxHoleLen = 128
 
 // hole parses the text between a hole's braces once per distinct text and
-// returns a fresh copy to be positioned.
+// returns a fresh copy to be positioned. A bare name, the common hole,
+// needs neither the grammar nor the cache (identHole).
 func (c *exprCache) hole(inner string) *ast.Hole {
+	if h := identHole(inner); h != nil {
+		return h
+	}
 	h, ok := c.holes[inner]
 	if !ok {
 		h = c.parseHole(inner)
@@ -77,6 +81,18 @@ func (c *exprCache) hole(inner string) *ast.Hole {
 	}
 	cp := *h
 	return &cp
+}
+
+// identHole returns the hole of inner when it is a bare name, as
+// parseHole would (TestFastPathsMatchParticiple, FuzzFastPaths), else nil.
+func identHole(inner string) *ast.Hole {
+	switch {
+	case !isIdent(inner):
+		return nil
+	case inner == "today":
+		return &ast.Hole{Kind: ast.HoleToday, Name: "today", Written: "today"}
+	}
+	return &ast.Hole{Kind: ast.HoleVar, Name: inner, Written: inner}
 }
 
 // parseHole classifies the text between the braces, or returns nil when it

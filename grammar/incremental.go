@@ -46,8 +46,8 @@ func reparse(filename string, prevSrc []byte, prev *ast.Skill, prevDiags ast.Dia
 		return Parse(filename, src)
 	}
 	// Near maxProblems, where Parse may stop reading, only Parse knows
-	// what it reads.
-	if len(prevDiags) >= maxProblems {
+	// what it reads; nor is a file too large for positions re-parsed.
+	if len(prevDiags) >= maxProblems || len(src) > ast.MaxFileSize {
 		return Parse(filename, src)
 	}
 	old, cur := prevSrc, src
@@ -101,9 +101,9 @@ func changedSpan(old, cur []byte) (pre, oldEnd, newEnd int) {
 // at: the last step whose header line lies wholly before the first changed
 // byte, or -1 when there is none.
 func restartStep(steps []*ast.Step, old []byte, pre int) int {
-	k := sort.Search(len(steps), func(i int) bool { return steps[i].HeaderRange.Start.Offset > pre }) - 1
+	k := sort.Search(len(steps), func(i int) bool { return int(steps[i].HeaderRange.Start.Offset) > pre }) - 1
 	if k >= 0 {
-		end := steps[k].HeaderRange.End.Offset
+		end := int(steps[k].HeaderRange.End.Offset)
 		if i := bytes.IndexByte(old[end:], '\n'); i < 0 || pre < end+i+1 {
 			k-- // the change touches this header line: start one step earlier
 		}
@@ -134,8 +134,8 @@ func (r *resumer) run(newEnd int) (*ast.Skill, ast.Diagnostics, bool) {
 	skill.Frontmatter, skill.Preamble, skill.Servers = prev.Frontmatter, prev.Preamble, prev.Servers
 	skill.Steps = append(make([]*ast.Step, 0, len(prev.Steps)+1), prev.Steps[:r.k]...)
 	restart := prev.Steps[r.k].HeaderRange
-	h := restart.Start.Line - 1
-	if h >= len(p.lines) || p.lines[h].start != restart.Start.Offset {
+	h := int(restart.Start.Line) - 1
+	if h >= len(p.lines) || p.lines[h].start != int(restart.Start.Offset) {
 		return nil, nil, false
 	}
 	expected := 1
@@ -151,14 +151,14 @@ func (r *resumer) run(newEnd int) (*ast.Skill, ast.Diagnostics, bool) {
 		if at := p.offsetOf(end); end < len(p.lines) && at >= newEnd {
 			if j := r.boundary(at - r.shift.bytes); j >= 0 && prev.Steps[j].Number == step.Number {
 				r.splice(step, j)
-				return skill, r.diagnostics(restart.Start.Offset, at-r.shift.bytes), true
+				return skill, r.diagnostics(int(restart.Start.Offset), at-r.shift.bytes), true
 			}
 		}
 		header, heads := p.nextStepHeader(end)
 		v := p.verbatim(end, header, heads)
 		if header >= len(p.lines) {
 			skill.Trailing = v
-			return skill, r.diagnostics(restart.Start.Offset, -1), true
+			return skill, r.diagnostics(int(restart.Start.Offset), -1), true
 		}
 		step.Interlude = v
 		h = header
@@ -179,9 +179,9 @@ func (r *resumer) boundary(off int) int {
 // blockEnd returns the offset just past step i's block.
 func blockEnd(s *ast.Skill, i int) int {
 	if i == len(s.Steps)-1 {
-		return s.Trailing.Range.Start.Offset
+		return int(s.Trailing.Range.Start.Offset)
 	}
-	return s.Steps[i].Interlude.Range.Start.Offset
+	return int(s.Steps[i].Interlude.Range.Start.Offset)
 }
 
 // splice finishes the new tree with shifted copies of what follows old
@@ -207,7 +207,7 @@ func (r *resumer) diagnostics(restart, tail int) ast.Diagnostics {
 	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].Range.Start.Offset < fresh[j].Range.Start.Offset })
 	var out ast.Diagnostics
 	for _, d := range r.prevDiags {
-		if d.Range.Start.Offset < restart {
+		if int(d.Range.Start.Offset) < restart {
 			d.File = r.p.file
 			out = append(out, d)
 		}
@@ -215,7 +215,7 @@ func (r *resumer) diagnostics(restart, tail int) ast.Diagnostics {
 	out = append(out, fresh...)
 	if tail >= 0 {
 		for _, d := range r.prevDiags {
-			if d.Range.Start.Offset >= tail {
+			if int(d.Range.Start.Offset) >= tail {
 				d.File = r.p.file
 				out = append(out, r.shift.diagnostic(d))
 			}
@@ -230,7 +230,7 @@ func (r *resumer) diagnostics(restart, tail int) ast.Diagnostics {
 type shifter struct{ bytes, lines int }
 
 func (s shifter) pos(p ast.Pos) ast.Pos {
-	return ast.Pos{Offset: p.Offset + s.bytes, Line: p.Line + s.lines, Column: p.Column}
+	return ast.Pos{Offset: p.Offset + int32(s.bytes), Line: p.Line + int32(s.lines), Column: p.Column}
 }
 
 // rng shifts a range; the zero range (a part that is absent, such as the

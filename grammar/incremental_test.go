@@ -143,7 +143,7 @@ func TestReparseCases(t *testing.T) {
 func TestReparseReuses(t *testing.T) {
 	src := skillgen.Skill(50)
 	prev, diags := grammar.Parse("x", src)
-	at := prev.Steps[25].Intent.ValueRange.Start.Offset
+	at := int(prev.Steps[25].Intent.ValueRange.Start.Offset)
 	next := edit(src, at, 0, "x")
 	got, _ := grammar.Reparse("x", src, prev, diags, next)
 	if got.Steps[24] != prev.Steps[24] {
@@ -173,7 +173,7 @@ func FuzzReparse(f *testing.F) {
 func BenchmarkReparse1000(b *testing.B) {
 	src := skillgen.Skill(1000)
 	prev, diags := grammar.Parse("bench.skill.md", src)
-	at := prev.Steps[500].Intent.ValueRange.Start.Offset
+	at := int(prev.Steps[500].Intent.ValueRange.Start.Offset)
 	next := edit(src, at, 0, "x")
 	b.ReportAllocs()
 	for b.Loop() {

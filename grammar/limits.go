@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/reelier/reelier/ast"
 )
 
 // The parser's bounds. A shared skill comes from anyone, and opening one
@@ -45,6 +47,10 @@ var (
 const msgFrontmatterTooLarge = "Frontmatter is too large to read: %s — Agent Skills frontmatter is a few short keys"
 
 var msgTooManyProblems = fmt.Sprintf("More than %d problems — the file is not read past this line", maxProblems)
+
+// msgFileTooLarge refuses a file whose offsets do not fit the tree's
+// positions (ast.MaxFileSize, 2 GiB): nothing of it is read.
+var msgFileTooLarge = fmt.Sprintf("File is %%s bytes long — a skill may be at most %d bytes", ast.MaxFileSize)
 
 // errTooManyTokens is the lexer's refusal of a line of more than
 // maxTokens tokens.

@@ -88,15 +88,15 @@ func (t lineTable) pos(off int) ast.Pos {
 	i := sort.Search(len(t), func(i int) bool { return t[i].next > off })
 	if i == len(t) {
 		if len(t) == 0 {
-			return ast.Pos{Offset: off, Line: 1, Column: off + 1}
+			return ast.NewPos(off, 1, off+1)
 		}
 		last := t[len(t)-1]
 		if last.next > last.end && off >= last.next { // offset after a final newline
-			return ast.Pos{Offset: off, Line: last.num + 1, Column: off - last.next + 1}
+			return ast.NewPos(off, last.num+1, off-last.next+1)
 		}
 		i = len(t) - 1
 	}
-	return ast.Pos{Offset: off, Line: t[i].num, Column: t[i].column(off - t[i].start)}
+	return ast.NewPos(off, t[i].num, t[i].column(off-t[i].start))
 }
 
 func (t lineTable) span(start, end int) ast.Range {
@@ -106,7 +106,7 @@ func (t lineTable) span(start, end int) ast.Range {
 // at returns the origin of byte col (0-based) of line l.
 func (l line) at(col int) origin {
 	k := min(max(col, 0), len(l.text))
-	o := origin{Pos: ast.Pos{Offset: l.start + col, Line: l.num, Column: l.column(col)}, text: l.text[k:], ascii: l.ascii()}
+	o := origin{Pos: ast.NewPos(l.start+col, l.num, l.column(col)), text: l.text[k:], ascii: l.ascii()}
 	if l.index() != nil && l.cols.boundary(k) {
 		o.cols, o.base = l.cols, k
 	}

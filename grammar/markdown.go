@@ -60,7 +60,7 @@ func (p *docParser) headings(start, end int) (map[int]bool, []ast.Heading) {
 			continue
 		}
 		pos := p.table.pos(start + h.Lines().At(0).Start)
-		idx := pos.Line - 1
+		idx := int(pos.Line) - 1
 		lines[idx] = true
 		l := p.lines[idx]
 		raw := p.text(l)

@@ -32,6 +32,7 @@ const (
 	CodeAssertRegex            = "invalid_assert_regex"
 	CodeInvalidEffect          = "invalid_effect"
 	CodeTooManyProblems        = "too_many_problems"
+	CodeFileTooLarge           = "file_too_large"
 
 	CodeMalformedServer         = "malformed_server"
 	CodeEmptyServerCommand      = "empty_server_command"
@@ -76,6 +77,7 @@ var Rules = []Rule{
 	{CodeAssertRegex, fmt.Sprintf(msgAssertRegex, "…")},
 	{CodeInvalidEffect, fmt.Sprintf(msgInvalidEffect, "…")},
 	{CodeTooManyProblems, msgTooManyProblems},
+	{CodeFileTooLarge, fmt.Sprintf(msgFileTooLarge, "…")},
 	{CodeMalformedServer, fmt.Sprintf(msgMalformedServer, "…")},
 	{CodeEmptyServerCommand, fmt.Sprintf(msgEmptyServerCommand, "…")},
 	{CodeDuplicateServer, fmt.Sprintf(msgDuplicateServer, "…")},

@@ -43,7 +43,7 @@ func (o origin) at(k int) ast.Pos {
 	default:
 		col = ast.Column(o.text, k) - 1
 	}
-	return ast.Pos{Offset: o.Offset + k, Line: o.Line, Column: o.Column + col}
+	return ast.Pos{Offset: o.Offset + int32(k), Line: o.Line, Column: o.Column + int32(col)}
 }
 
 // span returns the range of bytes [start, end) of the fragment.

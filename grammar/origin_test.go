@@ -41,7 +41,7 @@ func TestColIndex(t *testing.T) {
 		whole := fragment(base, text)
 		for _, k := range []int{0, 1, 2, 3, 5, colStride - 1, colStride, colStride + 1, len(text) / 2, len(text) - 1} {
 			tail := whole.from(k)
-			if want := base.Column + ast.Column(text, k) - 1; tail.Column != want {
+			if want := base.Column + int32(ast.Column(text, k)) - 1; tail.Column != want {
 				t.Fatalf("%s: from(%d) at column %d, want %d", name, k, tail.Column, want)
 			}
 			slow := origin{Pos: tail.Pos, text: tail.text}

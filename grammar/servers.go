@@ -48,13 +48,13 @@ func (p *docParser) servers() {
 	if section < 0 {
 		return
 	}
-	from := pre.Headings[section].Range.Start.Line // the line after the heading
+	from := int(pre.Headings[section].Range.Start.Line) // the line after the heading
 	to := from
-	for to < len(p.lines) && p.lines[to].start < pre.Range.End.Offset {
+	for to < len(p.lines) && p.lines[to].start < int(pre.Range.End.Offset) {
 		to++
 	}
 	if section+1 < len(pre.Headings) {
-		to = min(to, pre.Headings[section+1].Range.Start.Line-1)
+		to = min(to, int(pre.Headings[section+1].Range.Start.Line)-1)
 	}
 	names := map[string]bool{}
 	fence := ""
@@ -91,7 +91,7 @@ func (p *docParser) servers() {
 // atxHeading reports whether the heading is written with '#' marks (a
 // setext heading's underline is not a line the section can start after).
 func (p *docParser) atxHeading(h ast.Heading) bool {
-	i := h.Range.Start.Line - 1
+	i := int(h.Range.Start.Line) - 1
 	return i >= 0 && i < len(p.lines) && strings.HasPrefix(strings.TrimLeft(p.text(p.lines[i]), " "), "#")
 }
 

@@ -180,7 +180,7 @@ func (p *Pass) moveToMetadata(fm *ast.Frontmatter, e *ast.FrontmatterEntry) []as
 		return nil
 	}
 	eol := p.eol()
-	lineStart := e.KeyRange.Start.Offset
+	lineStart := int(e.KeyRange.Start.Offset)
 	next := p.lineEnd(lineStart)
 	if next < len(p.Src) && p.Src[next] == '\r' {
 		next++
@@ -193,13 +193,13 @@ func (p *Pass) moveToMetadata(fm *ast.Frontmatter, e *ast.FrontmatterEntry) []as
 	md := fm.Lookup("metadata")
 	switch {
 	case md == nil:
-		closing := fm.Range.End.Offset
+		closing := int(fm.Range.End.Offset)
 		for closing > 0 && p.Src[closing-1] != '\n' {
 			closing--
 		}
 		return []ast.TextEdit{del, p.insertAt(closing, "metadata:"+eol+item+eol)}
 	case md.Kind == ast.MapValue && len(md.Items) > 0 && md.ValueRange.Start.Line != md.KeyRange.Start.Line:
-		return []ast.TextEdit{del, p.insertAt(p.lineEnd(md.ValueRange.End.Offset), eol+item)}
+		return []ast.TextEdit{del, p.insertAt(p.lineEnd(int(md.ValueRange.End.Offset)), eol+item)}
 	}
 	return nil
 }

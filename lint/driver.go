@@ -95,7 +95,7 @@ type collector struct {
 
 func (c *collector) add(r *Rule, d ast.Diagnostic) {
 	d.File, d.Code, d.Severity = c.file.Name, r.Name, c.driver.Severity(r)
-	if r != ruleParseError && c.ignored(d.Range.Start.Line, r.Name) {
+	if r != ruleParseError && c.ignored(int(d.Range.Start.Line), r.Name) {
 		return
 	}
 	kept := d.Fixes[:0:0]
@@ -135,7 +135,7 @@ func fixBug(d ast.Diagnostic, fx ast.SuggestedFix, why string) ast.Diagnostic {
 func checkEdits(edits []ast.TextEdit, size int) error {
 	sorted := sortedEdits(edits)
 	for i, e := range sorted {
-		s, end := e.Range.Start.Offset, e.Range.End.Offset
+		s, end := int(e.Range.Start.Offset), int(e.Range.End.Offset)
 		if s < 0 || s > end || end > size {
 			return fmt.Errorf("edit of bytes %d-%d (line %d) lies outside the file", s, end, e.Range.Start.Line)
 		}

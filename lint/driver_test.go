@@ -210,7 +210,7 @@ func TestBadFixesAreRefused(t *testing.T) {
 	src := []byte(sample)
 	f := ParseFile("s", src)
 	at := func(off int) ast.Range {
-		return ast.Range{Start: ast.Pos{Offset: off, Line: 1, Column: off + 1}, End: ast.Pos{Offset: off + 3, Line: 1, Column: off + 4}}
+		return ast.Range{Start: ast.Pos{Offset: int32(off), Line: 1, Column: int32(off + 1)}, End: ast.Pos{Offset: int32(off + 3), Line: 1, Column: int32(off + 4)}}
 	}
 	overlap := testRule("overlap", func(p *Pass) {
 		p.Report(ast.Diagnostic{Range: at(0), Message: "m", Fixes: fix("two edits", replace(at(0), "a"), replace(at(1), "b"))})

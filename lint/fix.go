@@ -193,7 +193,7 @@ func applyEdits(src []byte, edits []ast.TextEdit) []byte {
 	for _, e := range sortedEdits(edits) {
 		b.Write(src[at:e.Range.Start.Offset])
 		b.WriteString(e.NewText)
-		at = e.Range.End.Offset
+		at = int(e.Range.End.Offset)
 	}
 	b.Write(src[at:])
 	return b.Bytes()

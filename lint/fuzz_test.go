@@ -35,7 +35,7 @@ func FuzzLint(f *testing.F) {
 		file := ParseFile("fuzz.skill.md", src)
 		body := file.body()
 		for _, dg := range d.Run(file) {
-			if dg.Range.Start.Offset < 0 || dg.Range.End.Offset > len(body) || dg.Range.Start.Offset > dg.Range.End.Offset {
+			if dg.Range.Start.Offset < 0 || int(dg.Range.End.Offset) > len(body) || dg.Range.Start.Offset > dg.Range.End.Offset {
 				t.Fatalf("finding outside the file: %v", dg)
 			}
 			for _, fx := range dg.Fixes {

@@ -53,12 +53,12 @@ func findInputs(s *ast.Skill) inputsDoc {
 	doc := preambleInputs(s.Preamble)
 	fm := s.Frontmatter
 	if e := fm.Metadata(ast.MetadataPrefix + "inputs"); e != nil && e.Kind == ast.ScalarValue && fm.Text != "" {
-		base := fm.Range.Start.Offset
-		start, end := e.ValueRange.Start.Offset-base, e.ValueRange.End.Offset-base
+		base := int(fm.Range.Start.Offset)
+		start, end := int(e.ValueRange.Start.Offset)-base, int(e.ValueRange.End.Offset)-base
 		if 0 <= start && start <= end && end <= len(fm.Text) {
-			line := fm.Text[e.Range.Start.Offset-base : end]
+			line := fm.Text[int(e.Range.Start.Offset)-base : end]
 			doc.found = true
-			doc.addWords(fm.Text[start:end], e.ValueRange.Start.Offset, strings.TrimSpace(line))
+			doc.addWords(fm.Text[start:end], int(e.ValueRange.Start.Offset), strings.TrimSpace(line))
 		}
 	}
 	return doc
@@ -68,7 +68,7 @@ func findInputs(s *ast.Skill) inputsDoc {
 func preambleInputs(pre ast.Verbatim) inputsDoc {
 	doc := inputsDoc{words: map[string]bool{}, vars: map[string]bool{}, valueStart: -1}
 	text := pre.Text
-	base := pre.Range.Start.Offset
+	base := int(pre.Range.Start.Offset)
 	for off := 0; off < len(text); {
 		end := strings.IndexByte(text[off:], '\n')
 		if end < 0 {

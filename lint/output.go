@@ -59,13 +59,12 @@ func all(results []Result) ast.Diagnostics {
 // Messages quote the skill, so the file, message and detail are escaped
 // for the terminal: a skill cannot repaint the output that reports on it.
 func writeText(w io.Writer, results []Result) error {
-	var b bytes.Buffer
+	var b []byte
 	for _, d := range all(results) {
 		d.File, d.Message, d.Detail = termtext.Line(d.File), termtext.Line(d.Message), termtext.Block(d.Detail)
-		b.WriteString(d.String())
-		b.WriteByte('\n')
+		b = append(d.AppendText(b), '\n')
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(b)
 	return err
 }
 
@@ -91,8 +90,8 @@ func writeJSON(w io.Writer, results []Result) error {
 	}{Diagnostics: []jsonDiagnostic{}}
 	for _, d := range all(results) {
 		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{
-			File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
-			EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column,
+			File: d.File, Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column),
+			EndLine: int(d.Range.End.Line), EndColumn: int(d.Range.End.Column),
 			Severity: d.Severity.String(), Rule: d.Code, Step: d.Step,
 			Message: d.Message, Detail: d.Detail, URL: DocsURL + "#" + d.Code, Fixes: d.Fixes,
 		})

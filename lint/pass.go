@@ -78,7 +78,7 @@ func (p *Pass) pos(off int) ast.Pos {
 	if i+1 < len(p.lines) {
 		end = p.lines[i+1]
 	}
-	return ast.Pos{Offset: off, Line: i + 1, Column: ast.Column(string(p.Src[start:end]), off-start)}
+	return ast.NewPos(off, i+1, ast.Column(string(p.Src[start:end]), off-start))
 }
 
 // span converts a byte range of Src to an ast.Range.
@@ -138,7 +138,7 @@ func fix(title string, edits ...ast.TextEdit) []ast.SuggestedFix {
 // between its quotes, and whether that text is exactly the decoded value
 // (no escape sequences), so decoded offsets map one to one onto the file.
 func (p *Pass) stringInner(s *ast.String) (start, end int, plain bool) {
-	start, end = s.Range.Start.Offset+1, s.Range.End.Offset-1
+	start, end = int(s.Range.Start.Offset)+1, int(s.Range.End.Offset)-1
 	if start > end || end > len(p.Src) {
 		return start, start, false
 	}
@@ -147,7 +147,7 @@ func (p *Pass) stringInner(s *ast.String) (start, end int, plain bool) {
 
 // text returns the source text of a range.
 func (p *Pass) text(r ast.Range) string {
-	if r.Start.Offset < 0 || r.Start.Offset > r.End.Offset || r.End.Offset > len(p.Src) {
+	if r.Start.Offset < 0 || r.Start.Offset > r.End.Offset || int(r.End.Offset) > len(p.Src) {
 		return ""
 	}
 	return string(p.Src[r.Start.Offset:r.End.Offset])

@@ -81,7 +81,7 @@ type patternIssue struct {
 }
 
 func checkPattern(p *Pass, step int, pat string, rng ast.Range) {
-	base := rng.Start.Offset
+	base := int(rng.Start.Offset)
 	for _, is := range patternIssues(pat) {
 		d := ast.Diagnostic{
 			Step:    step,

@@ -70,8 +70,8 @@ func buildSARIF(d *Driver, results []Result) *sarif.Report {
 // code points, the end column just past the last character.
 func sarifRegion(r ast.Range) *sarif.Region {
 	return sarif.NewRegion().
-		WithStartLine(r.Start.Line).WithStartColumn(r.Start.Column).
-		WithEndLine(r.End.Line).WithEndColumn(r.End.Column)
+		WithStartLine(int(r.Start.Line)).WithStartColumn(int(r.Start.Column)).
+		WithEndLine(int(r.End.Line)).WithEndColumn(int(r.End.Column))
 }
 
 // fileURI turns a path into a URI reference: relative paths stay relative

@@ -41,7 +41,7 @@ func runUncheckedStep(p *Pass) {
 			Message: fmt.Sprintf("step %d has no assert; its outcome will be \"unchecked\"", st.Number),
 		}
 		if isHTTPTool(st.Action.Tool) {
-			end := p.lineEnd(st.Action.Range.End.Offset)
+			end := p.lineEnd(int(st.Action.Range.End.Offset))
 			d.Fixes = fix("Assert status == 200", p.insertAt(end, p.eol()+"- assert: status == 200"))
 		}
 		p.Report(d)

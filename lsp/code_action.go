@@ -26,7 +26,7 @@ func CodeActions(doc *Document, rng protocol.Range, only []protocol.CodeActionKi
 	var out []protocol.CodeAction
 	var sequence []protocol.Diagnostic
 	for _, f := range doc.Findings() {
-		if f.Range.Start.Offset > end || f.Range.End.Offset < start {
+		if int(f.Range.Start.Offset) > end || int(f.Range.End.Offset) < start {
 			continue
 		}
 		pd := toProtocol(doc.Mapper, f)
@@ -95,8 +95,8 @@ func addStatusAssert(doc *Document, off int) *protocol.CodeAction {
 	// action when it ends the file.
 	after := st.Action.Range.End.Offset
 	at, text := after, eol+statusAssert
-	if i := strings.IndexByte(doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: after}, End: ast.Pos{Offset: len(doc.Text())}}), '\n'); i >= 0 {
-		at, text = after+i+1, statusAssert+eol
+	if i := strings.IndexByte(doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: after}, End: ast.Pos{Offset: int32(len(doc.Text()))}}), '\n'); i >= 0 {
+		at, text = after+int32(i)+1, statusAssert+eol
 	}
 	pos := ast.Pos{Offset: at}
 	edit := ast.TextEdit{Range: ast.Range{Start: pos, End: pos}, NewText: text}

@@ -27,8 +27,8 @@ func Completion(doc *Document, pos protocol.Position, tools Tools) *protocol.Com
 		return nil
 	}
 	c := &completer{doc: doc, skill: doc.Skill(), off: off, end: off}
-	c.lineStart = strings.LastIndexAny(doc.Mapper.Slice(ast.Range{End: ast.Pos{Offset: off}}), "\r\n") + 1
-	c.prefix = doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: c.lineStart}, End: ast.Pos{Offset: off}})
+	c.lineStart = strings.LastIndexAny(doc.Mapper.Slice(ast.Range{End: ast.Pos{Offset: int32(off)}}), "\r\n") + 1
+	c.prefix = doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: int32(c.lineStart)}, End: ast.Pos{Offset: int32(off)}})
 	c.step = stepAt(c.skill, off)
 	c.complete(tools)
 	return &protocol.CompletionList{Items: c.items}
@@ -72,7 +72,7 @@ func (c *completer) complete(tools Tools) {
 		return
 	}
 	if c.step == nil || c.step.HeaderRange.Contains(c.off) {
-		if strings.TrimSpace(c.prefix) == "" && c.step == nil && len(c.skill.Steps) > 0 && c.off > c.skill.Steps[0].HeaderRange.Start.Offset {
+		if strings.TrimSpace(c.prefix) == "" && c.step == nil && len(c.skill.Steps) > 0 && c.off > int(c.skill.Steps[0].HeaderRange.Start.Offset) {
 			c.stepSnippet()
 		}
 		return
@@ -134,7 +134,7 @@ func (c *completer) add(label, detail, doc string, kind protocol.CompletionItemK
 func (c *completer) stepSnippet() {
 	n := 1
 	for _, st := range c.skill.Steps {
-		if st.HeaderRange.Start.Offset < c.lineStart {
+		if int(st.HeaderRange.Start.Offset) < c.lineStart {
 			n = st.Number + 1
 		}
 	}
@@ -242,7 +242,7 @@ func (c *completer) holes() bool {
 	}
 	// Replace the rest of a name the cursor is in, and close the hole
 	// unless it is closed already.
-	after := c.doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: c.off}, End: ast.Pos{Offset: c.off + maxHoleScan}})
+	after := c.doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: int32(c.off)}, End: ast.Pos{Offset: int32(c.off + maxHoleScan)}})
 	n := 0
 	for n < len(after) && isNameByte(after[n]) {
 		n++

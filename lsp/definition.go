@@ -23,7 +23,7 @@ func Definition(doc *Document, pos protocol.Position) []protocol.Location {
 		if !ok {
 			return nil
 		}
-		r := ast.Range{Start: ast.Pos{Offset: in.Offset}, End: ast.Pos{Offset: in.Offset + len(in.Name)}}
+		r := ast.Range{Start: ast.Pos{Offset: int32(in.Offset)}, End: ast.Pos{Offset: int32(in.Offset + len(in.Name))}}
 		return []protocol.Location{{URI: doc.URI, Range: doc.Mapper.Range(r)}}
 	}
 	return []protocol.Location{{URI: doc.URI, Range: doc.Mapper.Range(sym.bind.field.Expr.BoundNameRange())}}

@@ -126,7 +126,7 @@ func boundBefore(s *ast.Skill, step *ast.Step) []*binding {
 // stepAt returns the step whose block holds a tree offset: from its header
 // line to where its interlude (or the trailing text) begins.
 func stepAt(s *ast.Skill, off int) *ast.Step {
-	i := sort.Search(len(s.Steps), func(i int) bool { return s.Steps[i].HeaderRange.Start.Offset > off }) - 1
+	i := sort.Search(len(s.Steps), func(i int) bool { return int(s.Steps[i].HeaderRange.Start.Offset) > off }) - 1
 	if i < 0 || off > blockEnd(s, i) {
 		return nil
 	}
@@ -136,7 +136,7 @@ func stepAt(s *ast.Skill, off int) *ast.Step {
 // blockEnd returns the tree offset just past step i's block.
 func blockEnd(s *ast.Skill, i int) int {
 	if i == len(s.Steps)-1 {
-		return s.Trailing.Range.Start.Offset
+		return int(s.Trailing.Range.Start.Offset)
 	}
-	return s.Steps[i].Interlude.Range.Start.Offset
+	return int(s.Steps[i].Interlude.Range.Start.Offset)
 }

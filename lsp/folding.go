@@ -15,10 +15,10 @@ func Folding(doc *Document) []protocol.FoldingRange {
 		}
 	}
 	if fm := skill.Frontmatter; fm != nil {
-		add(fm.Range.Start.Offset, fm.Range.End.Offset)
+		add(int(fm.Range.Start.Offset), int(fm.Range.End.Offset))
 	}
 	for _, st := range skill.Steps {
-		add(st.Range.Start.Offset, st.Range.End.Offset)
+		add(int(st.Range.Start.Offset), int(st.Range.End.Offset))
 	}
 	return out
 }

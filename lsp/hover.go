@@ -68,7 +68,7 @@ func hoverMetadata(skill *ast.Skill, off int) (string, ast.Range) {
 		for i, line := range strings.Split(e.Value, "\n") {
 			start := tooldef.ValuePos(fm, e, i, 0)
 			end := tooldef.ValuePos(fm, e, i, len(line))
-			if start.Offset <= off && off <= end.Offset {
+			if int(start.Offset) <= off && off <= int(end.Offset) {
 				t, err := tooldef.Parse(strings.TrimSpace(line))
 				if err != nil {
 					return fmt.Sprintf("This `reelier-tools` line does not read: %v.\n\n%s", err, doc), ast.Range{Start: start, End: end}
@@ -189,7 +189,7 @@ func explainUse(doc *Document, u *use) string {
 		return fmt.Sprintf("`{{%s}}` is not bound by any earlier step.\n\nUnless a run passes it as an input (`--var %s=…`), the replay stops at this step.", u.hole.Name, u.hole.Name)
 	}
 	b := u.bind
-	line := doc.Mapper.LineOf(b.field.Range.Start.Offset) + 1
+	line := doc.Mapper.LineOf(int(b.field.Range.Start.Offset)) + 1
 	return fmt.Sprintf("`{{%s}}` — bound by step %d (line %d):\n\n```\n- bind: %s\n```\n\n%s", u.hole.Name, b.step.Number, line, format.Bind(b.field.Expr), bindMeaning(b.field.Expr))
 }
 
@@ -223,7 +223,7 @@ func explainBind(doc *Document, b *binding) string {
 	}
 	sb.WriteString("\n\nRead by:")
 	for _, u := range b.uses {
-		fmt.Fprintf(&sb, "\n- step %d, line %d", u.step.Number, doc.Mapper.LineOf(u.hole.Range.Start.Offset)+1)
+		fmt.Fprintf(&sb, "\n- step %d, line %d", u.step.Number, doc.Mapper.LineOf(int(u.hole.Range.Start.Offset))+1)
 	}
 	return sb.String()
 }

@@ -114,7 +114,7 @@ func (m *Mapper) Position(off int) protocol.Position { return m.TextPosition(off
 
 // Range converts a range of the tree to a protocol range.
 func (m *Mapper) Range(r ast.Range) protocol.Range {
-	return protocol.Range{Start: m.Position(r.Start.Offset), End: m.Position(r.End.Offset)}
+	return protocol.Range{Start: m.Position(int(r.Start.Offset)), End: m.Position(int(r.End.Offset))}
 }
 
 // OffsetRange converts a protocol range to tree offsets [start, end).
@@ -147,8 +147,8 @@ func (m *Mapper) lineEnd(line int) int {
 // Slice returns the text of a range of the tree, clamped to the text.
 func (m *Mapper) Slice(r ast.Range) string {
 	body := m.text[m.bom:]
-	start := min(max(r.Start.Offset, 0), len(body))
-	end := min(max(r.End.Offset, start), len(body))
+	start := min(max(int(r.Start.Offset), 0), len(body))
+	end := min(max(int(r.End.Offset), start), len(body))
 	return body[start:end]
 }
 

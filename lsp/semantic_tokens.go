@@ -78,7 +78,7 @@ type tokenizer struct {
 }
 
 func (t *tokenizer) add(r ast.Range, typ, mods uint32) {
-	t.span(r.Start.Offset, r.End.Offset, typ, mods)
+	t.span(int(r.Start.Offset), int(r.End.Offset), typ, mods)
 }
 
 func (t *tokenizer) span(start, end int, typ, mods uint32) {
@@ -118,7 +118,7 @@ func (t *tokenizer) value(v ast.Value) {
 		case *ast.String:
 			at := v.Range.Start.Offset
 			for _, h := range v.Holes {
-				t.span(at, h.Range.Start.Offset, tokString, 0)
+				t.span(int(at), int(h.Range.Start.Offset), tokString, 0)
 				mods := uint32(0)
 				if h.Kind != ast.HoleVar {
 					mods = modReadonly | modDefaultLib
@@ -126,7 +126,7 @@ func (t *tokenizer) value(v ast.Value) {
 				t.add(h.Range, tokVariable, mods)
 				at = h.Range.End.Offset
 			}
-			t.span(at, v.Range.End.Offset, tokString, 0)
+			t.span(int(at), int(v.Range.End.Offset), tokString, 0)
 		case *ast.Number:
 			t.add(v.Range, tokNumber, 0)
 		case *ast.Bool, *ast.Null:
@@ -138,7 +138,7 @@ func (t *tokenizer) value(v ast.Value) {
 
 // path colours `json` as a keyword and each segment as a property.
 func (t *tokenizer) path(p ast.Path) {
-	t.span(p.Range.Start.Offset, p.Range.Start.Offset+len("json"), tokKeyword, 0)
+	t.span(int(p.Range.Start.Offset), int(p.Range.Start.Offset)+len("json"), tokKeyword, 0)
 	for _, e := range p.Elements {
 		t.add(e.Range, tokProperty, 0)
 	}
@@ -154,11 +154,11 @@ func (t *tokenizer) assert(a ast.Assert) {
 		t.add(a.OpRange, tokOperator, 0)
 		t.add(a.CodeRange, tokNumber, 0)
 	case *ast.BodyContainsAssert:
-		t.span(a.TextRange.Start.Offset-1, a.TextRange.End.Offset+1, tokString, 0)
+		t.span(int(a.TextRange.Start.Offset)-1, int(a.TextRange.End.Offset)+1, tokString, 0)
 	case *ast.JSONIsAssert:
 		t.add(a.TypeRange, tokType, 0)
 	case *ast.JSONMatchesAssert:
-		t.span(a.PatternRange.Start.Offset-1, a.PatternRange.End.Offset+1, tokRegexp, 0)
+		t.span(int(a.PatternRange.Start.Offset)-1, int(a.PatternRange.End.Offset)+1, tokRegexp, 0)
 	case *ast.JSONLengthAssert:
 		t.add(a.OpRange, tokOperator, 0)
 		t.add(a.LenRange, tokNumber, 0)
@@ -176,7 +176,7 @@ func (t *tokenizer) bind(b ast.Bind) {
 	case *ast.JSONBind:
 		t.path(b.Path)
 	case *ast.BodyMatchBind:
-		t.span(b.PatternRange.Start.Offset-1, b.PatternRange.End.Offset+1, tokRegexp, 0)
+		t.span(int(b.PatternRange.Start.Offset)-1, int(b.PatternRange.End.Offset)+1, tokRegexp, 0)
 	}
 	t.keywords(b.Span(), first)
 }
@@ -187,7 +187,7 @@ func (t *tokenizer) bind(b ast.Bind) {
 // those added since index first.
 func (t *tokenizer) keywords(r ast.Range, first int) {
 	text := t.m.Slice(r)
-	base := r.Start.Offset
+	base := int(r.Start.Offset)
 	covered := make([]bool, len(text))
 	for _, tk := range t.toks[first:] {
 		for i := max(tk.start-base, 0); i < min(tk.end-base, len(text)); i++ {

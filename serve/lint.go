@@ -90,7 +90,7 @@ func (o *LintOutput) add(d ast.Diagnostic) {
 		o.Warnings++
 	}
 	ld := LintDiagnostic{
-		File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column, Severity: d.Severity.String(),
+		File: d.File, Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column), Severity: d.Severity.String(),
 		Rule: d.Code, Step: d.Step, Message: d.Message, Detail: d.Detail, URL: lint.DocsURL + "#" + d.Code,
 	}
 	for _, f := range d.Fixes {

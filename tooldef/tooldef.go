@@ -488,18 +488,18 @@ func FromSkill(skill *ast.Skill) (*ast.FrontmatterEntry, []Tool, []Problem) {
 // text (a tree built in code), the value's start.
 func ValuePos(fm *ast.Frontmatter, e *ast.FrontmatterEntry, line, col int) ast.Pos {
 	start := e.ValueRange.Start
-	base := fm.Range.Start.Offset
-	lo, hi := e.ValueRange.Start.Offset-base, e.ValueRange.End.Offset-base
+	base := int(fm.Range.Start.Offset)
+	lo, hi := int(e.ValueRange.Start.Offset)-base, int(e.ValueRange.End.Offset)-base
 	if fm.Text == "" || lo < 0 || hi > len(fm.Text) || lo > hi {
 		return start
 	}
 	raw := fm.Text[lo:hi]
 	if raw == "" || (raw[0] != '|' && raw[0] != '>') {
-		off := start.Offset + col
+		off := int(start.Offset) + col
 		if raw != "" && (raw[0] == '"' || raw[0] == '\'') {
 			off++
 		}
-		return ast.Pos{Offset: off, Line: start.Line, Column: start.Column + (off - start.Offset)}
+		return ast.NewPos(off, int(start.Line), int(start.Column)+(off-int(start.Offset)))
 	}
 	rows := strings.Split(raw, "\n")
 	if line+1 >= len(rows) {
@@ -507,10 +507,10 @@ func ValuePos(fm *ast.Frontmatter, e *ast.FrontmatterEntry, line, col int) ast.P
 	}
 	row := strings.TrimRight(rows[line+1], "\r")
 	indent := len(row) - len(strings.TrimLeft(row, " "))
-	off := start.Offset
+	off := int(start.Offset)
 	for _, r := range rows[:line+1] {
 		off += len(r) + 1
 	}
 	at := min(indent+col, len(row))
-	return ast.Pos{Offset: off + at, Line: start.Line + line + 1, Column: ast.Column(row, at)}
+	return ast.NewPos(off+at, int(start.Line)+line+1, ast.Column(row, at))
 }

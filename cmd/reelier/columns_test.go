@@ -70,7 +70,7 @@ func finding(t *testing.T, driver *lint.Driver, src, rule string) ast.Diagnostic
 
 func checkColumns(t *testing.T, rule, src string, d ast.Diagnostic, col, col16 int) {
 	t.Helper()
-	if d.Range.Start.Line != 8 || d.Range.Start.Column != col {
+	if d.Range.Start.Line != 8 || int(d.Range.Start.Column) != col {
 		t.Errorf("%s: the finding is at %d:%d, want 8:%d", rule, d.Range.Start.Line, d.Range.Start.Column, col)
 	}
 	at := fmt.Sprintf("%s:8:%d: ", stdinName, col)
@@ -142,7 +142,7 @@ func checkColumns(t *testing.T, rule, src string, d ast.Diagnostic, col, col16 i
 	}
 
 	// The editor's position: 0-based, in UTF-16 units.
-	if p := lsp.NewMapper(src).Position(d.Range.Start.Offset); p.Line != 7 || int(p.Character) != col16-1 {
+	if p := lsp.NewMapper(src).Position(int(d.Range.Start.Offset)); p.Line != 7 || int(p.Character) != col16-1 {
 		t.Errorf("%s: LSP position %d:%d, want 7:%d", rule, p.Line, p.Character, col16-1)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,7 +98,7 @@ func (f *formatter) fail(err error) {
 }
 
 func (f *formatter) file(path string) {
-	l, err := loadSkill(path, f.stdin)
+	l, err := loadOneShot(path, f.stdin)
 	if err != nil {
 		f.fail(errors.Unwrap(err))
 		return
@@ -109,12 +108,15 @@ func (f *formatter) file(path string) {
 		f.badInput = true
 		return
 	}
-	out := format.Source(l.skill)
-	changed := !bytes.Equal(l.src, out)
-	// Text identical to the source parsed without errors just now, so
-	// only a change needs proving that it parses (fmt --check on a
-	// canonical file parses it once, not twice).
+	// A file already in canonical form is its own output: comparing the
+	// printer's output with it as it is made saves building it (fmt
+	// --check on a canonical file). Text identical to the source parsed
+	// without errors just now, so only a change needs proving that it
+	// parses.
+	out := l.src
+	changed := !format.Matches(l.skill, l.src)
 	if changed {
+		out = format.Source(l.skill)
 		if _, diags := grammar.Parse(l.path, out); diags.HasErrors() {
 			f.fail(fmt.Errorf("%s: internal error: the formatted text does not parse, file left unchanged:\n%v", l.path, diags))
 			return

@@ -267,9 +267,9 @@ func findSelf(exe, cwd string, lookPath func(string) (string, error), version st
 	}
 	s := self{argv: []string{"go", "run", pkg}, temporary: true}
 	if strings.Contains(pkg, "@") {
-		s.build = `GOBIN="$(go env GOPATH)/bin" ` + agentcfg.ShellJoin([]string{"go", "install", pkg})
+		s.build = `CGO_ENABLED=0 GOBIN="$(go env GOPATH)/bin" ` + agentcfg.ShellJoin([]string{"go", "install", "-trimpath", pkg})
 	} else {
-		s.build = "go build -o " + lastingReelier + " " + agentcfg.ShellJoin([]string{pkg})
+		s.build = "CGO_ENABLED=0 go build -trimpath -o " + lastingReelier + " " + agentcfg.ShellJoin([]string{pkg})
 	}
 	return s
 }

@@ -49,16 +49,16 @@ func TestFindSelf(t *testing.T) {
 			want: self{argv: []string{installed}}},
 		{name: "go run at the checkout's root (the README)", exe: goRun, cwd: mod, lookPath: notOnPath, version: "(devel)",
 			want: self{argv: []string{"go", "run", "./cmd/reelier"}, temporary: true,
-				build: `go build -o "$(go env GOPATH)/bin/reelier" ./cmd/reelier`}},
+				build: `CGO_ENABLED=0 go build -trimpath -o "$(go env GOPATH)/bin/reelier" ./cmd/reelier`}},
 		{name: "go run below the root", exe: goRun, cwd: filepath.Join(mod, "docs"), lookPath: onPath(installed), version: "(devel)",
 			want: self{argv: []string{"go", "run", "../cmd/reelier"}, temporary: true,
-				build: `go build -o "$(go env GOPATH)/bin/reelier" ../cmd/reelier`}},
+				build: `CGO_ENABLED=0 go build -trimpath -o "$(go env GOPATH)/bin/reelier" ../cmd/reelier`}},
 		{name: "go run pkg@version elsewhere", exe: goRun, cwd: tmp, lookPath: notOnPath, version: "v1.2.3",
 			want: self{argv: []string{"go", "run", "github.com/reelier/reelier/cmd/reelier@v1.2.3"}, temporary: true,
-				build: `GOBIN="$(go env GOPATH)/bin" go install github.com/reelier/reelier/cmd/reelier@v1.2.3`}},
+				build: `CGO_ENABLED=0 GOBIN="$(go env GOPATH)/bin" go install -trimpath github.com/reelier/reelier/cmd/reelier@v1.2.3`}},
 		{name: "go run in a module that requires reelier", exe: goRun, cwd: filepath.Join(other, "sub"), lookPath: notOnPath, version: "(devel)",
 			want: self{argv: []string{"go", "run", "github.com/reelier/reelier/cmd/reelier"}, temporary: true,
-				build: `go build -o "$(go env GOPATH)/bin/reelier" github.com/reelier/reelier/cmd/reelier`}},
+				build: `CGO_ENABLED=0 go build -trimpath -o "$(go env GOPATH)/bin/reelier" github.com/reelier/reelier/cmd/reelier`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,6 +189,9 @@ func subcommand(command string) string {
 		command = "reelier " + rest
 	}
 	f := strings.Fields(command)
+	for len(f) > 0 && strings.HasPrefix(f[0], "CGO_ENABLED=") {
+		f = f[1:]
+	}
 	switch {
 	case len(f) > 2 && f[0] == "go" && f[1] == "build", len(f) > 2 && strings.HasPrefix(f[0], "GOBIN="):
 		return "build"

@@ -200,7 +200,7 @@ func reelierPath() (string, error) {
 		exe = real
 	}
 	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
-		return "", usageErrorf("this reelier is a temporary `go run` build (%s), which is deleted when it exits; install it first (go install ./cmd/reelier) and run that", exe)
+		return "", usageErrorf("this reelier is a temporary `go run` build (%s), which is deleted when it exits; install it first (CGO_ENABLED=0 go install -trimpath ./cmd/reelier) and run that", exe)
 	}
 	return exe, nil
 }

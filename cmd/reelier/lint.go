@@ -177,7 +177,7 @@ func (l *lintSession) fail(err error) {
 }
 
 func (l *lintSession) file(path string) {
-	ls, err := loadSkill(path, l.stdin)
+	ls, err := loadOneShot(path, l.stdin)
 	if err != nil {
 		l.fail(errors.Unwrap(err))
 		return

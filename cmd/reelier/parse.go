@@ -88,29 +88,19 @@ type parseResult struct {
 }
 
 func parseRun(cmd *cobra.Command, opts parseOptions) error {
-	l, err := loadSkill(opts.path, cmd.InOrStdin())
+	if !opts.json {
+		return parseCheck(cmd, opts)
+	}
+	l, err := loadOneShot(opts.path, cmd.InOrStdin())
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	failed := l.diags.HasErrors()
-	if !opts.json {
-		if failed && isAgentSkillFile(l.path) && !grammar.HasStepHeader(l.src) {
-			// An ordinary Agent Skill: its own frontmatter and body are
-			// not errors of a Reelier skill; say what it is instead.
-			return notReplayable(l.path)
-		}
-		printDiagnostics(cmd.ErrOrStderr(), l.diags)
-		if failed {
-			return silentExit(exitUsage)
-		}
-		fmt.Fprintf(out, "%s: ok: skill %q, %d steps\n", l.path, l.skill.Name(), len(l.skill.Steps))
-		return nil
-	}
 	res := parseResult{OK: !failed}
 	if failed {
 		for _, d := range l.diags {
-			e := parseError{Line: d.Range.Start.Line, Column: d.Range.Start.Column, Code: d.Code, Message: d.Message}
+			e := parseError{Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column), Code: d.Code, Message: d.Message}
 			if d.Step > 0 {
 				step := d.Step
 				e.Step = &step
@@ -128,6 +118,30 @@ func parseRun(cmd *cobra.Command, opts parseOptions) error {
 	if failed {
 		return silentExit(exitUsage)
 	}
+	return nil
+}
+
+// parseCheck is parse without --json: the summary needs the skill's name
+// and step count only, so the steps are checked and let go one by one
+// (grammar.Check) rather than kept as a tree.
+func parseCheck(cmd *cobra.Command, opts parseOptions) error {
+	path, src, err := readSkill(opts.path, cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+	gcForFile(len(src))
+	skill, steps, diags := grammar.Check(path, src)
+	failed := diags.HasErrors()
+	if failed && isAgentSkillFile(path) && !grammar.HasStepHeader(src) {
+		// An ordinary Agent Skill: its own frontmatter and body are
+		// not errors of a Reelier skill; say what it is instead.
+		return notReplayable(path)
+	}
+	printDiagnostics(cmd.ErrOrStderr(), diags)
+	if failed {
+		return silentExit(exitUsage)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: ok: skill %q, %d steps\n", path, skill.Name(), steps)
 	return nil
 }
 

@@ -192,7 +192,7 @@ func (s CISkill) line(n int) int {
 	}
 	for _, st := range s.Skill.Steps {
 		if st.Number == n {
-			return st.HeaderRange.Start.Line
+			return int(st.HeaderRange.Start.Line)
 		}
 	}
 	return 0

@@ -155,12 +155,12 @@ func exprLine(st *ast.Step, expr string) int {
 	}
 	for _, a := range st.Asserts {
 		if a.Expr != nil && format.Assert(a.Expr) == expr {
-			return a.Range.Start.Line
+			return int(a.Range.Start.Line)
 		}
 	}
 	for _, b := range st.Binds {
 		if b.Expr != nil && format.Bind(b.Expr) == expr {
-			return b.Range.Start.Line
+			return int(b.Range.Start.Line)
 		}
 	}
 	return 0
@@ -259,9 +259,9 @@ func writeNext(w io.Writer, file string, sr *runtime.StepResult) {
 	if st == nil {
 		return
 	}
-	action := st.Range.Start.Line
+	action := int(st.Range.Start.Line)
 	if st.Action != nil {
-		action = st.Action.Range.Start.Line
+		action = int(st.Action.Range.Start.Line)
 	}
 	var next string
 	switch kindOf(sr.Record) {
@@ -276,7 +276,7 @@ func writeNext(w io.Writer, file string, sr *runtime.StepResult) {
 	case runlog.KindGate:
 		at := action
 		if st.Effect != nil {
-			at = st.Effect.Range.Start.Line
+			at = int(st.Effect.Range.Start.Line)
 		}
 		next = fmt.Sprintf("rerun with %s if the step should run, or edit its effect at %s", gateFlag(sr), location(file, at))
 	case runlog.KindInput:
@@ -297,9 +297,9 @@ func firstFailingLine(st *ast.Step, failures []runtime.Failure) int {
 		}
 	}
 	if len(st.Asserts) > 0 {
-		return st.Asserts[0].Range.Start.Line
+		return int(st.Asserts[0].Range.Start.Line)
 	}
-	return st.Range.Start.Line
+	return int(st.Range.Start.Line)
 }
 
 // gateFlag is the flag that lets a refused step run.

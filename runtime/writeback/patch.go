@@ -100,7 +100,7 @@ func AppendChangelog(skill *ast.Skill, line string) {
 // or 2, or the end of the text). Headings inside code blocks are not
 // headings, which is why the parser's heading list is used.
 func changelogSection(v *ast.Verbatim) (int, int, bool) {
-	base := v.Range.Start.Offset
+	base := int(v.Range.Start.Offset)
 	for i, h := range v.Headings {
 		if h.Level != 2 || !strings.EqualFold(h.Text, changelogHeading) {
 			continue
@@ -108,11 +108,11 @@ func changelogSection(v *ast.Verbatim) (int, int, bool) {
 		end := len(v.Text)
 		for _, next := range v.Headings[i+1:] {
 			if next.Level <= 2 {
-				end = next.Range.Start.Offset - base
+				end = int(next.Range.Start.Offset) - base
 				break
 			}
 		}
-		from := h.Range.Start.Offset - base
+		from := int(h.Range.Start.Offset) - base
 		if from < 0 || from > end || end > len(v.Text) {
 			return 0, 0, false
 		}

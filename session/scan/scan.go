@@ -141,8 +141,11 @@ func readAll(files []file, opts Options) []outcome {
 	for _, f := range files {
 		total += f.size
 	}
-	var next, filesDone atomic.Int64
-	var bytesDone atomic.Int64
+	var next atomic.Int64
+	// The totals are counted under mu, so the Progress calls report them
+	// in order: a later call never shows less done than an earlier one.
+	var filesDone int
+	var bytesDone int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range min(workers, max(len(files), 1)) {
@@ -153,12 +156,13 @@ func readAll(files []file, opts Options) []outcome {
 					return
 				}
 				outs[i] = readOne(files[i], opts.MaxLine)
-				fd, bd := filesDone.Add(1), bytesDone.Add(files[i].size)
+				mu.Lock()
+				filesDone++
+				bytesDone += files[i].size
 				if opts.Progress != nil {
-					mu.Lock()
-					opts.Progress(Progress{Files: len(files), FilesDone: int(fd), Bytes: total, BytesDone: bd})
-					mu.Unlock()
+					opts.Progress(Progress{Files: len(files), FilesDone: filesDone, Bytes: total, BytesDone: bytesDone})
 				}
+				mu.Unlock()
 			}
 		})
 	}

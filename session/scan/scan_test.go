@@ -112,6 +112,12 @@ func TestScan(t *testing.T) {
 	if files == 0 || progress[files-1].FilesDone != files || progress[files-1].BytesDone != progress[files-1].Bytes {
 		t.Errorf("progress does not end at the total: %+v", progress)
 	}
+	for i, p := range progress {
+		if p.FilesDone != i+1 || (i > 0 && p.BytesDone < progress[i-1].BytesDone) {
+			t.Errorf("progress call %d goes back or skips: %+v", i, progress)
+			break
+		}
+	}
 }
 
 // TestScanAgreesWithFromSession: each listed session is exactly what
