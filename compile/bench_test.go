@@ -167,9 +167,10 @@ func TestLinearGrowth(t *testing.T) {
 // step by step to a file. The peak is sampled (runtime/metrics, every
 // 20µs) above the heap in use before, garbage not yet collected included,
 // and must stay within 5× the trace's size for a typical trace (results
-// of about 2 KB; measured 3.9–4.1×). A dense trace (results of about 450
-// bytes, each feeding three binds of the next call) may take 14×
-// (measured 9.1–9.7× at rest; load adds about a quarter): every step keeps
+// of about 2 KB; measured 3.9–4.1×, 2.6–2.9× since #20's second compile
+// pass). A dense trace (results of about 450 bytes, each feeding three
+// binds of the next call) may take 14× (measured 9.1–9.7× at rest, then
+// 5.8–7.5× under load; load adds about a quarter): every step keeps
 // the checks derived from its result and from the element the next step
 // picked, and the skill printed from it is larger than the trace itself.
 // Before skills carried these checks the dense peak was about 4×.

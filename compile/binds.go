@@ -12,21 +12,21 @@ import (
 // `name = body match /pattern/` for a token of a text result — and the
 // steps that use it.
 type binding struct {
-	name  string
-	path  string // dotted; "" for a body match
-	step  int    // the source step, as an index into the compiler's steps
-	array bool   // the path crosses an array
-	// kind and raw are the recorded value's JSON kind ('s' or 'n') and
-	// text, for the step's assert on it.
-	kind byte
-	raw  string
+	name string
+	path string // dotted; "" for a body match
+	// raw is the recorded value's text, for the step's assert on it.
+	raw string
 	// pattern is a body match bind's pattern; positional when it counts
 	// lines.
-	pattern    string
-	positional bool
+	pattern string
 	// selector, for a bind that reads an element of a list by its field
 	// rather than its position, says which: `entityType is "customer"`.
 	selector string
+	step     int // the source step, as an index into the compiler's steps
+	// kind is the recorded value's JSON kind ('s' or 'n').
+	kind       byte
+	array      bool // the path crosses an array
+	positional bool
 	// settled is set once a pick bind's selector and element checks
 	// are decided.
 	settled bool
@@ -63,8 +63,10 @@ type binder struct {
 	all       []*binding     // in the order they were made
 }
 
-func newBinder() *binder {
-	return &binder{taken: map[string]bool{}, next: map[string]int{}, consumers: map[*binding][]int{}}
+// newBinder returns a binder for a trace of n steps: its names are
+// made room for up front, about one a step.
+func newBinder(n int) *binder {
+	return &binder{taken: make(map[string]bool, n), next: map[string]int{}, consumers: map[*binding][]int{}}
 }
 
 // use returns the binding for src, making it on first use, and records

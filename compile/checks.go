@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/jsregex"
-	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
 )
@@ -67,7 +67,7 @@ var volatileKeyWords = setOf(`id ids uuid guid token etag nonce session
 // isVolatileKey reports whether a key names a value that changes from run
 // to run: `id`, `userId`, `created_at`, `lastModified`, `size`.
 func isVolatileKey(key string) bool {
-	for _, w := range strings.Split(snake(key), "_") {
+	for w := range strings.SplitSeq(snake(key), "_") {
 		if volatileKeyWords[w] {
 			return true
 		}
@@ -133,10 +133,13 @@ func volatileAt(s string) int {
 // member of the same object repeats hides the earlier member, as it does
 // for json paths: the checks made under it are dropped.
 type docCollector struct {
-	out  []check
-	seen map[string]bool
-	sent []string
-	buf  []byte
+	// paths interns the dotted paths of checks: the results of one tool
+	// repeat the same few paths thousands of times.
+	paths *pathInterner
+	out   []check
+	seen  map[string]bool
+	sent  []string
+	buf   []byte
 }
 
 // isPathKeyBytes and isDigitBytes are isPathKey and isDigits on a key as
@@ -181,7 +184,7 @@ func (d *docCollector) node(kind byte, raw []byte, esc bool, path []segment) {
 		last = len(d.buf)
 		d.buf = append(d.buf, seg.raw...)
 	}
-	dotted := string(d.buf)
+	dotted := d.paths.of(d.buf)
 	if d.seen == nil {
 		d.seen = map[string]bool{}
 	}
@@ -225,9 +228,9 @@ func (d *docCollector) node(kind byte, raw []byte, esc bool, path []segment) {
 // several lines, redacted, or one of the values the step sends.
 //
 // The check's strings are copies: the parsed document's strings share the
-// result's text, which must not stay in memory.
+// result's text, which must not stay in memory. path must be a string of
+// its own (not part of the text) already.
 func leafCheck(v any, path, key string, sent []string) (check, bool) {
-	path = strings.Clone(path)
 	switch v := v.(type) {
 	case string:
 		if isVolatileKey(key) || isVolatileText(v) || utf8.RuneCountInString(v) > maxCheckedText || isRedacted(v) || strings.ContainsAny(v, "\n\r") || holdsAny(v, sent) {
@@ -384,6 +387,8 @@ func (c *compiler) readPicks() error {
 		if !ok || r.I != st.i {
 			return ErrTraceChanged
 		}
+		// The record is lent until the next read.
+		body := bytes.Clone(r.Body)
 		crec, err := read(st.at)
 		if err != nil {
 			return ErrTraceChanged
@@ -392,7 +397,7 @@ func (c *compiler) readPicks() error {
 		if !ok || !st.same(call, st.at.Line, c.seed) {
 			return ErrTraceChanged
 		}
-		res, err := runtime.ParseValidToolResult(r.Body)
+		res, err := parseToolResult(body)
 		if err != nil {
 			continue
 		}
@@ -468,10 +473,22 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 		return
 	}
 	bd.settled = true
-	if c.selector(bd, doc, text, sent) {
+	segs := strings.Split(bd.path, ".")
+	// The selector and the element checks mostly read the same element:
+	// it is parsed once.
+	var memoN = -1
+	var memoV any
+	var memoOK bool
+	at := func(n int) (any, bool) {
+		if n != memoN {
+			memoN = n
+			memoV, memoOK = doc.at(segs[:n])
+		}
+		return memoV, memoOK
+	}
+	if c.selector(bd, segs, at, text, sent) {
 		return
 	}
-	segs := strings.Split(bd.path, ".")
 	// The element is the path up to the last index.
 	last := -1
 	for i, sg := range segs {
@@ -489,7 +506,7 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 		}
 	}
 	st.pickedEls = append(st.pickedEls, elemPath)
-	el, ok := doc.at(segs[:last+1])
+	el, ok := at(last + 1)
 	if !ok {
 		return
 	}
@@ -537,16 +554,18 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 // against the recorded text; an element listed before it that does not
 // match is passed over, as the agent passed it over. It reports whether
 // the bind was turned.
-func (c *compiler) selector(bd *binding, doc document, text string, sent map[string]bool) bool {
+//
+// segs is the bind's path split at its dots; at(n) returns the value at
+// its first n segments.
+func (c *compiler) selector(bd *binding, segs []string, at func(n int) (any, bool), text string, sent map[string]bool) bool {
 	if bd.kind != 's' || len(sent) == 0 {
 		return false
 	}
-	segs := strings.Split(bd.path, ".")
 	if len(segs) < 3 || !isDigits(segs[len(segs)-2]) {
 		return false
 	}
 	key := segs[len(segs)-1]
-	el, ok := doc.at(segs[:len(segs)-1])
+	el, ok := at(len(segs) - 1)
 	obj, isObj := el.(*jsondata.Object)
 	if !ok || !isObj {
 		return false
@@ -586,4 +605,25 @@ func selectorPattern(text, key, want, selKey, selVal string) string {
 		}
 	}
 	return ""
+}
+
+// pathInterner hands out one string per distinct dotted path, up to
+// maxInterned paths; past that each path gets a string of its own.
+type pathInterner struct{ m map[string]string }
+
+const maxInterned = 1 << 14
+
+// of returns the path in b as a string that shares nothing with b.
+func (p *pathInterner) of(b []byte) string {
+	if s, ok := p.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.m) < maxInterned {
+		if p.m == nil {
+			p.m = map[string]string{}
+		}
+		p.m[s] = s
+	}
+	return s
 }

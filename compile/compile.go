@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"bufio"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -46,10 +47,13 @@ type Output struct {
 // then one call at a time.
 type records struct {
 	// walk hands every record, with its place, to fn in file order,
-	// stopping at fn's first error.
+	// stopping at fn's first error. fn must not keep a record, a call's
+	// Args or a result's Body past its return: a file's walks lend them
+	// (trace.ScanBorrowed).
 	walk func(fn func(rec trace.Record, at trace.Place) error) error
 	// open returns a reader of single records by the place walk gave
-	// them, and a function that releases it.
+	// them, and a function that releases it. A record it reads may be
+	// lent: valid, with its Args or Body, only until the next read.
 	open func() (read func(at trace.Place) (trace.Record, error), done func(), err error)
 	// know, when not nil, tells later walks which records an earlier one
 	// checked (trace.Reader.Known).
@@ -70,7 +74,7 @@ type compiler struct {
 	seed         maphash.Seed
 	opts         Options
 	steps        []*step
-	byI          map[int]*step
+	byI          stepIndex
 	recorded     time.Time // the recording's UTC date, at midnight
 	haveRecorded bool
 	binds        int
@@ -92,6 +96,10 @@ type compiler struct {
 	// recentOrder kept them.
 	recent      map[int]*recentResult
 	recentOrder []int
+	// paths interns the paths of the result checks; collector derives
+	// them, result after result.
+	paths     pathInterner
+	collector docCollector
 }
 
 // Compile turns a trace into a skill, deterministically and without any
@@ -170,7 +178,7 @@ func fileRecords(path string) records {
 				return err
 			}
 			defer f.Close()
-			return trace.ScanKnown(f, known, fn)
+			return trace.ScanBorrowed(f, known, fn)
 		},
 		know: func(k func(trace.Place) bool) { known = k },
 		open: func() (func(trace.Place) (trace.Record, error), func(), error) {
@@ -178,7 +186,7 @@ func fileRecords(path string) records {
 			if err != nil {
 				return nil, nil, err
 			}
-			return func(at trace.Place) (trace.Record, error) { return trace.ReadRecordAt(f, at) }, func() { f.Close() }, nil
+			return trace.NewLineReader(f).Read, func() { f.Close() }, nil
 		},
 	}
 }
@@ -223,6 +231,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	}
 	c.sums = nil
 	c.recent, c.recentOrder = nil, nil
+	c.paths, c.collector = pathInterner{}, docCollector{}
 	if err := c.readPicks(); err != nil {
 		return nil, err
 	}
@@ -236,8 +245,11 @@ func analyse(src records, opts Options) (*Compilation, error) {
 		c.q.add(0, KindTrailingNote, "After step %d: a note follows the last call (%s) and no step was made from it — did the recording stop before the call it describes?", last.n, quoteText(joinNotes(trailing)))
 	}
 	// What only the analysis needed goes before the skill is built.
-	c.lits, c.byI = literalTable{}, nil
+	c.lits, c.byI = literalTable{}, stepIndex{}
 	c.written, c.wrote = nil, nil
+	// The binder's names and consumers served the questions; the binds
+	// stay with their steps.
+	c.binder, c.inputs = nil, nil
 	return &Compilation{c}, nil
 }
 
@@ -272,9 +284,32 @@ func (x *Compilation) Skill() (*ast.Skill, error) {
 // never in memory. It returns w's first error, or Skill's: the calls are
 // read again, and stop the printing part way if the trace file cannot be
 // read or has changed.
+//
+// The open questions after the steps are written once the steps are, the
+// bytes format.Write would print for them as the skill's trailing text,
+// so that their text is not held while the steps are printed.
 func (x *Compilation) Write(w io.Writer) error {
 	var err error
-	if werr := format.Write(w, x.c.skeleton(), x.c.stepNodes(&err, true)); werr != nil {
+	now := x.c.opts.Now()
+	printed := false
+	steps := func(yield func(*ast.Step) bool) {
+		for st := range x.c.stepNodes(&err, true) {
+			printed = true
+			if !yield(st) {
+				return
+			}
+		}
+	}
+	if werr := format.Write(w, x.c.head(), steps); werr != nil {
+		return werr
+	}
+	bw := bufio.NewWriter(w)
+	if printed {
+		// The blank line format.Write owes a step before what follows.
+		bw.WriteString("\n")
+	}
+	x.c.writeTrailing(bw, now)
+	if werr := bw.Flush(); werr != nil {
 		return werr
 	}
 	return err
@@ -288,4 +323,33 @@ func (c *compiler) recordingDate() {
 		return
 	}
 	c.recorded, c.haveRecorded = dayOf(t), true
+}
+
+// stepIndex finds a step by its call's index i. Indexes are mostly 0, 1,
+// 2…, so a slice holds nearly all of them, a map the rest.
+type stepIndex struct {
+	dense  []*step
+	sparse map[int]*step
+}
+
+func (x *stepIndex) get(i int) *step {
+	if i >= 0 && i < len(x.dense) && x.dense[i] != nil {
+		return x.dense[i]
+	}
+	return x.sparse[i]
+}
+
+// set files st under i; n is how many steps there are so far.
+func (x *stepIndex) set(i int, st *step, n int) {
+	if i >= 0 && i < 2*n+1024 {
+		if i >= len(x.dense) {
+			x.dense = append(x.dense, make([]*step, max(i+1, 2*len(x.dense))-len(x.dense))...)
+		}
+		x.dense[i] = st
+		return
+	}
+	if x.sparse == nil {
+		x.sparse = map[int]*step{}
+	}
+	x.sparse[i] = st
 }

@@ -31,23 +31,24 @@ type source struct {
 	// bound is the bind made for this place, once a call uses the value:
 	// a place in a result holds one value, so it is seen by one source.
 	bound *binding
-	step  int32 // index into the compiler's steps
+	// raw is the recorded value as JSON text, for a value assert.
+	raw string
+	// pattern picks a token of a text result with a `body match` bind
+	// ("" when no pattern could), positional when the pattern counts
+	// lines; label is the word before it on its line.
+	pattern string
+	label   string
+	step    int32 // index into the compiler's steps
+	// kind is the recorded value's JSON kind: 's' (string) or 'n'.
+	kind byte
 	// array is set when the path crosses an array (an index segment).
 	array bool
 	// bindable is set when every key fits the path grammar
 	// ([A-Za-z0-9_]+) and the path is not empty.
 	bindable bool
-	// kind is the recorded value's JSON kind: 's' (string) or 'n'.
-	kind byte
-	// raw is the recorded value as JSON text, for a value assert.
-	raw string
-	// text is set for a token of a text result: pattern picks it with a
-	// `body match` bind ("" when no pattern could), positional when the
-	// pattern counts lines, label is the word before it on its line.
+	// text is set for a token of a text result.
 	text       bool
-	pattern    string
 	positional bool
-	label      string
 	// field is set when the token is the value of a `key: value`,
 	// `key=value` or `"key": "value"` on its line.
 	field bool
@@ -131,10 +132,13 @@ type pending struct {
 // costs one walk and a map lookup per leaf, and the index stays as small
 // as the arguments.
 type valueIndex struct {
-	strs    map[string]*slot
-	nums    map[string]*slot
-	pending []pending
-	results int32
+	strs map[string]*slot
+	nums map[string]*slot
+	// built is how many values strs and nums held when last made; once
+	// most are forgotten, shrink makes them again at their size.
+	strsBuilt, numsBuilt int
+	pending              []pending
+	results              int32
 	// mineStep is the step whose result is being mined.
 	mineStep int
 	// keys interns the object keys of sightings' paths: results of one
@@ -332,17 +336,6 @@ func subTokens(tok string) []string {
 	return out
 }
 
-// done forgets a value once step n, the last step that sends it, has
-// looked it up: no later call can use where it was seen, so the index
-// holds only the values the calls still to come send.
-func (x *valueIndex) done(l argLeaf, n int) {
-	x.each(l, func(m map[string]*slot, key string) {
-		if s := m[key]; s != nil && s.last == int32(n) {
-			delete(m, key)
-		}
-	})
-}
-
 // lookup returns the slot of the most recent earlier result that held the
 // value, or nil.
 func (x *valueIndex) lookup(m map[string]*slot, key string) *slot {
@@ -350,6 +343,26 @@ func (x *valueIndex) lookup(m map[string]*slot, key string) *slot {
 		return s
 	}
 	return nil
+}
+
+// shrink makes the index's maps again once three quarters of the values
+// they were made for are forgotten: a map keeps the room of its largest
+// size, and the first walk fills them with every value of every call.
+func (x *valueIndex) shrink() {
+	x.strs, x.strsBuilt = shrunk(x.strs, x.strsBuilt)
+	x.nums, x.numsBuilt = shrunk(x.nums, x.numsBuilt)
+}
+
+func shrunk(m map[string]*slot, built int) (map[string]*slot, int) {
+	built = max(built, len(m))
+	if built < 4096 || len(m) > built/4 {
+		return m, built
+	}
+	fresh := make(map[string]*slot, len(m))
+	for k, v := range m {
+		fresh[k] = v
+	}
+	return fresh, len(fresh)
 }
 
 // empty reports whether no call sends anything worth looking for.

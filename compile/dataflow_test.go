@@ -134,7 +134,7 @@ func TestBindNames(t *testing.T) {
 			t.Errorf("bindNames(%v) = %q, want %q", tt.path, got, tt.want)
 		}
 	}
-	b := newBinder()
+	b := newBinder(0)
 	got := []string{b.fresh([]string{"id"}, 0), b.fresh([]string{"id", "owner_id"}, 0), b.fresh([]string{"id"}, 0), b.fresh([]string{"id", "owner_id"}, 0), b.fresh([]string{"today"}, 0), b.fresh([]string{"today"}, 0),
 		b.fresh([]string{"id"}, 4), b.fresh([]string{"id", "owner_id"}, 4)}
 	if want := []string{"id", "owner_id", "id_2", "owner_id_2", "today_2", "today_3", "id_step4", "owner_id_3"}; !reflect.DeepEqual(got, want) {

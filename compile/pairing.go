@@ -12,7 +12,8 @@ import (
 	"github.com/reelier/reelier/trace"
 )
 
-// step is one call on its way to becoming a skill step.
+// step is one call on its way to becoming a skill step. Its flags are
+// kept together at the end, so the struct has no padding between fields.
 type step struct {
 	n    int // 1-based step number
 	tool string
@@ -33,7 +34,6 @@ type step struct {
 	// the result was JSON.
 	checks []check
 	lines  []string
-	doc    bool
 	// readBack are the strings earlier writing steps sent as literals
 	// that this step's result shows: each gets a `body contains` assert,
 	// so a replay whose write did not take (the world already held
@@ -43,22 +43,14 @@ type step struct {
 	// line or field that repeats one changes when the value does, so it
 	// gets no value assert.
 	sent []string
-	// unchecked is set when the result had content and nothing to check.
-	unchecked bool
-	// proseFed is set when a later step sends words of this step's text
-	// result: all its stable lines are checked, not just the first.
-	proseFed bool
 	// pickChks are the checks on the elements later steps picked from
 	// this step's result, pickedEls those elements' paths; unsettled is
 	// set when a pick bind waits for readPicks.
 	pickChks  []check
 	pickedEls []string
-	unsettled bool
 	// argsKind describes arguments that are not an object ("an array"),
 	// and is empty for an object.
 	argsKind string
-	// ok is set when the result came back without an error.
-	ok bool
 	// binds are the dataflow binds this step's result feeds; each also
 	// gets a `json.<path> is set` assert.
 	binds []*binding
@@ -68,6 +60,15 @@ type step struct {
 	// second time (#20).
 	nAsserts int
 	counted  bool
+	doc      bool
+	// unchecked is set when the result had content and nothing to check.
+	unchecked bool
+	// proseFed is set when a later step sends words of this step's text
+	// result: all its stable lines are checked, not just the first.
+	proseFed  bool
+	unsettled bool
+	// ok is set when the result came back without an error.
+	ok bool
 }
 
 // same reports whether a call met in a later walk is the one the first
@@ -93,7 +94,7 @@ type argHole struct {
 // problem the trace reader finds anywhere in the file is reported first,
 // as it is when the whole trace is read before compiling.
 func (c *compiler) pair() (trailing []string, err error) {
-	c.byI = map[int]*step{}
+	c.byI = stepIndex{}
 	var notes []string
 	var bad error
 	err = c.src.walk(func(rec trace.Record, at trace.Place) error {
@@ -115,24 +116,32 @@ func (c *compiler) pair() (trailing []string, err error) {
 				bad = &trace.LineError{Line: line, Field: "tool", Msg: err.Error()}
 				return nil
 			}
-			args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{Line: 1, Column: 1}) // columns in messages count from 1
-			if d != nil {
-				bad = &trace.LineError{Line: line, Field: "args", Msg: d.Message}
-				return nil
+			leaves, kind, ok := rawArgLeaves(string(rec.Args), c.leaves[:0])
+			argsKind := ""
+			if ok && kind != '{' {
+				argsKind = kindPhrase(kind)
 			}
-			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), at: at, notes: notes}
-			if _, ok := args.(*ast.Object); !ok {
-				st.argsKind = describeValue(args)
+			if !ok {
+				args, d := grammar.ParseArgs(string(rec.Args), ast.Pos{Line: 1, Column: 1}) // columns in messages count from 1
+				if d != nil {
+					bad = &trace.LineError{Line: line, Field: "args", Msg: d.Message}
+					return nil
+				}
+				if _, ok := args.(*ast.Object); !ok {
+					argsKind = describeValue(args)
+				}
+				leaves = argLeaves(args, c.leaves[:0])
 			}
-			c.leaves = argLeaves(args, c.leaves[:0])
+			c.leaves = leaves
+			st := &step{n: len(c.steps) + 1, tool: rec.Tool, i: rec.I, argsHash: maphash.Bytes(c.seed, rec.Args), at: at, notes: notes, argsKind: argsKind}
 			for _, l := range c.leaves {
 				c.idx.want(l, st.n)
 			}
 			notes = nil
 			c.steps = append(c.steps, st)
-			c.byI[rec.I] = st
+			c.byI.set(rec.I, st, len(c.steps))
 		case *trace.Result:
-			if st := c.byI[rec.I]; st != nil {
+			if st := c.byI.get(rec.I); st != nil {
 				st.resultLine, st.resultAt = line, at
 			}
 		}
@@ -169,6 +178,14 @@ func checkTool(tool string) error {
 // blanks, line breaks and control characters becomes one space, and the
 // ends are trimmed.
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
+	return oneLineSlow(s)
+}
+
+// oneLineSlow is oneLine, rune by rune.
+func oneLineSlow(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
@@ -183,6 +200,22 @@ func oneLine(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// isOneLine reports text oneLine returns as it is: printable ASCII
+// whose spaces are single and inside it.
+func isOneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+		case c < 0x20 || c >= 0x7f:
+			return false
+		}
+	}
+	return true
 }
 
 // clip shortens s to at most n characters, marking a cut with "…".

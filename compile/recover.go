@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
@@ -28,7 +27,7 @@ import (
 func (c *compiler) dataflow() error {
 	idx := c.idx
 	c.idx = nil
-	b := newBinder()
+	b := newBinder(len(c.steps))
 	c.binder = b
 	// echoes holds each call's values until its result is mined.
 	echoes := map[int]map[string]bool{}
@@ -41,7 +40,7 @@ func (c *compiler) dataflow() error {
 		seen++
 		switch rec := rec.(type) {
 		case *trace.Result:
-			st := c.byI[rec.I]
+			st := c.byI.get(rec.I)
 			if st == nil || st.resultLine != line {
 				return ErrTraceChanged
 			}
@@ -59,17 +58,26 @@ func (c *compiler) dataflow() error {
 			if !st.same(rec, line, c.seed) {
 				return ErrTraceChanged
 			}
-			args, _ := grammar.ParseArgs(string(rec.Args), ast.Pos{}) // valid: the first walk parsed it
-			c.leaves = argLeaves(args, c.leaves[:0])
-			echo := map[string]bool{}
+			c.leaves = callLeaves(rec.Args, c.leaves[:0])
 			for _, l := range c.leaves {
 				c.recover(st, l, idx, b)
-				idx.each(l, func(_ map[string]*slot, key string) { echo[key] = true })
+			}
+			// What the call sent, which its result merely echoes. A value
+			// is forgotten once the last step that sends it has looked it
+			// up: no later call can use where it was seen, so the index
+			// holds only the values the calls still to come send.
+			echo := map[string]bool{}
+			n := int32(st.n)
+			for _, l := range c.leaves {
+				idx.each(l, func(m map[string]*slot, key string) {
+					echo[key] = true
+					if s := m[key]; s != nil && s.last == n {
+						delete(m, key)
+					}
+				})
 			}
 			echoes[rec.I] = echo
-			for _, l := range c.leaves {
-				idx.done(l, st.n)
-			}
+			idx.shrink()
 		}
 		return nil
 	})
@@ -122,7 +130,7 @@ func clipQuote(raw string) string {
 // observe reads one successful result: it derives the step's checks and
 // indexes the values later calls send.
 func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, echo map[string]bool) {
-	text := res.Text()
+	text, single := resultText(res)
 	doc := []byte(res.Structured)
 	docText := ""
 	structured := doc != nil
@@ -132,7 +140,11 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	case structured:
 		docText = string(doc)
 	default:
-		if js := res.JSONText(); jsonLike(js) {
+		js := text
+		if !single {
+			js = res.JSONText()
+		}
+		if jsonLike(js) {
 			if b := []byte(js); json.Valid(b) {
 				doc, docText = b, js
 			}
@@ -155,7 +167,11 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	}
 	var checks *docCollector
 	if doc != nil && !wrapped {
-		checks = &docCollector{sent: st.sent}
+		// The collector and its lists are the compiler's, reused result
+		// after result; the step keeps a copy of the checks at their size.
+		checks = &c.collector
+		*checks = docCollector{sent: st.sent, paths: &c.paths, out: checks.out[:0], seen: checks.seen, buf: checks.buf[:0]}
+		clear(checks.seen)
 		st.doc = true
 	}
 	var node func(byte, []byte, bool, []segment)
@@ -165,8 +181,8 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	idx.sent = st.sent
 	idx.mine(st.n-1, doc, text, echo, node)
 	idx.sent = nil
-	if checks != nil {
-		st.checks = checks.out
+	if checks != nil && len(checks.out) > 0 {
+		st.checks = slices.Clone(checks.out)
 	}
 	if doc != nil {
 		c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
@@ -178,6 +194,15 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	if doc != nil || strings.TrimSpace(text) != "" {
 		st.unchecked = len(st.lines) == 0 && len(st.checks) == 0
 	}
+}
+
+// resultText is res.Text(); single is set when the result is one text
+// block, whose text is then also res.JSONText() and is not copied.
+func resultText(res *runtime.ToolResult) (text string, single bool) {
+	if len(res.Content) == 1 && res.Content[0].Type == "text" && res.Structured == nil {
+		return res.Content[0].Text, true
+	}
+	return res.Text(), false
 }
 
 // textMatches reports whether a result's text says what its structured

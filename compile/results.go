@@ -27,7 +27,7 @@ func (c *compiler) result(st *step, rec *trace.Result) (*runtime.ToolResult, boo
 		c.q.add(st.n, KindUnminedBody, "%s: the recorded result is %d bytes, more than the %s the compiler searches, so it was not searched for values later steps use.", ref(st), len(rec.Body), byteSize(c.opts.MaxMinedBody))
 		return nil, false
 	}
-	res, err := runtime.ParseValidToolResult(rec.Body)
+	res, err := parseToolResult(rec.Body)
 	if err != nil {
 		c.q.add(st.n, KindUnminedBody, "%s: the recorded result is not an MCP tool result (no content list), so it was not searched for values later steps use — what does this tool return at replay?", ref(st))
 		return nil, false

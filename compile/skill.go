@@ -24,6 +24,13 @@ const maxTitle = 80
 // preamble that says where the skill came from, and the open questions
 // and a seeded changelog after the steps.
 func (c *compiler) skeleton() *ast.Skill {
+	s := c.head()
+	s.Trailing = ast.Verbatim{Text: c.trailing()}
+	return s
+}
+
+// head is the skeleton without its trailing text.
+func (c *compiler) head() *ast.Skill {
 	name := c.name()
 	fm := &ast.Frontmatter{Entries: []*ast.FrontmatterEntry{
 		{Key: "name", Value: name},
@@ -35,7 +42,6 @@ func (c *compiler) skeleton() *ast.Skill {
 	return &ast.Skill{
 		Frontmatter: fm,
 		Preamble:    ast.Verbatim{Text: c.preamble(name)},
-		Trailing:    ast.Verbatim{Text: c.trailing()},
 	}
 }
 
@@ -49,6 +55,9 @@ func (c *compiler) skeleton() *ast.Skill {
 func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 	return func(yield func(*ast.Step) bool) {
 		b := new(stepBuilder)
+		if reuse {
+			b.arena = new(nodeArena)
+		}
 		read, done, err := c.src.open()
 		if err != nil {
 			*failed = err
@@ -57,13 +66,12 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 		defer done()
 		for _, st := range c.steps {
 			rec, err := read(st.at)
-			var bad *trace.LineError
-			switch {
-			case errors.As(err, &bad), errors.Is(err, io.ErrUnexpectedEOF):
-				// Not a record, or the file ends before it: it changed.
-				*failed = ErrTraceChanged
-				return
-			case err != nil:
+			if err != nil {
+				var bad *trace.LineError
+				if errors.As(err, &bad) || errors.Is(err, io.ErrUnexpectedEOF) {
+					// Not a record, or the file ends before it: it changed.
+					err = ErrTraceChanged
+				}
 				*failed = err
 				return
 			}
@@ -166,56 +174,100 @@ func (c *compiler) inputsLine() string {
 }
 
 func (c *compiler) trailing() string {
-	qs := c.q.sorted()
-	size := 256
-	for _, q := range qs {
-		size += len(q.Text) + 3
-	}
 	var b strings.Builder
-	b.Grow(size)
-	b.WriteString("## Open questions\n\n")
-	if len(qs) == 0 {
-		b.WriteString("- (none)\n")
-	}
-	for _, q := range qs {
-		b.WriteString("- ")
-		b.WriteString(q.Text)
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "\n## Changelog\n\n- %s — compiled from %s (%s, %s)\n",
-		c.opts.Now().UTC().Format(time.DateOnly), oneLine(c.opts.Source), plural(len(c.steps), "call"), plural(len(c.steps), "step"))
+	c.writeTrailing(&b, c.opts.Now())
 	return b.String()
 }
 
+// writeTrailing writes the open questions and the changelog, dated now,
+// to w: the skill's trailing text.
+func (c *compiler) writeTrailing(w interface {
+	io.Writer
+	io.StringWriter
+}, now time.Time) {
+	qs := c.q.sorted()
+	if b, ok := w.(*strings.Builder); ok {
+		size := 256
+		for _, q := range qs {
+			size += len(q.Text) + 3
+		}
+		b.Grow(size)
+	}
+	w.WriteString("## Open questions\n\n")
+	if len(qs) == 0 {
+		w.WriteString("- (none)\n")
+	}
+	for _, q := range qs {
+		w.WriteString("- ")
+		w.WriteString(q.Text)
+		w.WriteString("\n")
+	}
+	fmt.Fprintf(w, "\n## Changelog\n\n- %s — compiled from %s (%s, %s)\n",
+		now.UTC().Format(time.DateOnly), oneLine(c.opts.Source), plural(len(c.steps), "call"), plural(len(c.steps), "step"))
+}
+
 // step builds one skill step. b is storage reused from step to step for
-// the argument holes.
+// the argument holes; with b.arena set, every node of the step is built
+// in it.
 func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Step {
+	a := b.arena
+	a.reset()
 	title, intent := c.narration(st)
-	out := &ast.Step{Number: st.n, Title: title,
-		Intent: &ast.IntentField{Text: intent},
-		Action: &ast.ActionField{Tool: st.tool, Args: c.args(st, args, b)},
-		Effect: &ast.EffectField{Value: st.class.Effect},
+	var out *ast.Step
+	if a == nil {
+		out = &ast.Step{Number: st.n, Title: title,
+			Intent: &ast.IntentField{Text: intent},
+			Action: &ast.ActionField{Tool: st.tool, Args: c.args(st, args, b)},
+			Effect: &ast.EffectField{Value: st.class.Effect},
+		}
+	} else {
+		out = take(&a.steps)
+		out.Number, out.Title = st.n, title
+		out.Intent, out.Action, out.Effect = take(&a.intents), take(&a.actions), take(&a.effects)
+		out.Intent.Text = intent
+		out.Action.Tool, out.Action.Args = st.tool, c.args(st, args, b)
+		out.Effect.Value = st.class.Effect
 	}
 	// The fields of a step are allocated together, one slice each, not
 	// one by one (#20).
-	asserts := c.asserts(st)
+	asserts := c.asserts(st, a)
 	st.nAsserts, st.counted = len(asserts), true
 	if len(asserts) > 0 {
-		fields := make([]ast.AssertField, len(asserts))
-		out.Asserts = make([]*ast.AssertField, len(asserts))
-		for i, a := range asserts {
-			fields[i].Expr = a
+		var fields []ast.AssertField
+		if a == nil {
+			fields = make([]ast.AssertField, len(asserts))
+			out.Asserts = make([]*ast.AssertField, len(asserts))
+		} else {
+			fields, out.Asserts = takeN(&a.afields, len(asserts)), takeN(&a.aptrs, len(asserts))
+		}
+		for i, x := range asserts {
+			fields[i].Expr = x
 			out.Asserts[i] = &fields[i]
 		}
 	}
+	a.keep(asserts)
 	if len(st.binds) > 0 {
-		fields := make([]ast.BindField, len(st.binds))
-		out.Binds = make([]*ast.BindField, len(st.binds))
+		var fields []ast.BindField
+		if a == nil {
+			fields = make([]ast.BindField, len(st.binds))
+			out.Binds = make([]*ast.BindField, len(st.binds))
+		} else {
+			fields, out.Binds = takeN(&a.bfields, len(st.binds)), takeN(&a.bptrs, len(st.binds))
+		}
 		for i, bd := range st.binds {
-			if bd.path == "" {
+			switch {
+			case bd.path == "" && a == nil:
 				fields[i].Expr = &ast.BodyMatchBind{Name: bd.name, Pattern: bd.pattern}
-			} else {
+			case bd.path == "":
+				m := take(&a.mbinds)
+				m.Name, m.Pattern = bd.name, bd.pattern
+				fields[i].Expr = m
+			case a == nil:
 				fields[i].Expr = &ast.JSONBind{Name: bd.name, Path: pathNode(bd.path)}
+			default:
+				j := take(&a.jbinds)
+				j.Name, j.Path = bd.name, a.path(bd.path)
+				fields[i].Expr = j
 			}
 			out.Binds[i] = &fields[i]
 		}
@@ -224,13 +276,16 @@ func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Ste
 }
 
 // asserts lists a step's asserts: its status, a check on every value a
-// later step takes from it, then the checks derived from its result.
-func (c *compiler) asserts(st *step) []ast.Assert {
+// later step takes from it, then the checks derived from its result. The
+// nodes come from a (nil: each its own).
+func (c *compiler) asserts(st *step, a *nodeArena) []ast.Assert {
 	if !st.ok {
 		return nil
 	}
-	out := []ast.Assert{&ast.StatusAssert{Op: ast.OpEq, Code: 200}}
-	covered := map[string]bool{}
+	status := a.statusAssert()
+	status.Op, status.Code = ast.OpEq, 200
+	out := append(a.assertList(), status)
+	covered := a.coveredSet()
 	for _, bd := range st.binds {
 		if bd.path == "" {
 			continue
@@ -240,8 +295,8 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 		// one that changes from run to run (a generated id): then the
 		// type is all a replay can hold it to.
 		if bd.array && !bd.volatile() {
-			if v := scalarNode(bd.raw); v != nil {
-				out = append(out, &ast.JSONCompareAssert{Path: pathNode(bd.path), Op: ast.OpEq, Value: v})
+			if v := a.scalar(bd.raw); v != nil {
+				out = append(out, a.compare(bd.path, v))
 				continue
 			}
 		}
@@ -250,22 +305,24 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 		// a later step acts on it.
 		if bd.kind == 's' {
 			if shape := valueShape(unquoteRaw(bd.raw)); shape != "" {
-				out = append(out, &ast.JSONMatchesAssert{Path: pathNode(bd.path), Pattern: shape})
+				m := a.matchesAssert()
+				m.Path, m.Pattern = a.path(bd.path), shape
+				out = append(out, m)
 				continue
 			}
 		}
-		out = append(out, &ast.JSONIsAssert{Path: pathNode(bd.path), Type: kindType(bd.kind)})
+		out = append(out, a.is(bd.path, kindType(bd.kind)))
 	}
 	for _, ck := range st.checks {
 		if covered[ck.path] {
 			continue
 		}
 		if ck.typ != "" {
-			out = append(out, &ast.JSONIsAssert{Path: pathNode(ck.path), Type: ck.typ})
+			out = append(out, a.is(ck.path, ck.typ))
 			continue
 		}
-		if v := scalarNode(ck.value); v != nil {
-			out = append(out, &ast.JSONCompareAssert{Path: pathNode(ck.path), Op: ast.OpEq, Value: v})
+		if v := a.scalar(ck.value); v != nil {
+			out = append(out, a.compare(ck.path, v))
 		}
 	}
 	var taken []string
@@ -274,7 +331,7 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 			taken = append(taken, bd.raw)
 		}
 	}
-	out = append(out, checkAsserts(st.pickChks, out)...)
+	out = checkAsserts(st.pickChks, out, a)
 	lines := st.lines
 	if !st.proseFed && len(lines) > maxTextLines {
 		lines = lines[:maxTextLines]
@@ -283,7 +340,9 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 		// A line holding a token a later step takes is checked only up
 		// to it: the bind follows the token if it changes.
 		if line = cutBefore(line, taken); line != "" {
-			out = append(out, &ast.BodyContainsAssert{Text: line})
+			x := a.containsAssert()
+			x.Text = line
+			out = append(out, x)
 		}
 	}
 	// What an earlier step wrote and this read shows is checked by value
@@ -300,43 +359,47 @@ func (c *compiler) asserts(st *step) []ast.Assert {
 			}
 			return false
 		}) {
-			out = append(out, &ast.BodyContainsAssert{Text: w})
+			x := a.containsAssert()
+			x.Text = w
+			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// checkAsserts turns checks into asserts, leaving out those on a path
-// an assert in have already checks.
-func checkAsserts(cks []check, have []ast.Assert) []ast.Assert {
-	done := map[string]bool{}
-	for _, a := range have {
-		switch a := a.(type) {
+// checkAsserts appends to have the asserts of checks, leaving out those
+// on a path an assert in have already checks.
+func checkAsserts(cks []check, have []ast.Assert, a *nodeArena) []ast.Assert {
+	if len(cks) == 0 {
+		return have
+	}
+	done := a.doneSet()
+	for _, x := range have {
+		switch x := x.(type) {
 		case *ast.JSONCompareAssert:
-			done[a.Path.String()] = true
+			done[x.Path.String()] = true
 		case *ast.JSONIsAssert:
-			done[a.Path.String()] = true
+			done[x.Path.String()] = true
 		case *ast.JSONMatchesAssert:
-			done[a.Path.String()] = true
+			done[x.Path.String()] = true
 		}
 	}
-	var out []ast.Assert
 	for _, ck := range cks {
 		if done[ck.path] {
 			continue
 		}
 		done[ck.path] = true
 		if ck.typ != "" {
-			out = append(out, &ast.JSONIsAssert{Path: pathNode(ck.path), Type: ck.typ})
-		} else if v := scalarNode(ck.value); v != nil {
-			out = append(out, &ast.JSONCompareAssert{Path: pathNode(ck.path), Op: ast.OpEq, Value: v})
+			have = append(have, a.is(ck.path, ck.typ))
+		} else if v := a.scalar(ck.value); v != nil {
+			have = append(have, a.compare(ck.path, v))
 		}
 	}
-	return out
+	return have
 }
 
-// unquoteRaw decodes a recorded JSON string's text.
-func unquoteRaw(raw string) string {
+// unquoteSlow decodes a recorded JSON string's text with escapes.
+func unquoteSlow(raw string) string {
 	var v string
 	if json.Unmarshal([]byte(raw), &v) != nil {
 		return ""
@@ -352,31 +415,24 @@ func kindType(kind byte) ast.TypeName {
 	return ast.TypeString
 }
 
-// scalarNode parses a recorded JSON scalar as a syntax node, or nil.
-func scalarNode(raw string) ast.Value {
-	if raw == "" {
-		return nil
-	}
-	v, d := grammar.ParseArgs(raw, ast.Pos{})
-	if d != nil {
-		return nil
-	}
-	switch v.(type) {
-	case *ast.String, *ast.Number, *ast.Bool, *ast.Null:
-		return v
-	}
-	return nil
-}
-
 // stepBuilder is storage reused from one step to the next.
 type stepBuilder struct {
 	holes []holeLeaf
+	// arena, when set, holds every node of the step (Write's reuse).
+	arena *nodeArena
 }
 
 // pathNode returns a dotted path as a syntax node, as the parser would
 // read its text.
 func pathNode(dotted string) ast.Path {
-	els := make([]ast.PathElement, 0, strings.Count(dotted, ".")+1)
+	els := make([]ast.PathElement, strings.Count(dotted, ".")+1)
+	fillPath(els, dotted)
+	return ast.Path{Elements: els}
+}
+
+// fillPath sets els, one per segment, to the segments of a dotted path.
+func fillPath(els []ast.PathElement, dotted string) {
+	k := 0
 	for seg := range strings.SplitSeq(dotted, ".") {
 		el := ast.PathElement{Name: seg, Index: -1}
 		if isDigits(seg) {
@@ -384,14 +440,19 @@ func pathNode(dotted string) ast.Path {
 				el.Index = n
 			}
 		}
-		els = append(els, el)
+		els[k] = el
+		k++
 	}
-	return ast.Path{Elements: els}
 }
 
 // args parses a step's recorded arguments again, which the first walk
 // found valid, and puts in the holes dataflow recovery chose.
 func (c *compiler) args(st *step, raw json.RawMessage, b *stepBuilder) ast.Value {
+	if b.arena != nil {
+		if v, ok := b.arena.args(string(raw), st.holes, b); ok {
+			return v
+		}
+	}
 	args, _ := grammar.ParseArgs(string(raw), ast.Pos{})
 	if len(st.holes) == 0 {
 		return args

@@ -55,7 +55,7 @@ func (c *compiler) summary() Summary {
 	}
 	for _, st := range c.steps {
 		if !st.counted {
-			st.nAsserts, st.counted = len(c.asserts(st)), true
+			st.nAsserts, st.counted = len(c.asserts(st, nil)), true
 		}
 		s.Asserts += st.nAsserts
 		switch st.class.Effect {

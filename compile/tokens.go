@@ -152,6 +152,14 @@ func isRedacted(s string) bool { return strings.Contains(s, trace.Redacted) }
 // `entityName` → entity_name, `File Name` → file_name; "" when nothing
 // usable is left.
 func snake(s string) string {
+	if isSnake(s) {
+		return s
+	}
+	return snakeSlow(s)
+}
+
+// snakeSlow is snake, rune by rune.
+func snakeSlow(s string) string {
 	var b strings.Builder
 	prevLower := false
 	for _, r := range s {
@@ -180,6 +188,23 @@ func snake(s string) string {
 		out = "v_" + out
 	}
 	return out
+}
+
+// isSnake reports a key snake returns as it is: lower-case letters and
+// digits, not first, joined by single underscores, at most 40 of them.
+func isSnake(s string) bool {
+	if s == "" || len(s) > 40 || s[0] >= '0' && s[0] <= '9' || s[0] == '_' || s[len(s)-1] == '_' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		case c == '_' && s[i-1] != '_':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // genericKeys are argument keys that say nothing about what a value is;

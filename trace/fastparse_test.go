@@ -39,5 +39,8 @@ func FuzzParseFast(f *testing.F) {
 		if !reflect.DeepEqual(fast, general) {
 			t.Fatalf("fast %#v; general %#v; line %s", fast, general, raw)
 		}
+		if lent := own(parseFastInto(raw, new(lent))); !reflect.DeepEqual(lent, fast) {
+			t.Fatalf("lent %#v; fast %#v; line %s", lent, fast, raw)
+		}
 	})
 }

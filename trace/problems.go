@@ -112,16 +112,45 @@ func quoteStart(raw []byte) string {
 // a reader that reports every problem (reelier trace) goes on, and each
 // problem is reported once.
 type Checker struct {
-	calls, results map[int]bool
-	n              int
-	haveMeta       bool
+	// dense flags the call indexes below its length (a call, a result);
+	// sparse those beyond. Indexes are mostly 0, 1, 2…, so a slice
+	// holds nearly all of them.
+	dense    []uint8
+	sparse   map[int]uint8
+	n        int
+	haveMeta bool
+}
+
+const (
+	sawCall uint8 = 1 << iota
+	sawResult
+)
+
+// has reports whether the index i has the flag.
+func (c *Checker) has(i int, flag uint8) bool {
+	if i >= 0 && i < len(c.dense) && c.dense[i]&flag != 0 {
+		return true
+	}
+	return c.sparse[i]&flag != 0
+}
+
+// mark gives the index i the flag.
+func (c *Checker) mark(i int, flag uint8) {
+	if i >= 0 && i < 2*c.n+1024 {
+		if i >= len(c.dense) {
+			c.dense = append(c.dense, make([]uint8, max(i+1, 2*len(c.dense))-len(c.dense))...)
+		}
+		c.dense[i] |= flag
+		return
+	}
+	if c.sparse == nil {
+		c.sparse = map[int]uint8{}
+	}
+	c.sparse[i] |= flag
 }
 
 // Check checks the record read from line, after those before it.
 func (c *Checker) Check(rec Record, line int) *LineError {
-	if c.calls == nil {
-		c.calls, c.results = map[int]bool{}, map[int]bool{}
-	}
 	first := c.n == 0
 	c.n++
 	switch rec := rec.(type) {
@@ -135,18 +164,18 @@ func (c *Checker) Check(rec Record, line int) *LineError {
 		c.haveMeta = true
 		return nil
 	case *Call:
-		if c.calls[rec.I] {
+		if c.has(rec.I, sawCall) {
 			return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("duplicate call index %d", rec.I)}
 		}
-		c.calls[rec.I] = true
+		c.mark(rec.I, sawCall)
 	case *Result:
-		if !c.calls[rec.I] {
+		if !c.has(rec.I, sawCall) {
 			return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("result for call index %d, which has no earlier call", rec.I)}
 		}
-		if c.results[rec.I] {
+		if c.has(rec.I, sawResult) {
 			return &LineError{Line: line, Field: "i", Msg: fmt.Sprintf("a second result for call index %d", rec.I)}
 		}
-		c.results[rec.I] = true
+		c.mark(rec.I, sawResult)
 	}
 	if first {
 		return &LineError{Line: line, Field: "t", Msg: "the first record must be meta"}

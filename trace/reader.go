@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/runtime/jsondata"
@@ -44,6 +45,23 @@ type Reader struct {
 	// were read and checked before, so they are not checked for valid
 	// JSON again.
 	Known func(Place) bool
+	// Borrow, when set, lets Next return notes, calls and results in
+	// storage the reader reuses, a call's Args and a result's Body
+	// sharing its read buffer: such a record, and its raw fields, are
+	// valid only until the next call of Next. Records of other shapes
+	// (meta records, the fields the fast path leaves to the general one)
+	// are the caller's as always.
+	Borrow bool
+	lent   lent
+}
+
+// lent is the storage a borrowing Reader returns records in.
+type lent struct {
+	note   Note
+	call   Call
+	result Result
+	// tools interns tool names written without escapes.
+	tools map[string]string
 }
 
 // NewReader returns a reader of the trace in r.
@@ -97,6 +115,61 @@ func ReadRecordAt(r io.ReaderAt, p Place) (Record, error) {
 	return ParseLine(raw, p.Line)
 }
 
+// LineReader reads single records of a trace file by their places, as
+// ReadRecordAt does, for places asked for in file order: it reads the
+// file through once, in large reads, instead of once per record. A place
+// before the last one read is read with ReadRecordAt. A record it returns
+// is lent: it, and a call's Args or a result's Body, are valid only until
+// the next call of Read.
+type LineReader struct {
+	f   io.ReaderAt
+	r   *bufio.Reader
+	pos int64 // the file offset r reads next
+	buf []byte
+	l   lent
+}
+
+// NewLineReader returns a LineReader of the file f.
+func NewLineReader(f io.ReaderAt) *LineReader {
+	return &LineReader{f: f, r: bufio.NewReaderSize(io.NewSectionReader(f, 0, 1<<62), 64<<10)}
+}
+
+// Read reads the record at p.
+func (lr *LineReader) Read(p Place) (Record, error) {
+	if p.Offset < lr.pos {
+		return ReadRecordAt(lr.f, p)
+	}
+	if n, err := lr.r.Discard(int(p.Offset - lr.pos)); err != nil {
+		lr.pos += int64(n)
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	lr.pos = p.Offset
+	lr.buf = slices.Grow(lr.buf[:0], p.Size)[:p.Size]
+	n, err := io.ReadFull(lr.r, lr.buf)
+	lr.pos += int64(n)
+	if n < p.Size {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	raw := bytes.TrimSpace(lr.buf)
+	if len(raw) == 0 {
+		return nil, &LineError{Line: p.Line, Msg: "not a record"}
+	}
+	if p.Sum == 0 || lineSum(raw) != p.Sum {
+		return ParseLine(raw, p.Line)
+	}
+	// The same bytes a Reader checked when it gave this place.
+	if rec := parseFastInto(raw, &lr.l); rec != nil {
+		return rec, nil
+	}
+	return parseGeneral(raw, p.Line)
+}
+
 // Next returns the next record, io.EOF at the end, or a *LineError. After a
 // *LineError the reader can go on with the next line.
 func (r *Reader) Next() (Record, error) {
@@ -119,10 +192,20 @@ func (r *Reader) Next() (Record, error) {
 			continue
 		}
 		r.sum = lineSum(raw)
-		if r.Known != nil && r.Known(r.Place()) {
-			return parseKnown(raw, r.line)
+		known := r.Known != nil && r.Known(r.Place())
+		if !r.Borrow {
+			if known {
+				return parseKnown(raw, r.line)
+			}
+			return ParseLine(raw, r.line)
 		}
-		return ParseLine(raw, r.line)
+		if !known && !validJSON(raw) {
+			return parseGeneral(raw, r.line)
+		}
+		if rec := parseFastInto(raw, &r.lent); rec != nil {
+			return rec, nil
+		}
+		return parseGeneral(raw, r.line)
 	}
 }
 
@@ -301,7 +384,11 @@ func article(kind string) string {
 // give the same record for every line the fast one accepts.
 //
 // raw must be valid JSON (ParseLine checks it).
-func parseFast(raw []byte) Record {
+func parseFast(raw []byte) Record { return parseFastInto(raw, nil) }
+
+// parseFastInto is parseFast, returning the record in into, its raw
+// fields sharing raw, when into is not nil.
+func parseFastInto(raw []byte, into *lent) Record {
 	var (
 		t, ts, tool, text, toolUseID  string
 		hasT, hasTS, hasTool, hasText bool
@@ -319,7 +406,14 @@ func parseFast(raw []byte) Record {
 			*dst = string(in)
 			return true
 		}
-		return json.Unmarshal(v, dst) == nil
+		// Decoded into a string of its own, so that dst does not escape:
+		// the fields stay off the heap.
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return false
+		}
+		*dst = s
+		return true
 	}
 	num := func(v []byte, dst *int64) bool {
 		if len(v) == 0 || len(v) > 18 || (len(v) > 1 && v[0] == '0') {
@@ -342,10 +436,39 @@ func parseFast(raw []byte) Record {
 		}
 		switch string(key) {
 		case "t":
+			// The kinds are constants: no string is made for them.
+			switch string(v) {
+			case `"call"`:
+				t, hasT = string(KindCall), true
+				return true
+			case `"result"`:
+				t, hasT = string(KindResult), true
+				return true
+			case `"note"`:
+				t, hasT = string(KindNote), true
+				return true
+			}
 			return str(v, &t, &hasT)
 		case "ts":
 			return str(v, &ts, &hasTS)
 		case "tool":
+			if into != nil && len(v) >= 2 && v[0] == '"' {
+				// A trace calls the same few tools over and over.
+				if name, ok := into.tools[string(v[1:len(v)-1])]; ok {
+					tool, hasTool = name, true
+					return true
+				}
+				if !str(v, &tool, &hasTool) {
+					return false
+				}
+				if len(into.tools) < 256 && bytes.IndexByte(v, '\\') < 0 {
+					if into.tools == nil {
+						into.tools = map[string]string{}
+					}
+					into.tools[tool] = tool
+				}
+				return true
+			}
 			return str(v, &tool, &hasTool)
 		case "text":
 			return str(v, &text, &hasText)
@@ -397,14 +520,26 @@ func parseFast(raw []byte) Record {
 	switch Kind(t) {
 	case KindNote:
 		if hasTS && hasText {
+			if into != nil {
+				into.note = Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
+				return &into.note
+			}
 			return &Note{T: KindNote, Seq: int(seq), TS: ts, Text: text}
 		}
 	case KindCall:
 		if i >= 0 && args != nil && hasTool && hasTS {
+			if into != nil {
+				into.call = Call{T: KindCall, Seq: int(seq), I: int(i), TS: ts, Tool: tool, Args: args, ToolUseID: toolUseID}
+				return &into.call
+			}
 			return &Call{T: KindCall, Seq: int(seq), I: int(i), TS: ts, Tool: tool, Args: bytes.Clone(args), ToolUseID: toolUseID}
 		}
 	case KindResult:
 		if i >= 0 && ms >= 0 && ok >= 0 && body != nil {
+			if into != nil {
+				into.result = Result{T: KindResult, Seq: int(seq), I: int(i), MS: ms, OK: ok == 1, Body: body}
+				return &into.result
+			}
 			return &Result{T: KindResult, Seq: int(seq), I: int(i), MS: ms, OK: ok == 1, Body: bytes.Clone(body)}
 		}
 	}

@@ -185,6 +185,16 @@ func FuzzScan(f *testing.F) {
 		if (knownErr == nil) != (scanErr == nil) || !reflect.DeepEqual(known, recs) {
 			t.Fatalf("ScanKnown (%v) differs from Scan (%v)", knownErr, scanErr)
 		}
+		// Borrowed records, copied as they are handed over, are the same
+		// records, and the scan ends the same way.
+		var lent []trace.Record
+		lentErr := trace.ScanBorrowed(bytes.NewReader(src), nil, func(rec trace.Record, _ trace.Place) error {
+			lent = append(lent, ownRecord(rec))
+			return nil
+		})
+		if fmt.Sprint(lentErr) != fmt.Sprint(scanErr) || !reflect.DeepEqual(lent, recs) {
+			t.Fatalf("ScanBorrowed (%v) differs from Scan (%v)", lentErr, scanErr)
+		}
 		for k, at := range places {
 			if at.Offset < 0 || at.Offset+int64(at.Size) > int64(len(src)) {
 				t.Fatalf("record %d: place %+v outside the %d bytes", k, at, len(src))
@@ -230,4 +240,22 @@ func TestFileError(t *testing.T) {
 	if trace.InFile("a.jsonl", once) != once || !errors.Is(once, trace.ErrEmpty) {
 		t.Error("InFile wraps twice or hides the cause")
 	}
+}
+
+// ownRecord copies a record ScanBorrowed lent.
+func ownRecord(rec trace.Record) trace.Record {
+	switch r := rec.(type) {
+	case *trace.Note:
+		c := *r
+		return &c
+	case *trace.Call:
+		c := *r
+		c.Args = bytes.Clone(r.Args)
+		return &c
+	case *trace.Result:
+		c := *r
+		c.Body = bytes.Clone(r.Body)
+		return &c
+	}
+	return rec
 }

@@ -60,8 +60,19 @@ func Scan(r io.Reader, fn func(rec Record, at Place) error) error {
 // the same file checked, read again with the same bytes, are not checked
 // for valid JSON a second time.
 func ScanKnown(r io.Reader, known func(Place) bool, fn func(rec Record, at Place) error) error {
+	return scan(r, known, false, fn)
+}
+
+// ScanBorrowed is ScanKnown with borrowed records (Reader.Borrow): fn
+// must not keep a note, call or result, nor a call's Args or a result's
+// Body, past its return. It allocates far less than ScanKnown.
+func ScanBorrowed(r io.Reader, known func(Place) bool, fn func(rec Record, at Place) error) error {
+	return scan(r, known, true, fn)
+}
+
+func scan(r io.Reader, known func(Place) bool, borrow bool, fn func(rec Record, at Place) error) error {
 	rd := NewReader(r)
-	rd.Known = known
+	rd.Known, rd.Borrow = known, borrow
 	var chk Checker
 	for {
 		rec, err := rd.Next()

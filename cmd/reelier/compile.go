@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,7 +94,13 @@ func newCompileCmd() *cobra.Command {
 
 func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	// NewFile reads the trace twice and never holds its result bodies;
-	// Write prints the skill one step at a time.
+	// Write prints the skill one step at a time. A trace of up to 1 MiB
+	// (about 1,500 dense calls) allocates at most about 15 MiB, so at
+	// GOGC=400 it is compiled with one collection at most, as parse, lint
+	// and fmt run a skill (gcForFile; a 200-call trace: 18 → 13 ms CPU).
+	if fi, err := os.Stat(opts.trace); err == nil {
+		gcForFile(int(min(fi.Size(), math.MaxInt32)))
+	}
 	x, err := compile.NewFile(opts.trace, compile.Options{Source: filepath.Base(opts.trace)})
 	if err != nil {
 		return traceError(cmd, opts.trace, err)
