@@ -199,7 +199,7 @@ func (r *Reader) Next() (Record, error) {
 			}
 			return ParseLine(raw, r.line)
 		}
-		if !known && !validJSON(raw) {
+		if !known && !jsondata.Valid(raw) {
 			return parseGeneral(raw, r.line)
 		}
 		if rec := parseFastInto(raw, &r.lent); rec != nil {

@@ -1,10 +1,10 @@
-package trace
+package jsondata
 
-// validJSON reports whether b is one valid JSON value, as json.Valid
-// does (bytes of any value inside strings, nesting to 10,000 levels),
-// in one pass without json's per-byte state machine (#20: the first
-// walk of a compile checks every line).
-func validJSON(b []byte) bool {
+// Valid reports whether b is one valid JSON value, as json.Valid does
+// (bytes of any value inside strings, nesting to 10,000 levels), in one
+// pass without json's per-byte state machine (#20: the first walk of a
+// compile checks every trace line, the proxy every message).
+func Valid(b []byte) bool {
 	v := jsonChecker{b: b}
 	v.space()
 	if !v.value(0) {

@@ -1,4 +1,4 @@
-package trace
+package jsondata
 
 import (
 	"encoding/json"
@@ -14,22 +14,22 @@ var validCases = []string{
 	strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000), strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
 }
 
-// TestValidJSON holds validJSON to json.Valid.
-func TestValidJSON(t *testing.T) {
+// TestValid holds Valid to json.Valid.
+func TestValid(t *testing.T) {
 	for _, s := range validCases {
-		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("validJSON(%.60q) = %v, json.Valid %v", s, got, want)
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%.60q) = %v, json.Valid %v", s, got, want)
 		}
 	}
 }
 
-func FuzzValidJSON(f *testing.F) {
+func FuzzValid(f *testing.F) {
 	for _, s := range validCases {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid %v", b, got, want)
 		}
 	})
 }
