@@ -72,13 +72,13 @@ func (p *docParser) step(h int, expected int) (*ast.Step, int) {
 	text := p.text(hl)
 	hdr := parseStepHeader(text)
 	org := hl.at(0)
-	step := &ast.Step{
+	step := p.newStep(ast.Step{
 		HeaderRange: org.span(0, len(text)),
 		Number:      hdr.number,
 		NumberRange: org.span(hdr.numStart, hdr.numEnd),
 		Title:       hdr.title,
 		TitleRange:  org.span(hdr.titleStart, hdr.titleEnd),
-	}
+	})
 	if !hdr.ok {
 		p.report(hdr.number, CodeStepHeader, step.HeaderRange, fmt.Sprintf(msgStepHeader, text))
 		if step.Number == 0 {

@@ -31,18 +31,33 @@ type docParser struct {
 	discard bool
 	// asserts hands out assert bullets from chunks: one allocation for
 	// many fields rather than one each (#20).
-	asserts []ast.AssertField
+	asserts slab[ast.AssertField]
+	// scratch, with discard set, is the one step every step is parsed
+	// into: a step is let go once parsed, so its memory serves the next.
+	scratch *ast.Step
 }
 
 // newAssert returns a field from the current chunk.
 func (p *docParser) newAssert(f ast.AssertField) *ast.AssertField {
-	if len(p.asserts) == 0 {
-		p.asserts = make([]ast.AssertField, 32)
-	}
-	a := &p.asserts[0]
+	a := p.asserts.new()
 	*a = f
-	p.asserts = p.asserts[1:]
 	return a
+}
+
+// newStep returns the step to parse the next one into: a new one, or
+// with discard set the scratch step, its nodes (assert fields, JSON
+// values, paths) handed out again.
+func (p *docParser) newStep(s ast.Step) *ast.Step {
+	if !p.discard {
+		return &s
+	}
+	if p.scratch == nil {
+		p.scratch = new(ast.Step)
+	}
+	p.asserts.reset()
+	p.exprs.reset()
+	*p.scratch = s
+	return p.scratch
 }
 
 // Parse parses a SKILL.md file. It always returns a skill (possibly partial)
@@ -104,6 +119,10 @@ func newParser(filename string, src []byte, shared, discard bool) (*docParser, a
 	}
 	p := &docParser{file: filename, src: text, skill: skill, discard: discard}
 	p.exprs.chunked = true
+	if discard {
+		p.exprs.setReuse()
+		p.asserts.reuse = true
+	}
 	return p, nil
 }
 

@@ -181,11 +181,15 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 			p.i++
 			obj.Range = p.org.span(start, p.i)
 			ms := p.members[base:]
-			store := make([]ast.Member, len(ms))
+			var store []ast.Member
+			if p.holes != nil && p.holes.reuse {
+				store, obj.Members = p.holes.members.take(len(ms)), p.holes.memberPs.take(len(ms))
+			} else {
+				store, obj.Members = make([]ast.Member, len(ms)), make([]*ast.Member, len(ms))
+			}
 			copy(store, ms)
 			clear(ms) // the values are referenced from store now
 			p.members = p.members[:base]
-			obj.Members = make([]*ast.Member, len(store))
 			for i := range store {
 				obj.Members[i] = &store[i]
 			}
@@ -226,7 +230,11 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 			p.i++
 			arr.Range = p.org.span(start, p.i)
 			es := p.elements[base:]
-			arr.Elements = make([]ast.Value, len(es))
+			if p.holes != nil && p.holes.reuse {
+				arr.Elements = p.holes.elements.take(len(es))
+			} else {
+				arr.Elements = make([]ast.Value, len(es))
+			}
 			copy(arr.Elements, es)
 			clear(es)
 			p.elements = p.elements[:base]
