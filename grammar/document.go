@@ -17,7 +17,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 type docParser struct {
 	file  string
 	src   string
-	lines []line
+	lines []lineRec
 	table lineTable
 	diags ast.Diagnostics
 	exprs exprCache
@@ -130,9 +130,9 @@ func newParser(filename string, src []byte, shared, discard bool) (*docParser, a
 func (p *docParser) run() (*ast.Skill, ast.Diagnostics) {
 	skill := p.skill
 	p.lines = splitLines(p.src)
-	p.table = lineTable(p.lines)
+	p.table = lineTable{p.src, p.lines}
 	if len(p.lines) > 0 {
-		first := p.lines[0]
+		first := p.line(0)
 		skill.CRLF = first.next > first.end+1
 	}
 	body := p.frontmatter()
@@ -167,7 +167,7 @@ func (p *docParser) tooMany(i int) bool {
 		return p.stopped
 	}
 	p.stopped = true
-	p.report(0, CodeTooManyProblems, p.lineRange(p.lines[i]), msgTooManyProblems)
+	p.report(0, CodeTooManyProblems, p.lineRange(p.line(i)), msgTooManyProblems)
 	return true
 }
 
@@ -179,28 +179,28 @@ func (p *docParser) lineRange(l line) ast.Range {
 // body line.
 func (p *docParser) frontmatter() int {
 	zero := ast.Range{Start: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 1}}
-	if len(p.lines) == 0 || strings.TrimSpace(p.text(p.lines[0])) != "---" {
+	if len(p.lines) == 0 || strings.TrimSpace(p.text(p.line(0))) != "---" {
 		if len(p.lines) > 0 {
-			zero = p.lineRange(p.lines[0])
+			zero = p.lineRange(p.line(0))
 		}
 		p.report(0, CodeMissingFence, zero, msgMissingFence)
 		return 0
 	}
 	closing := -1
 	for i := 1; i < len(p.lines); i++ {
-		if strings.TrimSpace(p.text(p.lines[i])) == "---" {
+		if strings.TrimSpace(p.text(p.line(i))) == "---" {
 			closing = i
 			break
 		}
 	}
-	open := p.lineRange(p.lines[0])
+	open := p.lineRange(p.line(0))
 	if closing < 0 {
 		p.report(0, CodeUnclosedFence, open, msgUnclosedFence)
 		return 1
 	}
 	fm := &ast.Frontmatter{
-		Range: ast.Range{Start: open.Start, End: p.lineRange(p.lines[closing]).End},
-		Text:  p.src[p.lines[0].start:p.lines[closing].next],
+		Range: ast.Range{Start: open.Start, End: p.lineRange(p.line(closing)).End},
+		Text:  p.src[p.line(0).start:p.line(closing).next],
 	}
 	cut := p.readFrontmatter(fm, 0, closing)
 	p.skill.Frontmatter = fm

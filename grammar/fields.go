@@ -12,7 +12,7 @@ func (p *docParser) fields(step *ast.Step, from, to int) {
 	var prose []ast.Prose
 	seenBullet := false
 	for i := from; i < to && !p.tooMany(i); i++ {
-		l := p.lines[i]
+		l := p.line(i)
 		raw := p.text(l)
 		trimmed := strings.TrimSpace(raw)
 		if trimmed == "" {
