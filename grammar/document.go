@@ -32,6 +32,13 @@ type docParser struct {
 	// asserts hands out assert bullets from chunks: one allocation for
 	// many fields rather than one each (#20).
 	asserts slab[ast.AssertField]
+	// nodes hands out a step's other fields the same way.
+	nodes struct {
+		intents slab[ast.IntentField]
+		actions slab[ast.ActionField]
+		effects slab[ast.EffectField]
+		binds   slab[ast.BindField]
+	}
 	// scratch, with discard set, is the one step every step is parsed
 	// into: a step is let go once parsed, so its memory serves the next.
 	scratch *ast.Step
@@ -49,12 +56,17 @@ func (p *docParser) newAssert(f ast.AssertField) *ast.AssertField {
 // values, paths) handed out again.
 func (p *docParser) newStep(s ast.Step) *ast.Step {
 	if !p.discard {
-		return &s
+		kept := s
+		return &kept
 	}
 	if p.scratch == nil {
 		p.scratch = new(ast.Step)
 	}
 	p.asserts.reset()
+	p.nodes.intents.reset()
+	p.nodes.actions.reset()
+	p.nodes.effects.reset()
+	p.nodes.binds.reset()
 	p.exprs.reset()
 	*p.scratch = s
 	return p.scratch
@@ -122,6 +134,8 @@ func newParser(filename string, src []byte, shared, discard bool) (*docParser, a
 	if discard {
 		p.exprs.setReuse()
 		p.asserts.reuse = true
+		p.nodes.intents.reuse, p.nodes.actions.reuse = true, true
+		p.nodes.effects.reuse, p.nodes.binds.reuse = true, true
 	}
 	return p, nil
 }

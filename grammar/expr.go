@@ -117,6 +117,8 @@ type exprCache struct {
 	bullets map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
+	// scratch holds fastBind's and fastAction's results.
+	scratch fastScratch
 	// With chunked set (a whole document's parse), JSON strings and
 	// objects come from slabs: one allocation for many nodes (#20).
 	chunked bool
