@@ -133,6 +133,12 @@ type exprCache struct {
 	memberPs slab[*ast.Member]
 	elements slab[ast.Value]
 	pathEls  slab[ast.PathElement]
+	arrays   slab[ast.Array]
+	numbers  slab[ast.Number]
+	holeVals slab[ast.Hole]
+	holePs   slab[*ast.Hole]
+	// found collects a string's holes before they are copied out.
+	found []*ast.Hole
 }
 
 const nodeChunk = 32
@@ -142,6 +148,7 @@ func (c *exprCache) setReuse() {
 	c.reuse = true
 	c.strs.reuse, c.objs.reuse = true, true
 	c.members.reuse, c.memberPs.reuse, c.elements.reuse, c.pathEls.reuse = true, true, true, true
+	c.arrays.reuse, c.numbers.reuse, c.holeVals.reuse, c.holePs.reuse = true, true, true, true
 }
 
 // reset lets the nodes handed out since the last reset be handed out
@@ -153,6 +160,10 @@ func (c *exprCache) reset() {
 	c.memberPs.reset()
 	c.elements.reset()
 	c.pathEls.reset()
+	c.arrays.reset()
+	c.numbers.reset()
+	c.holeVals.reset()
+	c.holePs.reset()
 }
 
 func (c *exprCache) newString() *ast.String {
@@ -362,7 +373,7 @@ func (c *exprCache) convertPath(g jsonPath, org origin) (ast.Path, bool) {
 	var p ast.Path
 	switch {
 	case len(g.Segs) == 0:
-	case c.reuse:
+	case c.chunked:
 		p.Elements = c.pathEls.take(len(g.Segs))[:0]
 	default:
 		p.Elements = make([]ast.PathElement, 0, len(g.Segs))

@@ -182,7 +182,7 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 			obj.Range = p.org.span(start, p.i)
 			ms := p.members[base:]
 			var store []ast.Member
-			if p.holes != nil && p.holes.reuse {
+			if p.holes != nil && p.holes.chunked {
 				store, obj.Members = p.holes.members.take(len(ms)), p.holes.memberPs.take(len(ms))
 			} else {
 				store, obj.Members = make([]ast.Member, len(ms)), make([]*ast.Member, len(ms))
@@ -206,7 +206,12 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 	defer func() { p.depth-- }()
 	start := p.i
 	p.i++
-	arr := &ast.Array{}
+	var arr *ast.Array
+	if p.holes != nil && p.holes.chunked {
+		arr = p.holes.arrays.new()
+	} else {
+		arr = &ast.Array{}
+	}
 	base := len(p.elements)
 	p.space()
 	if p.i < len(p.src) && p.src[p.i] == ']' {
@@ -230,7 +235,7 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 			p.i++
 			arr.Range = p.org.span(start, p.i)
 			es := p.elements[base:]
-			if p.holes != nil && p.holes.reuse {
+			if p.holes != nil && p.holes.chunked {
 				arr.Elements = p.holes.elements.take(len(es))
 			} else {
 				arr.Elements = make([]ast.Value, len(es))
@@ -270,7 +275,12 @@ func (p *jsonParser) number() (ast.Value, *jsonError) {
 			return nil, p.errf("invalid number, expected an exponent")
 		}
 	}
-	return &ast.Number{Range: p.org.span(start, p.i), Raw: p.src[start:p.i]}, nil
+	if p.holes == nil || !p.holes.chunked {
+		return &ast.Number{Range: p.org.span(start, p.i), Raw: p.src[start:p.i]}, nil
+	}
+	num := p.holes.numbers.new()
+	*num = ast.Number{Range: p.org.span(start, p.i), Raw: p.src[start:p.i]}
+	return num, nil
 }
 
 func (p *jsonParser) digits() bool {
