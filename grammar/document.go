@@ -130,7 +130,7 @@ func newParser(filename string, src []byte, shared, discard bool) (*docParser, a
 		text = string(src)
 	}
 	p := &docParser{file: filename, src: text, skill: skill, discard: discard}
-	p.exprs.chunked = true
+	p.exprs.setChunked()
 	if discard {
 		p.exprs.setReuse()
 		p.asserts.reuse = true

@@ -117,18 +117,26 @@ type exprCache struct {
 	bullets map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
-	// scratch holds fastBind's and fastAction's results.
-	scratch fastScratch
-	// With chunked set (a whole document's parse), JSON strings and
-	// objects come from slabs: one allocation for many nodes (#20).
+	// scratch, with chunked set, holds fastBind's and fastAction's
+	// results.
+	scratch *fastScratch
+	// found collects a string's holes before they are copied out.
+	found []*ast.Hole
+	// exprSlabs is set with chunked; a cache for one expression (ParseArgs,
+	// ParseAssert) stays small without it.
+	*exprSlabs
+	// With chunked set (a whole document's parse), JSON values, holes and
+	// paths come from slabs: one allocation for many nodes (#20). With
+	// reuse set too (Check), the slabs' nodes are handed out again for
+	// each step (reset).
 	chunked bool
-	strs    slab[ast.String]
-	objs    slab[ast.Object]
-	// With reuse set (Check), the slabs' nodes are handed out again for
-	// each step (reset), and so are a JSON object's members, an array's
-	// elements and a path's elements, which otherwise get their own
-	// slices.
-	reuse    bool
+	reuse   bool
+}
+
+// exprSlabs are a whole document's slabs (see exprCache.chunked).
+type exprSlabs struct {
+	strs     slab[ast.String]
+	objs     slab[ast.Object]
 	members  slab[ast.Member]
 	memberPs slab[*ast.Member]
 	elements slab[ast.Value]
@@ -137,8 +145,13 @@ type exprCache struct {
 	numbers  slab[ast.Number]
 	holeVals slab[ast.Hole]
 	holePs   slab[*ast.Hole]
-	// found collects a string's holes before they are copied out.
-	found []*ast.Hole
+}
+
+// setChunked makes c hand out a whole document's nodes from slabs.
+func (c *exprCache) setChunked() {
+	c.chunked = true
+	c.exprSlabs = new(exprSlabs)
+	c.scratch = new(fastScratch)
 }
 
 const nodeChunk = 32

@@ -76,25 +76,51 @@ func (c *exprCache) fastBind(src string) *bindExpr {
 	if len(toks) < 5 || toks[0].Type != tWord || toks[1].Type != tAssign {
 		return nil
 	}
-	b := &c.scratch.bind
 	if len(toks) == 5 && toks[2].Type == tWord && toks[2].Value == "body" &&
 		toks[3].Type == tWord && toks[3].Value == "match" && toks[4].Type == tRegex {
+		b := c.bindOut()
 		*b = bindExpr{Name: toks[0], Regex: toks[4]}
 		return b
 	}
-	p, i, ok := fastPath(toks, 2, c.scratch.segs[:])
+	var buf []pathSegment
+	if c.scratch != nil {
+		buf = c.scratch.segs[:]
+	}
+	p, i, ok := fastPath(toks, 2, buf)
 	if !ok || i != len(toks) {
 		return nil
 	}
-	c.scratch.path = p
-	*b = bindExpr{Name: toks[0], Path: &c.scratch.path}
+	b := c.bindOut()
+	if c.scratch != nil {
+		c.scratch.path = p
+		*b = bindExpr{Name: toks[0], Path: &c.scratch.path}
+	} else {
+		*b = bindExpr{Name: toks[0], Path: &jsonPath{JSON: p.JSON, Segs: p.Segs}}
+	}
 	return b
+}
+
+// bindOut returns where fastBind builds its result.
+func (c *exprCache) bindOut() *bindExpr {
+	if c.scratch != nil {
+		return &c.scratch.bind
+	}
+	return new(bindExpr)
+}
+
+// actionOut returns where fastAction builds its result.
+func (c *exprCache) actionOut() *actionLine {
+	if c.scratch != nil {
+		return &c.scratch.action
+	}
+	return new(actionLine)
 }
 
 // fastScratch holds what fastBind and fastAction return: their callers
 // read it before the next call and keep none of it, so one of each
-// serves every call (#20). fastAssert's results are cached and have their
-// own memory.
+// serves every call of a whole document's parse (#20); a cache without
+// one (a single expression's) makes a new one. fastAssert's results are
+// cached and have their own memory.
 type fastScratch struct {
 	bind   bindExpr
 	path   jsonPath
@@ -170,11 +196,13 @@ func (c *exprCache) fastAction(value string) *actionLine {
 	toks := c.lex(lexAction, value)
 	switch {
 	case len(toks) == 1 && toks[0].Type == tTool:
-		c.scratch.action = actionLine{Tool: toks[0]}
-		return &c.scratch.action
+		a := c.actionOut()
+		*a = actionLine{Tool: toks[0]}
+		return a
 	case len(toks) == 2 && toks[0].Type == tTool && toks[1].Type == tRest:
-		c.scratch.action = actionLine{Tool: toks[0], Args: toks[1]}
-		return &c.scratch.action
+		a := c.actionOut()
+		*a = actionLine{Tool: toks[0], Args: toks[1]}
+		return a
 	}
 	return nil
 }
