@@ -29,3 +29,16 @@ func BenchmarkParseAssert(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheck1000 checks the same skill as BenchmarkParse1000 without
+// keeping its steps (`reelier parse`).
+func BenchmarkCheck1000(b *testing.B) {
+	src := skillgen.Skill(1000)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, diags := grammar.Check("bench.skill.md", src); len(diags) > 0 {
+			b.Fatal(diags)
+		}
+	}
+}

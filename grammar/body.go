@@ -37,7 +37,7 @@ func (p *docParser) body(first int) {
 	if p.steps == 0 {
 		rng := ast.Range{Start: p.table.pos(len(p.src)), End: p.table.pos(len(p.src))}
 		if first < len(p.lines) {
-			rng = p.lineRange(p.lines[first])
+			rng = p.lineRange(p.line(first))
 		}
 		p.report(0, CodeNoSteps, rng, msgNoSteps)
 	}
@@ -61,24 +61,24 @@ func (p *docParser) offsetOf(i int) int {
 	if i >= len(p.lines) {
 		return len(p.src)
 	}
-	return p.lines[i].start
+	return p.line(i).start
 }
 
 // step parses the block whose header is line h, and returns it with the
 // index of the first line after the block (a `##` heading, the next step
 // header, or the end).
 func (p *docParser) step(h int, expected int) (*ast.Step, int) {
-	hl := p.lines[h]
+	hl := p.line(h)
 	text := p.text(hl)
 	hdr := parseStepHeader(text)
 	org := hl.at(0)
-	step := &ast.Step{
+	step := p.newStep(ast.Step{
 		HeaderRange: org.span(0, len(text)),
 		Number:      hdr.number,
 		NumberRange: org.span(hdr.numStart, hdr.numEnd),
 		Title:       hdr.title,
 		TitleRange:  org.span(hdr.titleStart, hdr.titleEnd),
-	}
+	})
 	if !hdr.ok {
 		p.report(hdr.number, CodeStepHeader, step.HeaderRange, fmt.Sprintf(msgStepHeader, text))
 		if step.Number == 0 {
@@ -89,7 +89,7 @@ func (p *docParser) step(h int, expected int) (*ast.Step, int) {
 	}
 	end := h + 1
 	for end < len(p.lines) {
-		t := p.text(p.lines[end])
+		t := p.text(p.line(end))
 		if looksLikeStepHeader(t) || isSectionHeading(t) {
 			break
 		}
@@ -97,11 +97,11 @@ func (p *docParser) step(h int, expected int) (*ast.Step, int) {
 	}
 	last := h
 	for i := h + 1; i < end; i++ {
-		if !isBlankLine(p.text(p.lines[i])) {
+		if !isBlankLine(p.text(p.line(i))) {
 			last = i
 		}
 	}
-	step.Range = ast.Range{Start: step.HeaderRange.Start, End: p.lineRange(p.lines[last]).End}
+	step.Range = ast.Range{Start: step.HeaderRange.Start, End: p.lineRange(p.line(last)).End}
 	p.fields(step, h+1, end)
 	return step, end
 }

@@ -17,7 +17,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 type docParser struct {
 	file  string
 	src   string
-	lines []line
+	lines []lineRec
 	table lineTable
 	diags ast.Diagnostics
 	exprs exprCache
@@ -31,18 +31,45 @@ type docParser struct {
 	discard bool
 	// asserts hands out assert bullets from chunks: one allocation for
 	// many fields rather than one each (#20).
-	asserts []ast.AssertField
+	asserts slab[ast.AssertField]
+	// nodes hands out a step's other fields the same way.
+	nodes struct {
+		intents slab[ast.IntentField]
+		actions slab[ast.ActionField]
+		effects slab[ast.EffectField]
+		binds   slab[ast.BindField]
+	}
+	// scratch, with discard set, is the one step every step is parsed
+	// into: a step is let go once parsed, so its memory serves the next.
+	scratch *ast.Step
 }
 
 // newAssert returns a field from the current chunk.
 func (p *docParser) newAssert(f ast.AssertField) *ast.AssertField {
-	if len(p.asserts) == 0 {
-		p.asserts = make([]ast.AssertField, 32)
-	}
-	a := &p.asserts[0]
+	a := p.asserts.new()
 	*a = f
-	p.asserts = p.asserts[1:]
 	return a
+}
+
+// newStep returns the step to parse the next one into: a new one, or
+// with discard set the scratch step, its nodes (assert fields, JSON
+// values, paths) handed out again.
+func (p *docParser) newStep(s ast.Step) *ast.Step {
+	if !p.discard {
+		kept := s
+		return &kept
+	}
+	if p.scratch == nil {
+		p.scratch = new(ast.Step)
+	}
+	p.asserts.reset()
+	p.nodes.intents.reset()
+	p.nodes.actions.reset()
+	p.nodes.effects.reset()
+	p.nodes.binds.reset()
+	p.exprs.reset()
+	*p.scratch = s
+	return p.scratch
 }
 
 // Parse parses a SKILL.md file. It always returns a skill (possibly partial)
@@ -103,7 +130,13 @@ func newParser(filename string, src []byte, shared, discard bool) (*docParser, a
 		text = string(src)
 	}
 	p := &docParser{file: filename, src: text, skill: skill, discard: discard}
-	p.exprs.chunked = true
+	p.exprs.setChunked()
+	if discard {
+		p.exprs.setReuse()
+		p.asserts.reuse = true
+		p.nodes.intents.reuse, p.nodes.actions.reuse = true, true
+		p.nodes.effects.reuse, p.nodes.binds.reuse = true, true
+	}
 	return p, nil
 }
 
@@ -111,9 +144,9 @@ func newParser(filename string, src []byte, shared, discard bool) (*docParser, a
 func (p *docParser) run() (*ast.Skill, ast.Diagnostics) {
 	skill := p.skill
 	p.lines = splitLines(p.src)
-	p.table = lineTable(p.lines)
+	p.table = lineTable{p.src, p.lines}
 	if len(p.lines) > 0 {
-		first := p.lines[0]
+		first := p.line(0)
 		skill.CRLF = first.next > first.end+1
 	}
 	body := p.frontmatter()
@@ -148,7 +181,7 @@ func (p *docParser) tooMany(i int) bool {
 		return p.stopped
 	}
 	p.stopped = true
-	p.report(0, CodeTooManyProblems, p.lineRange(p.lines[i]), msgTooManyProblems)
+	p.report(0, CodeTooManyProblems, p.lineRange(p.line(i)), msgTooManyProblems)
 	return true
 }
 
@@ -160,28 +193,28 @@ func (p *docParser) lineRange(l line) ast.Range {
 // body line.
 func (p *docParser) frontmatter() int {
 	zero := ast.Range{Start: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 1}}
-	if len(p.lines) == 0 || strings.TrimSpace(p.text(p.lines[0])) != "---" {
+	if len(p.lines) == 0 || strings.TrimSpace(p.text(p.line(0))) != "---" {
 		if len(p.lines) > 0 {
-			zero = p.lineRange(p.lines[0])
+			zero = p.lineRange(p.line(0))
 		}
 		p.report(0, CodeMissingFence, zero, msgMissingFence)
 		return 0
 	}
 	closing := -1
 	for i := 1; i < len(p.lines); i++ {
-		if strings.TrimSpace(p.text(p.lines[i])) == "---" {
+		if strings.TrimSpace(p.text(p.line(i))) == "---" {
 			closing = i
 			break
 		}
 	}
-	open := p.lineRange(p.lines[0])
+	open := p.lineRange(p.line(0))
 	if closing < 0 {
 		p.report(0, CodeUnclosedFence, open, msgUnclosedFence)
 		return 1
 	}
 	fm := &ast.Frontmatter{
-		Range: ast.Range{Start: open.Start, End: p.lineRange(p.lines[closing]).End},
-		Text:  p.src[p.lines[0].start:p.lines[closing].next],
+		Range: ast.Range{Start: open.Start, End: p.lineRange(p.line(closing)).End},
+		Text:  p.src[p.line(0).start:p.line(closing).next],
 	}
 	cut := p.readFrontmatter(fm, 0, closing)
 	p.skill.Frontmatter = fm

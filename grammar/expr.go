@@ -117,37 +117,80 @@ type exprCache struct {
 	bullets map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
-	// With chunked set (a whole document's parse), JSON strings and
-	// objects come from chunks: one allocation for many nodes (#20).
+	// scratch, with chunked set, holds fastBind's and fastAction's
+	// results.
+	scratch *fastScratch
+	// found collects a string's holes before they are copied out.
+	found []*ast.Hole
+	// exprSlabs is set with chunked; a cache for one expression (ParseArgs,
+	// ParseAssert) stays small without it.
+	*exprSlabs
+	// With chunked set (a whole document's parse), JSON values, holes and
+	// paths come from slabs: one allocation for many nodes (#20). With
+	// reuse set too (Check), the slabs' nodes are handed out again for
+	// each step (reset).
 	chunked bool
-	strs    []ast.String
-	objs    []ast.Object
+	reuse   bool
+}
+
+// exprSlabs are a whole document's slabs (see exprCache.chunked).
+type exprSlabs struct {
+	strs     slab[ast.String]
+	objs     slab[ast.Object]
+	members  slab[ast.Member]
+	memberPs slab[*ast.Member]
+	elements slab[ast.Value]
+	pathEls  slab[ast.PathElement]
+	arrays   slab[ast.Array]
+	numbers  slab[ast.Number]
+	holeVals slab[ast.Hole]
+	holePs   slab[*ast.Hole]
+}
+
+// setChunked makes c hand out a whole document's nodes from slabs.
+func (c *exprCache) setChunked() {
+	c.chunked = true
+	c.exprSlabs = new(exprSlabs)
+	c.scratch = new(fastScratch)
 }
 
 const nodeChunk = 32
+
+// setReuse makes c hand out its nodes again from each reset on.
+func (c *exprCache) setReuse() {
+	c.reuse = true
+	c.strs.reuse, c.objs.reuse = true, true
+	c.members.reuse, c.memberPs.reuse, c.elements.reuse, c.pathEls.reuse = true, true, true, true
+	c.arrays.reuse, c.numbers.reuse, c.holeVals.reuse, c.holePs.reuse = true, true, true, true
+}
+
+// reset lets the nodes handed out since the last reset be handed out
+// again; it does nothing unless reuse is set.
+func (c *exprCache) reset() {
+	c.strs.reset()
+	c.objs.reset()
+	c.members.reset()
+	c.memberPs.reset()
+	c.elements.reset()
+	c.pathEls.reset()
+	c.arrays.reset()
+	c.numbers.reset()
+	c.holeVals.reset()
+	c.holePs.reset()
+}
 
 func (c *exprCache) newString() *ast.String {
 	if c == nil || !c.chunked {
 		return new(ast.String)
 	}
-	if len(c.strs) == 0 {
-		c.strs = make([]ast.String, nodeChunk)
-	}
-	s := &c.strs[0]
-	c.strs = c.strs[1:]
-	return s
+	return c.strs.new()
 }
 
 func (c *exprCache) newObject() *ast.Object {
 	if c == nil || !c.chunked {
 		return new(ast.Object)
 	}
-	if len(c.objs) == 0 {
-		c.objs = make([]ast.Object, nodeChunk)
-	}
-	o := &c.objs[0]
-	c.objs = c.objs[1:]
-	return o
+	return c.objs.new()
 }
 
 func (c *exprCache) assert(src string) (*assertExpr, error) {
@@ -266,7 +309,7 @@ func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError)
 		return &ast.BodyContainsAssert{Range: rng, Negated: g.Body.Not.Value != "", Text: t.Value[1 : len(t.Value)-1], TextRange: org.span(t.Pos.Offset+1, t.Pos.Offset+len(t.Value)-1)}, nil
 	}
 	j := g.JSON
-	path, ok := convertPath(j.Path, org)
+	path, ok := c.convertPath(j.Path, org)
 	if !ok {
 		return nil, unknownAssert(src, fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
 	}
@@ -323,7 +366,7 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 	rng := org.span(0, len(src))
 	nameRange := org.span(g.Name.Pos.Offset, g.Name.Pos.Offset+len(g.Name.Value))
 	if g.Path != nil {
-		path, ok := convertPath(*g.Path, org)
+		path, ok := c.convertPath(*g.Path, org)
 		if !ok {
 			return nil, unknown(fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
 		}
@@ -338,10 +381,14 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 
 // convertPath turns `json . a . 0` tokens into a typed path, refusing
 // blanks between the tokens: a path is one word like json.items.0.id.
-func convertPath(g jsonPath, org origin) (ast.Path, bool) {
+func (c *exprCache) convertPath(g jsonPath, org origin) (ast.Path, bool) {
 	next := g.JSON.Pos.Offset + len(g.JSON.Value)
 	var p ast.Path
-	if len(g.Segs) > 0 {
+	switch {
+	case len(g.Segs) == 0:
+	case c.chunked:
+		p.Elements = c.pathEls.take(len(g.Segs))[:0]
+	default:
 		p.Elements = make([]ast.PathElement, 0, len(g.Segs))
 	}
 	for _, seg := range g.Segs {

@@ -42,7 +42,8 @@ const (
 
 // fastPath reads a `json.a.b` path at toks[i:]; it returns the path and
 // the index after it, or false.
-func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
+// The segments go to buf's storage when it has room, else to a new slice.
+func fastPath(toks []lexer.Token, i int, buf []pathSegment) (jsonPath, int, bool) {
 	if i >= len(toks) || toks[i].Type != tWord || toks[i].Value != "json" {
 		return jsonPath{}, 0, false
 	}
@@ -52,7 +53,10 @@ func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
 	for j := i; j+1 < len(toks) && toks[j].Type == tDot && toks[j+1].Type == tWord; j += 2 {
 		n++
 	}
-	if n > 0 {
+	switch {
+	case n > 0 && n <= cap(buf):
+		p.Segs = buf[:0:n]
+	case n > 0:
 		p.Segs = make([]pathSegment, 0, n)
 	}
 	for i+1 < len(toks) && toks[i].Type == tDot && toks[i+1].Type == tWord {
@@ -66,7 +70,7 @@ func fastPath(toks []lexer.Token, i int) (jsonPath, int, bool) {
 }
 
 // fastBind recognises `<name> = json.<path>` and `<name> = body match
-// /<regex>/`.
+// /<regex>/`. The result is c's scratch, good until the next call.
 func (c *exprCache) fastBind(src string) *bindExpr {
 	toks := c.lex(lexExpr, src)
 	if len(toks) < 5 || toks[0].Type != tWord || toks[1].Type != tAssign {
@@ -74,13 +78,54 @@ func (c *exprCache) fastBind(src string) *bindExpr {
 	}
 	if len(toks) == 5 && toks[2].Type == tWord && toks[2].Value == "body" &&
 		toks[3].Type == tWord && toks[3].Value == "match" && toks[4].Type == tRegex {
-		return &bindExpr{Name: toks[0], Regex: toks[4]}
+		b := c.bindOut()
+		*b = bindExpr{Name: toks[0], Regex: toks[4]}
+		return b
 	}
-	p, i, ok := fastPath(toks, 2)
+	var buf []pathSegment
+	if c.scratch != nil {
+		buf = c.scratch.segs[:]
+	}
+	p, i, ok := fastPath(toks, 2, buf)
 	if !ok || i != len(toks) {
 		return nil
 	}
-	return &bindExpr{Name: toks[0], Path: &p}
+	b := c.bindOut()
+	if c.scratch != nil {
+		c.scratch.path = p
+		*b = bindExpr{Name: toks[0], Path: &c.scratch.path}
+	} else {
+		*b = bindExpr{Name: toks[0], Path: &jsonPath{JSON: p.JSON, Segs: p.Segs}}
+	}
+	return b
+}
+
+// bindOut returns where fastBind builds its result.
+func (c *exprCache) bindOut() *bindExpr {
+	if c.scratch != nil {
+		return &c.scratch.bind
+	}
+	return new(bindExpr)
+}
+
+// actionOut returns where fastAction builds its result.
+func (c *exprCache) actionOut() *actionLine {
+	if c.scratch != nil {
+		return &c.scratch.action
+	}
+	return new(actionLine)
+}
+
+// fastScratch holds what fastBind and fastAction return: their callers
+// read it before the next call and keep none of it, so one of each
+// serves every call of a whole document's parse (#20); a cache without
+// one (a single expression's) makes a new one. fastAssert's results are
+// cached and have their own memory.
+type fastScratch struct {
+	bind   bindExpr
+	path   jsonPath
+	segs   [4]pathSegment
+	action actionLine
 }
 
 // fastAssert recognises `status ==|!= <int>`, `body [not] contains "…"`
@@ -112,7 +157,7 @@ func (c *exprCache) fastAssert(src string) *assertExpr {
 	default:
 		return nil
 	}
-	p, i, ok := fastPath(toks, 0)
+	p, i, ok := fastPath(toks, 0, nil)
 	if !ok || i >= len(toks) {
 		return nil
 	}
@@ -145,14 +190,19 @@ func isTypeName(s string) bool {
 
 func isOrderOp(s string) bool { return s == ">=" || s == "<=" || s == ">" || s == "<" }
 
-// fastAction recognises `<tool> <json-args>` and a lone tool.
+// fastAction recognises `<tool> <json-args>` and a lone tool. The result
+// is c's scratch, good until the next call.
 func (c *exprCache) fastAction(value string) *actionLine {
 	toks := c.lex(lexAction, value)
 	switch {
 	case len(toks) == 1 && toks[0].Type == tTool:
-		return &actionLine{Tool: toks[0]}
+		a := c.actionOut()
+		*a = actionLine{Tool: toks[0]}
+		return a
 	case len(toks) == 2 && toks[0].Type == tTool && toks[1].Type == tRest:
-		return &actionLine{Tool: toks[0], Args: toks[1]}
+		a := c.actionOut()
+		*a = actionLine{Tool: toks[0], Args: toks[1]}
+		return a
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ func (p *docParser) fields(step *ast.Step, from, to int) {
 	var prose []ast.Prose
 	seenBullet := false
 	for i := from; i < to && !p.tooMany(i); i++ {
-		l := p.lines[i]
+		l := p.line(i)
 		raw := p.text(l)
 		trimmed := strings.TrimSpace(raw)
 		if trimmed == "" {
@@ -92,7 +92,8 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 		// An empty intent is kept, so the printer keeps its line and a
 		// second intent bullet is a duplicate; it counts as missing.
 		if !dup(step.Intent != nil) {
-			step.Intent = &ast.IntentField{Bullet: b, Text: value}
+			step.Intent = p.nodes.intents.new()
+			*step.Intent = ast.IntentField{Bullet: b, Text: value}
 		}
 	case "action":
 		if !dup(step.Action != nil) {
@@ -106,7 +107,8 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 		}
 	case "effect":
 		if !dup(step.Effect != nil) {
-			step.Effect = &ast.EffectField{Bullet: b, Value: ast.Effect(value)}
+			step.Effect = p.nodes.effects.new()
+			*step.Effect = ast.EffectField{Bullet: b, Value: ast.Effect(value)}
 			if !step.Effect.Value.Valid() {
 				p.report(step.Number, CodeInvalidEffect, b.ValueRange, fmt.Sprintf(msgInvalidEffect, value))
 			}
@@ -122,7 +124,9 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 	case "bind":
 		bd, err := p.exprs.parseBind(value, org)
 		if p.exprReport(step.Number, err, org) {
-			step.Binds = append(step.Binds, &ast.BindField{Bullet: b, Expr: bd})
+			f := p.nodes.binds.new()
+			*f = ast.BindField{Bullet: b, Expr: bd}
+			step.Binds = append(step.Binds, f)
 		}
 	}
 }
@@ -157,7 +161,8 @@ func (p *docParser) action(step int, value string, b ast.Bullet, org origin) *as
 		p.report(step, CodeMalformedAction, b.ValueRange, fmt.Sprintf(msgMalformedAction, value))
 		return nil
 	}
-	a := &ast.ActionField{Bullet: b, Tool: g.Tool.Value, ToolRange: org.span(0, len(g.Tool.Value))}
+	a := p.nodes.actions.new()
+	*a = ast.ActionField{Bullet: b, Tool: g.Tool.Value, ToolRange: org.span(0, len(g.Tool.Value))}
 	argsAt := g.Args.Pos.Offset
 	v, jerr := parseJSON(g.Args.Value, org.from(argsAt), &p.exprs)
 	if jerr != nil {

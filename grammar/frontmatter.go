@@ -36,12 +36,12 @@ func (p *docParser) readFrontmatter(fm *ast.Frontmatter, open, closing int) (cut
 	var budget fmBudget
 	cur := -1 // index into chunks of the open chunk
 	for i := open + 1; i < closing; i++ {
-		raw := p.text(p.lines[i])
+		raw := p.text(p.line(i))
 		trimmed := strings.TrimSpace(raw)
 		indented := raw != "" && (raw[0] == ' ' || raw[0] == '\t')
 		if over := budget.add(raw, !indented && isKeyLine(trimmed)); over != "" {
 			// The lines from here on are kept as text, not read.
-			p.report(0, CodeFrontmatterTooLarge, p.lineRange(p.lines[i]), fmt.Sprintf(msgFrontmatterTooLarge, over))
+			p.report(0, CodeFrontmatterTooLarge, p.lineRange(p.line(i)), fmt.Sprintf(msgFrontmatterTooLarge, over))
 			cut = true
 			break
 		}
@@ -58,7 +58,7 @@ func (p *docParser) readFrontmatter(fm *ast.Frontmatter, open, closing int) (cut
 			cur = len(chunks) - 1
 		default:
 			cur = -1
-			p.report(0, CodeFrontmatterLine, p.lineRange(p.lines[i]), fmt.Sprintf(msgFrontmatterLine, trimmed))
+			p.report(0, CodeFrontmatterLine, p.lineRange(p.line(i)), fmt.Sprintf(msgFrontmatterLine, trimmed))
 		}
 	}
 	seen := map[string]*ast.FrontmatterEntry{}
@@ -126,18 +126,18 @@ func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 func (p *docParser) readChunk(c fmChunk) []*ast.FrontmatterEntry {
 	// The text YAML reads ends with the last line's terminator, so that a
 	// `|` block ends in a newline as it does in the whole file.
-	start, end := p.lines[c.first].start, p.lines[c.last].end
+	start, end := p.line(c.first).start, p.line(c.last).end
 	if i := yamlBreak(p.src[start:end]); i >= 0 {
 		// YAML would count lines differently from everyone else.
 		at := p.table.pos(start + i)
-		p.report(0, CodeUnsupportedFrontmatter, p.table.span(start+i, p.lines[at.Line-1].end), fmt.Sprintf(msgUnsupportedFrontmatter, "a character YAML reads as a line break inside a line (a lone carriage return, U+0085, U+2028 or U+2029)"))
+		p.report(0, CodeUnsupportedFrontmatter, p.table.span(start+i, p.line(int(at.Line-1)).end), fmt.Sprintf(msgUnsupportedFrontmatter, "a character YAML reads as a line break inside a line (a lone carriage return, U+0085, U+2028 or U+2029)"))
 		return p.flatEntries(c)
 	}
 	var doc yaml.Node
-	err := yaml.Unmarshal([]byte(p.src[start:p.lines[c.last].next]), &doc)
+	err := yaml.Unmarshal([]byte(p.src[start:p.line(c.last).next]), &doc)
 	// YAML must see the key the line starts with: `description:a: b` is
 	// a YAML map whose key is "description:a".
-	key := strings.TrimSpace(p.text(p.lines[c.first]))
+	key := strings.TrimSpace(p.text(p.line(c.first)))
 	key = strings.TrimRight(key[:strings.IndexByte(key, ':')], " \t")
 	if err == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) > 0 && doc.Content[0].Content[0].Value == key {
 		r := &yamlReader{p: p, first: c.first, end: end}
@@ -151,11 +151,11 @@ func (p *docParser) readChunk(c fmChunk) []*ast.FrontmatterEntry {
 		at = p.failingLine(c)
 		msg = yamlMessage(err)
 	}
-	text := strings.TrimSpace(p.text(p.lines[at]))
+	text := strings.TrimSpace(p.text(p.line(at)))
 	if msg != "" {
 		text += " (" + msg + ")"
 	}
-	p.report(0, CodeFrontmatterLine, p.lineRange(p.lines[at]), fmt.Sprintf(msgFrontmatterLine, text))
+	p.report(0, CodeFrontmatterLine, p.lineRange(p.line(at)), fmt.Sprintf(msgFrontmatterLine, text))
 	return nil
 }
 
@@ -180,10 +180,10 @@ func yamlBreak(s string) int {
 // others from one. A prefix that fails stays failing as lines are added,
 // so a binary search finds it in a few reads.
 func (p *docParser) failingLine(c fmChunk) int {
-	start := p.lines[c.first].start
+	start := p.line(c.first).start
 	fails := func(last int) bool {
 		var n yaml.Node
-		return yaml.Unmarshal([]byte(p.src[start:p.lines[last].end]), &n) != nil
+		return yaml.Unmarshal([]byte(p.src[start:p.line(last).end]), &n) != nil
 	}
 	lo, hi := c.first, c.last
 	for lo < hi {
@@ -219,7 +219,7 @@ func (p *docParser) flatEntries(c fmChunk) []*ast.FrontmatterEntry {
 		return nil
 	}
 	for i := c.first; i <= c.last; i++ {
-		l := p.lines[i]
+		l := p.line(i)
 		raw := p.text(l)
 		trimmed := strings.TrimSpace(raw)
 		g, err := keyValueParser().ParseString("", trimmed)
@@ -258,7 +258,7 @@ func (r *yamlReader) offset(n *yaml.Node) int {
 	if n.Line < 1 || idx >= len(r.p.lines) {
 		return r.end
 	}
-	l := r.p.lines[idx]
+	l := r.p.line(idx)
 	if l.ascii() {
 		return l.start + min(max(n.Column-1, 0), len(l.text))
 	}
@@ -415,10 +415,10 @@ func (r *yamlReader) scalar(e *ast.FrontmatterEntry, v *yaml.Node, limit int) bo
 func (r *yamlReader) emptyAt(e *ast.FrontmatterEntry) int {
 	off := int(e.KeyRange.End.Offset)
 	n := int(e.KeyRange.Start.Line)
-	if n < 1 || n > len(r.p.lines) || off > r.p.lines[n-1].end {
+	if n < 1 || n > len(r.p.lines) || off > r.p.line(n-1).end {
 		return off
 	}
-	l := r.p.lines[n-1]
+	l := r.p.line(n - 1)
 	text := strings.TrimRight(r.p.src[off:l.end], " \t")
 	if i := strings.Index(text, " #"); i >= 0 {
 		text = strings.TrimRight(text[:i], " \t")
@@ -493,7 +493,7 @@ func (r *yamlReader) unsupported(n *yaml.Node, what string) {
 	at := r.offset(n)
 	end := at
 	if pos := r.p.table.pos(at); pos.Line >= 1 && int(pos.Line) <= len(r.p.lines) {
-		end = max(at, r.p.lines[pos.Line-1].end)
+		end = max(at, r.p.line(int(pos.Line-1)).end)
 	}
 	r.p.report(0, CodeUnsupportedFrontmatter, r.rangeOf(at, end), fmt.Sprintf(msgUnsupportedFrontmatter, what))
 }

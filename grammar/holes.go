@@ -31,11 +31,12 @@ const maxOffsetDigits = 6
 // byte offset of the value to its file position. Text between `{{` and
 // `}}` that is not a name (or today±Nd) stays literal text.
 func (c *exprCache) findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
-	var holes []*ast.Hole
+	holes := c.found[:0]
+	defer func() { clear(c.found) }()
 	for i := 0; i < len(val); {
 		closing := strings.Index(val[i:], "}}")
 		if closing < 0 {
-			return holes
+			break
 		}
 		closing += i
 		// The hole is the innermost `{{` before this `}}`; each byte is
@@ -54,7 +55,18 @@ func (c *exprCache) findHoles(val string, at func(int) ast.Pos) []*ast.Hole {
 		}
 		i = closing + 2
 	}
-	return holes
+	c.found = holes
+	if len(holes) == 0 {
+		return nil
+	}
+	var out []*ast.Hole
+	if c.chunked {
+		out = c.holePs.take(len(holes))
+	} else {
+		out = make([]*ast.Hole, len(holes))
+	}
+	copy(out, holes)
+	return out
 }
 
 // maxHoleLen bounds the text between a hole's braces; longer text is never
@@ -65,8 +77,8 @@ const maxHoleLen = 128
 // returns a fresh copy to be positioned. A bare name, the common hole,
 // needs neither the grammar nor the cache (identHole).
 func (c *exprCache) hole(inner string) *ast.Hole {
-	if h := identHole(inner); h != nil {
-		return h
+	if v, ok := identHoleValue(inner); ok {
+		return c.newHole(v)
 	}
 	h, ok := c.holes[inner]
 	if !ok {
@@ -79,20 +91,38 @@ func (c *exprCache) hole(inner string) *ast.Hole {
 	if h == nil {
 		return nil
 	}
-	cp := *h
-	return &cp
+	return c.newHole(*h)
+}
+
+// newHole returns a copy of h, from a slab for a whole document.
+func (c *exprCache) newHole(h ast.Hole) *ast.Hole {
+	if !c.chunked {
+		kept := h
+		return &kept
+	}
+	n := c.holeVals.new()
+	*n = h
+	return n
 }
 
 // identHole returns the hole of inner when it is a bare name, as
 // parseHole would (TestFastPathsMatchParticiple, FuzzFastPaths), else nil.
 func identHole(inner string) *ast.Hole {
+	if h, ok := identHoleValue(inner); ok {
+		return &h
+	}
+	return nil
+}
+
+// identHoleValue is identHole's hole as a value, and whether there is one.
+func identHoleValue(inner string) (ast.Hole, bool) {
 	switch {
 	case !isIdent(inner):
-		return nil
+		return ast.Hole{}, false
 	case inner == "today":
-		return &ast.Hole{Kind: ast.HoleToday, Name: "today", Written: "today"}
+		return ast.Hole{Kind: ast.HoleToday, Name: "today", Written: "today"}, true
 	}
-	return &ast.Hole{Kind: ast.HoleVar, Name: inner, Written: inner}
+	return ast.Hole{Kind: ast.HoleVar, Name: inner, Written: inner}, true
 }
 
 // parseHole classifies the text between the braces, or returns nil when it

@@ -65,7 +65,7 @@ func reparse(filename string, prevSrc []byte, prev *ast.Skill, prevDiags ast.Dia
 		p:     &docParser{file: filename, src: string(cur), skill: &ast.Skill{BOM: bom}},
 	}
 	r.p.lines = splitLines(r.p.src)
-	r.p.table = lineTable(r.p.lines)
+	r.p.table = lineTable{r.p.src, r.p.lines}
 	if skill, diags, ok := r.run(newEnd); ok && len(diags) < maxProblems {
 		return skill, diags
 	}
@@ -129,13 +129,13 @@ func (r *resumer) run(newEnd int) (*ast.Skill, ast.Diagnostics, bool) {
 	skill := p.skill
 	skill.CRLF = prev.CRLF
 	if len(p.lines) > 0 {
-		skill.CRLF = p.lines[0].next > p.lines[0].end+1
+		skill.CRLF = p.line(0).next > p.line(0).end+1
 	}
 	skill.Frontmatter, skill.Preamble, skill.Servers = prev.Frontmatter, prev.Preamble, prev.Servers
 	skill.Steps = append(make([]*ast.Step, 0, len(prev.Steps)+1), prev.Steps[:r.k]...)
 	restart := prev.Steps[r.k].HeaderRange
 	h := int(restart.Start.Line) - 1
-	if h >= len(p.lines) || p.lines[h].start != int(restart.Start.Offset) {
+	if h >= len(p.lines) || p.line(h).start != int(restart.Start.Offset) {
 		return nil, nil, false
 	}
 	expected := 1

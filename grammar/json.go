@@ -181,11 +181,15 @@ func (p *jsonParser) object() (ast.Value, *jsonError) {
 			p.i++
 			obj.Range = p.org.span(start, p.i)
 			ms := p.members[base:]
-			store := make([]ast.Member, len(ms))
+			var store []ast.Member
+			if p.holes != nil && p.holes.chunked {
+				store, obj.Members = p.holes.members.take(len(ms)), p.holes.memberPs.take(len(ms))
+			} else {
+				store, obj.Members = make([]ast.Member, len(ms)), make([]*ast.Member, len(ms))
+			}
 			copy(store, ms)
 			clear(ms) // the values are referenced from store now
 			p.members = p.members[:base]
-			obj.Members = make([]*ast.Member, len(store))
 			for i := range store {
 				obj.Members[i] = &store[i]
 			}
@@ -202,7 +206,12 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 	defer func() { p.depth-- }()
 	start := p.i
 	p.i++
-	arr := &ast.Array{}
+	var arr *ast.Array
+	if p.holes != nil && p.holes.chunked {
+		arr = p.holes.arrays.new()
+	} else {
+		arr = &ast.Array{}
+	}
 	base := len(p.elements)
 	p.space()
 	if p.i < len(p.src) && p.src[p.i] == ']' {
@@ -226,7 +235,11 @@ func (p *jsonParser) array() (ast.Value, *jsonError) {
 			p.i++
 			arr.Range = p.org.span(start, p.i)
 			es := p.elements[base:]
-			arr.Elements = make([]ast.Value, len(es))
+			if p.holes != nil && p.holes.chunked {
+				arr.Elements = p.holes.elements.take(len(es))
+			} else {
+				arr.Elements = make([]ast.Value, len(es))
+			}
 			copy(arr.Elements, es)
 			clear(es)
 			p.elements = p.elements[:base]
@@ -262,7 +275,12 @@ func (p *jsonParser) number() (ast.Value, *jsonError) {
 			return nil, p.errf("invalid number, expected an exponent")
 		}
 	}
-	return &ast.Number{Range: p.org.span(start, p.i), Raw: p.src[start:p.i]}, nil
+	if p.holes == nil || !p.holes.chunked {
+		return &ast.Number{Range: p.org.span(start, p.i), Raw: p.src[start:p.i]}, nil
+	}
+	num := p.holes.numbers.new()
+	*num = ast.Number{Range: p.org.span(start, p.i), Raw: p.src[start:p.i]}
+	return num, nil
 }
 
 func (p *jsonParser) digits() bool {

@@ -9,7 +9,8 @@ import (
 )
 
 // line is one physical line of the source: [start, end) excludes the line
-// terminator, next is the offset of the following line.
+// terminator, next is the offset of the following line. It is a view that
+// docParser.line builds from the table's lineRec.
 type line struct {
 	start, end, next int
 	num              int    // 1-based
@@ -19,6 +20,21 @@ type line struct {
 	// enough to walk.
 	cols *colIndex
 }
+
+// lineRec is a line as the table keeps it, one per line of the file: 24
+// bytes rather than line's 56 (#20), the rest derived by docParser.line.
+type lineRec struct {
+	start, end, next int32
+	cols             *colIndex
+}
+
+// view returns the line of rec, the numth (1-based) of src.
+func (r lineRec) view(src string, num int) line {
+	return line{start: int(r.start), end: int(r.end), next: int(r.next), num: num, text: src[r.start:r.end], cols: r.cols}
+}
+
+// line returns line i (0-based) of the file.
+func (p *docParser) line(i int) line { return p.lines[i].view(p.src, i+1) }
 
 // walkColumns marks a line that is not all ASCII and is short enough to
 // count its columns by walking it.
@@ -35,10 +51,11 @@ func (l line) index() *colIndex {
 	return l.cols
 }
 
-// splitLines cuts src into lines on "\n", dropping a "\r" before it.
-func splitLines(src string) []line {
-	lines := make([]line, 0, strings.Count(src, "\n")+1)
-	for start, num := 0, 1; start < len(src); num++ {
+// splitLines cuts src into lines on "\n", dropping a "\r" before it. src
+// is at most ast.MaxFileSize bytes, so offsets fit in an int32.
+func splitLines(src string) []lineRec {
+	lines := make([]lineRec, 0, strings.Count(src, "\n")+1)
+	for start := 0; start < len(src); {
 		end, next := len(src), len(src)
 		if i := strings.IndexByte(src[start:], '\n'); i >= 0 {
 			end, next = start+i, start+i+1
@@ -46,9 +63,8 @@ func splitLines(src string) []line {
 		if end > start && src[end-1] == '\r' && next != end {
 			end--
 		}
-		text := src[start:end]
-		l := line{start: start, end: end, next: next, num: num, text: text}
-		if !isASCII(text) {
+		l := lineRec{start: int32(start), end: int32(end), next: int32(next)}
+		if text := src[start:end]; !isASCII(text) {
 			l.cols = walkColumns
 			if x := newColIndex(text); x != nil {
 				l.cols = x
@@ -82,21 +98,26 @@ func (l line) column(k int) int {
 }
 
 // lineTable converts byte offsets to positions.
-type lineTable []line
+type lineTable struct {
+	src   string
+	lines []lineRec
+}
 
 func (t lineTable) pos(off int) ast.Pos {
-	i := sort.Search(len(t), func(i int) bool { return t[i].next > off })
-	if i == len(t) {
-		if len(t) == 0 {
+	lines := t.lines
+	i := sort.Search(len(lines), func(i int) bool { return int(lines[i].next) > off })
+	if i == len(lines) {
+		if len(lines) == 0 {
 			return ast.NewPos(off, 1, off+1)
 		}
-		last := t[len(t)-1]
-		if last.next > last.end && off >= last.next { // offset after a final newline
-			return ast.NewPos(off, last.num+1, off-last.next+1)
+		last := lines[len(lines)-1]
+		if last.next > last.end && off >= int(last.next) { // offset after a final newline
+			return ast.NewPos(off, len(lines)+1, off-int(last.next)+1)
 		}
-		i = len(t) - 1
+		i = len(lines) - 1
 	}
-	return ast.NewPos(off, t[i].num, t[i].column(off-t[i].start))
+	l := lines[i].view(t.src, i+1)
+	return ast.NewPos(off, l.num, l.column(off-l.start))
 }
 
 func (t lineTable) span(start, end int) ast.Range {

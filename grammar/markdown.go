@@ -21,7 +21,7 @@ var markdown = sync.OnceValue(func() parser.Parser { return goldmark.New().Parse
 // it parsed on the way, for the verbatim region's outline.
 func (p *docParser) nextStepHeader(from int) (int, []ast.Heading) {
 	cand := from
-	for cand < len(p.lines) && !looksLikeStepHeader(p.text(p.lines[cand])) {
+	for cand < len(p.lines) && !looksLikeStepHeader(p.text(p.line(cand))) {
 		cand++
 	}
 	if cand == from {
@@ -32,7 +32,7 @@ func (p *docParser) nextStepHeader(from int) (int, []ast.Heading) {
 		_, heads := p.headings(start, len(p.src))
 		return cand, heads
 	}
-	lines, heads := p.headings(start, p.lines[cand].next)
+	lines, heads := p.headings(start, p.line(cand).next)
 	if lines[cand] {
 		return cand, heads
 	}
@@ -40,7 +40,7 @@ func (p *docParser) nextStepHeader(from int) (int, []ast.Heading) {
 	// the file as Markdown once and take the first real header.
 	lines, heads = p.headings(start, len(p.src))
 	for i := cand + 1; i < len(p.lines); i++ {
-		if lines[i] && looksLikeStepHeader(p.text(p.lines[i])) {
+		if lines[i] && looksLikeStepHeader(p.text(p.line(i))) {
 			return i, heads
 		}
 	}
@@ -62,7 +62,7 @@ func (p *docParser) headings(start, end int) (map[int]bool, []ast.Heading) {
 		pos := p.table.pos(start + h.Lines().At(0).Start)
 		idx := int(pos.Line) - 1
 		lines[idx] = true
-		l := p.lines[idx]
+		l := p.line(idx)
 		raw := p.text(l)
 		heads = append(heads, ast.Heading{
 			Level: h.Level,

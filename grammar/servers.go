@@ -50,7 +50,7 @@ func (p *docParser) servers() {
 	}
 	from := int(pre.Headings[section].Range.Start.Line) // the line after the heading
 	to := from
-	for to < len(p.lines) && p.lines[to].start < int(pre.Range.End.Offset) {
+	for to < len(p.lines) && p.line(to).start < int(pre.Range.End.Offset) {
 		to++
 	}
 	if section+1 < len(pre.Headings) {
@@ -59,7 +59,7 @@ func (p *docParser) servers() {
 	names := map[string]bool{}
 	fence := ""
 	for i := from; i < to; i++ {
-		l := p.lines[i]
+		l := p.line(i)
 		raw := p.text(l)
 		t := strings.TrimLeft(raw, " \t")
 		switch {
@@ -92,7 +92,7 @@ func (p *docParser) servers() {
 // setext heading's underline is not a line the section can start after).
 func (p *docParser) atxHeading(h ast.Heading) bool {
 	i := int(h.Range.Start.Line) - 1
-	return i >= 0 && i < len(p.lines) && strings.HasPrefix(strings.TrimLeft(p.text(p.lines[i]), " "), "#")
+	return i >= 0 && i < len(p.lines) && strings.HasPrefix(strings.TrimLeft(p.text(p.line(i)), " "), "#")
 }
 
 // isListItem reports whether a line (leading blanks removed) is a list

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"strconv"
+
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 )
@@ -56,10 +58,13 @@ func runDriftIndex(p *Pass) {
 	}
 }
 
+// checkIndexes builds its message without fmt: a skill of many steps
+// gets one for each (#20).
 func checkIndexes(p *Pass, step int, path ast.Path) {
 	for _, e := range path.Elements {
 		if e.Index > 0 {
-			p.Reportf(step, e.Range, "%s picks element %d of an array by position; it reads a different item when the list changes", format.Path(path), e.Index)
+			msg := format.Path(path) + " picks element " + strconv.Itoa(e.Index) + " of an array by position; it reads a different item when the list changes"
+			p.Report(ast.Diagnostic{Step: step, Range: e.Range, Message: msg})
 		}
 	}
 }

@@ -36,7 +36,7 @@ description: Fetch two things
 }
 
 func runDuplicateTitle(p *Pass) {
-	first := map[string]*ast.Step{}
+	first := make(map[string]*ast.Step, len(p.Skill.Steps))
 	for _, st := range p.Skill.Steps {
 		key := strings.ToLower(strings.TrimSpace(st.Title))
 		if prev, ok := first[key]; ok {

@@ -77,11 +77,22 @@ func impliedEffect(tool string) (ast.Effect, string) {
 }
 
 func runEffectVerb(p *Pass) {
+	// A skill calls a few tools many times: each name is read once.
+	type implied struct {
+		want ast.Effect
+		verb string
+	}
+	seen := map[string]implied{}
 	for _, st := range p.Skill.Steps {
 		if st.Action == nil || st.Effect == nil {
 			continue
 		}
-		want, verb := impliedEffect(st.Action.Tool)
+		im, ok := seen[st.Action.Tool]
+		if !ok {
+			im.want, im.verb = impliedEffect(st.Action.Tool)
+			seen[st.Action.Tool] = im
+		}
+		want, verb := im.want, im.verb
 		if want == "" || effectRank(st.Effect.Value) >= effectRank(want) {
 			continue
 		}

@@ -62,7 +62,8 @@ var bigFileSeen bool
 
 // gcForFile sets the collector for a file of size bytes about to be
 // parsed. A skill of up to 1 MiB allocates well under 16 MiB while it is
-// parsed, linted or printed (5 MB for a 1,000-step skill of 0.49 MB), and
+// parsed, linted or printed (4.4 MB for a 1,000-step skill of 0.49 MB,
+// 0.8 MB for its check), and
 // most of that is the tree, which stays live: at GOGC=400 the heap's first
 // goal is 16 MiB, so such a file is done without a collection, whose
 // marking costs more CPU than the little garbage it frees, and whose own

@@ -78,44 +78,53 @@ type matcher func(s string, i int) (Match, bool)
 // Find and FindField, all for FindAll. When two matches cover the same
 // span, the kind of the matcher with the lower rank wins, so a GitHub token
 // after `Bearer ` is reported as a GitHub token.
-var triggers struct{ field, all [256][]prioritised }
+var triggers triggerTables
+
+type triggerTables struct{ field, all [256][]prioritised }
 
 type prioritised struct {
 	match matcher
 	rank  int
+	// next, when set, holds every byte that can follow the trigger byte
+	// in a match: the matcher is not called at a trigger followed by any
+	// other byte (or by none), which it would refuse (#20: most letters
+	// trigger some matcher, and the call cost more than the refusal).
+	next string
 }
 
 func init() {
-	register := func(bytes string, m matcher, rank int, allOnly bool) {
+	register := func(bytes, next string, m matcher, rank int, allOnly bool) {
 		for i := 0; i < len(bytes); i++ {
 			c := bytes[i]
-			triggers.all[c] = append(triggers.all[c], prioritised{m, rank})
+			triggers.all[c] = append(triggers.all[c], prioritised{m, rank, next})
 			if !allOnly {
-				triggers.field[c] = append(triggers.field[c], prioritised{m, rank})
+				triggers.field[c] = append(triggers.field[c], prioritised{m, rank, next})
 			}
 		}
 	}
 	// Ranks follow the order of specificity: the most specific kind first.
-	register("-", matchPEM, 0, false)
-	register("g", matchGitHub, 1, false)
-	register("x", matchSlackToken, 2, false)
-	register("h", matchSlackHook, 2, false)
-	register("sr", matchStripeLive, 3, false)
-	register("srw", matchStripe, 3, true)
-	register("A", matchAWSKeyID, 4, false)
-	register("IF", matchAWSSessionToken, 4, true)
-	register("A", matchGoogleAPIKey, 5, false)
-	register("e", matchJWT, 6, false)
-	register("s", matchSKKey, 7, false)
-	register("gnhpy", matchServiceToken, 7, true)
-	register(":", matchURLPassword, 8, false)
-	register("?&", matchQuerySecret, 9, false)
-	register("Bb", matchBearer, 10, false)
-	register("Bb", matchBasic, 10, true)
-	register("=:", matchNamedValue, 12, true)
-	register("-", matchFlagValue, 12, true)
-	register("i", matchIsValue, 12, true)
-	register("p", matchNetrc, 12, true)
+	// The second argument is next: the second bytes of each matcher's
+	// prefixes (see there), empty for the matchers without a prefix.
+	register("-", "-", matchPEM, 0, false)                 // -----BEGIN
+	register("g", "hi", matchGitHub, 1, false)             // gh?_, github_pat_
+	register("x", "o", matchSlackToken, 2, false)          // xox?-
+	register("h", "o", matchSlackHook, 2, false)           // hooks.slack.com
+	register("sr", "k", matchStripeLive, 3, false)         // sk_live_, rk_live_
+	register("srw", "kh", matchStripe, 3, true)            // sk_test_, rk_test_, whsec_
+	register("A", "KSBC", matchAWSKeyID, 4, false)         // AKIA, ASIA, ABIA, ACCA
+	register("IF", "Qw", matchAWSSessionToken, 4, true)    // IQoJ…, FwoG…, FQoG…
+	register("A", "I", matchGoogleAPIKey, 5, false)        // AIza
+	register("e", "y", matchJWT, 6, false)                 // eyJ
+	register("s", "k", matchSKKey, 7, false)               // sk-
+	register("gnhpy", "lpfya", matchServiceToken, 7, true) // glpat-, npm_, hf_, pypi-, ya29.
+	register(":", "/", matchURLPassword, 8, false)         // ://
+	register("?&", "", matchQuerySecret, 9, false)
+	register("Bb", "e", matchBearer, 10, false) // Bearer
+	register("Bb", "a", matchBasic, 10, true)   // Basic
+	register("=:", "", matchNamedValue, 12, true)
+	register("-", "", matchFlagValue, 12, true)
+	register("i", "s", matchIsValue, 12, true) // is
+	register("p", "a", matchNetrc, 12, true)   // password
 }
 
 // Ranks of the detectors that are not triggered by one byte.
@@ -160,13 +169,21 @@ func FindAll(key, value string) []Match {
 }
 
 func scan(key, s string, hex, all bool) []Match {
-	table := &triggers.field
+	return scanWith(&triggers, key, s, hex, all)
+}
+
+// scanWith is scan with the given triggers (a test runs it without next).
+func scanWith(tt *triggerTables, key, s string, hex, all bool) []Match {
+	table := &tt.field
 	if all {
-		table = &triggers.all
+		table = &tt.all
 	}
 	var found []ranked
 	for i := 0; i < len(s); i++ {
 		for _, t := range table[s[i]] {
+			if t.next != "" && (i+1 >= len(s) || strings.IndexByte(t.next, s[i+1]) < 0) {
+				continue
+			}
 			if m, ok := t.match(s, i); ok {
 				found = append(found, ranked{m, t.rank})
 			}

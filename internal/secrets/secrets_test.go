@@ -3,7 +3,9 @@ package secrets
 import (
 	"bufio"
 	"os"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -244,5 +246,75 @@ func FuzzFind(f *testing.F) {
 			}
 			prev = m.End
 		}
+	})
+}
+
+// unfiltered returns triggers without next: every matcher is called at
+// every trigger byte, as before the filter. (triggers is filled by init,
+// after package variables.)
+var unfiltered = sync.OnceValue(func() *triggerTables {
+	tt := new(triggerTables)
+	for c := range 256 {
+		for _, p := range triggers.field[c] {
+			p.next = ""
+			tt.field[c] = append(tt.field[c], p)
+		}
+		for _, p := range triggers.all[c] {
+			p.next = ""
+			tt.all[c] = append(tt.all[c], p)
+		}
+	}
+	return tt
+})
+
+// checkNextFilter fails unless the scans with and without the next
+// filter find the same secrets in s.
+func checkNextFilter(t *testing.T, key, s string) {
+	t.Helper()
+	hex := hasHexRun(s) && IsSecretKey(key)
+	for _, all := range []bool{false, true} {
+		got, want := scanWith(&triggers, key, s, hex, all), scanWith(unfiltered(), key, s, hex, all)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("scan(%q, %q, all=%v) with the next filter = %v, without = %v", key, s, all, got, want)
+		}
+	}
+}
+
+// TestNextFilter holds the trigger filter to the unfiltered scan on every
+// secret and ordinary value of the tests, each also cut at every byte.
+func TestNextFilter(t *testing.T) {
+	values := []string{ghToken, ghPAT, skKey, slackToken, awsKeyID, googleKey, stripeLive, jwt, hex40, "Bearer " + bearerValue, "bearer " + bearerValue, pemKey,
+		"https://user:" + "hunter2pass@example.test/x", "?api_key=abc123def456ghi&token=zz", "password=" + "s3cretValue!", "the password is " + "Tr0ub4dor&3",
+		"machine h login u password " + "pw1234567", "--api-key " + "abcdef123456", "Basic " + "dXNlcjpwYXNzd29yZA==", "sk_test_" + strings.Repeat("4eC3", 6),
+		"rk_live_" + strings.Repeat("4eC3", 6), "whsec_" + strings.Repeat("4eC3", 8), "glpat-" + strings.Repeat("x1", 12), "npm_" + strings.Repeat("a1", 20),
+		"hf_" + strings.Repeat("b2", 16), "ya29." + strings.Repeat("c3", 30), "IQoJb3JpZ2luX2Vj" + strings.Repeat("A", 120), "FwoGZXIvYXdzE" + strings.Repeat("B", 120),
+		"ASIA" + "IOSFODNN7EXAMPLE", "https://hooks.slack.com/services/T0001/B0002/XXXXXXXXXXXXXXXXXXXX"}
+	f, err := os.Open("testdata/ordinary.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		values = append(values, sc.Text())
+	}
+	for _, v := range values {
+		for _, key := range []string{"", "api_key", "aws_secret"} {
+			checkNextFilter(t, key, v)
+			for i := range len(v) {
+				checkNextFilter(t, key, v[:i])
+				checkNextFilter(t, key, v[i:])
+			}
+		}
+	}
+}
+
+// FuzzNextFilter holds the trigger filter to the unfiltered scan.
+func FuzzNextFilter(f *testing.F) {
+	for _, s := range []string{ghToken, ghPAT, skKey, slackToken, awsKeyID, googleKey, jwt, "Bearer " + bearerValue, pemKey, "https://a:b@c", "?token=abc123def456ghi", "password: hunter22"} {
+		f.Add("api_key", s)
+	}
+	f.Fuzz(func(t *testing.T, key, s string) {
+		checkNextFilter(t, key, s)
 	})
 }
