@@ -68,6 +68,13 @@ type fastCall struct {
 	live  *liveCall
 	end   func() // ends live
 	start time.Time
+
+	// For an agent on 2026-07-28 (modern.go): the rounds the call is
+	// handed to when its downstream asks the agent, where its first
+	// round stands (under fc.mu), and closed when that round is answered.
+	rounds *roundCall
+	round  roundState
+	over   chan struct{}
 }
 
 func (p *Proxy) newFastConn(w *agentWriter, t mcp.Transport) *fastConn {
@@ -189,8 +196,7 @@ func fastMeta(raw []byte) (meta []byte, toolUse string, ok bool) {
 }
 
 // agentSession returns the agent's session when the fast path may serve
-// it: known (the proxy's only session, the first time), initialized, and
-// on a revision with server-initiated requests.
+// it: known (the proxy's only session, the first time) and initialized.
 func (fc *fastConn) agentSession() *mcp.ServerSession {
 	fc.mu.Lock()
 	ss := fc.session
@@ -205,7 +211,7 @@ func (fc *fastConn) agentSession() *mcp.ServerSession {
 			return nil
 		}
 	}
-	if ss.InitializeParams() == nil || roundTrips(ss) {
+	if ss.InitializeParams() == nil {
 		return nil
 	}
 	fc.mu.Lock()
@@ -234,18 +240,29 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 	if !ok || !route.Downstream.RawCapable() {
 		return false
 	}
-	var meta []byte
-	toolUse := ""
-	if parts.meta != nil {
-		if meta, toolUse, ok = fastMeta(parts.meta); !ok {
-			return false
-		}
-	}
 	ss := fc.agentSession()
 	if ss == nil {
 		return false
 	}
+	modern := roundTrips(ss)
+	var meta []byte
+	toolUse := ""
+	switch {
+	case modern:
+		if meta, toolUse, ok = p.modernCallMeta(ss, parts.meta); !ok {
+			return false
+		}
+	case parts.meta != nil:
+		if meta, toolUse, ok = fastMeta(parts.meta); !ok {
+			return false
+		}
+	}
+	d := route.Downstream
 	c := &fastCall{fc: fc, key: key, id: bytes.Clone(f.ID), tool: route.Exposed}
+	if modern {
+		c.rounds = &roundCall{asks: p.relay.asksFor(d), done: make(chan finished, 1), cancel: c.cancelLater, open: map[string]*ask{}}
+		c.over = make(chan struct{})
+	}
 	fc.mu.Lock()
 	if _, dup := fc.calls[key]; dup {
 		fc.mu.Unlock()
@@ -260,8 +277,7 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 		args = []byte("{}")
 	}
 	c.rec = p.recordCall(route.Exposed, args, toolUse)
-	d := route.Downstream
-	c.live, c.end = p.relay.begin(context.Background(), d, ss, nil, nil)
+	c.live, c.end = p.relay.begin(context.Background(), d, ss, nil, c.rounds)
 	toolName, _ := json.Marshal(route.Tool.Name)
 	params := make([]byte, 0, len(meta)+len(toolName)+len(args)+32)
 	params = append(params, '{')
@@ -275,6 +291,9 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 	fc.mu.Lock()
 	c.raw = raw
 	fc.mu.Unlock()
+	if modern {
+		go c.await()
+	}
 	return true
 }
 
@@ -285,6 +304,10 @@ func (c *fastCall) done(r mcpx.RawResult) {
 	x := c.rec.extras(c.live) // what the downstream sent before its answer
 	res, raw := settle(r.Res, r.Result, r.Err, false)
 	c.finish(res, raw, ms, false, x)
+	if c.rounds != nil {
+		c.settled(finished{res: res, raw: raw}, nil)
+		return
+	}
 	c.fc.respond(c.id, res, raw)
 }
 
@@ -294,6 +317,10 @@ func (c *fastCall) cancel() {
 	x := c.rec.extras(c.live)
 	res, raw := settle(nil, nil, context.Canceled, true)
 	c.finish(res, raw, ms, true, x)
+	if c.rounds != nil {
+		c.settled(finished{res: res, raw: raw}, context.Canceled)
+		return
+	}
 	c.fc.respond(c.id, res, raw)
 }
 
@@ -355,6 +382,13 @@ func (fc *fastConn) cancelled(f *mcpx.Frame) bool {
 	if c != nil {
 		raw = c.raw
 	}
+	if c != nil && c.rounds != nil {
+		if c.round != roundOpen {
+			raw = nil // answered already
+		} else {
+			c.round = roundCancelling
+		}
+	}
 	fc.mu.Unlock()
 	if c == nil {
 		return false
@@ -371,7 +405,10 @@ func (fc *fastConn) gone(error) {
 	fc.mu.Lock()
 	var calls []*fastCall
 	for _, c := range fc.calls {
-		if c.raw != nil {
+		if c.raw != nil && (c.rounds == nil || c.round == roundOpen) {
+			if c.rounds != nil {
+				c.round = roundCancelling
+			}
 			calls = append(calls, c)
 		}
 	}
