@@ -283,10 +283,38 @@ func (f *FrameReader) pass(l *RejectedLine) {
 		return
 	}
 	out := f.reject(l)
+	if f.Divert != nil && len(out) > 0 && out[0] == '{' && f.divertReplacement(out) {
+		return // taken, as the line it stands for would have been
+	}
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		out = append(out[:len(out):len(out)], '\n')
 	}
 	f.out = out
+}
+
+// divertReplacement shows Divert what reject put in a rejected line's
+// place when it is a response (a JSON-RPC error for the line's id): the
+// response to a request Divert's owner made itself (a raw call) is that
+// owner's to take, as the rejected line would have been.
+func (f *FrameReader) divertReplacement(out []byte) bool {
+	start, end := trimBounds(out)
+	line := out[start:end]
+	fr := &f.frame
+	*fr = Frame{Line: line}
+	method := false
+	EachMember(line, func(key, value []byte) bool {
+		switch {
+		case KeyIs(key, "id"):
+			fr.ID = nil
+			if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
+				fr.ID = value
+			}
+		case KeyIs(key, "method"):
+			method = true
+		}
+		return true
+	})
+	return !method && fr.ID != nil && f.Divert(fr)
 }
 
 // maxDepth is the deepest nesting of objects and arrays the SDK decodes.
