@@ -36,21 +36,34 @@ import (
 // cancellation by the agent passed on and recorded as cancelled, a
 // downstream's error or exit answered with the same error result.
 //
+// An agent on protocol revision 2026-07-28 takes it too (modern.go): its
+// call's _meta checked as the SDK's server checks it and its protocol
+// keys not sent on, its answer encoded as the SDK path encodes it (the
+// resultType and serverInfo the SDK adds), and the call handed to the
+// rounds machinery (rounds.go) mid-call when the downstream asks the
+// agent something before it answers.
+//
 // Anything else goes the SDK path, the line passed on untouched: another
-// method; params with members other than name, arguments and _meta, or
-// not of the usual types; a _meta with a progress token or the protocol's
-// own keys (io.modelcontextprotocol/…); a tool that is not a downstream
-// tool exposed as such (the control tools); a remote downstream or one on
-// protocol revision 2026-07-28; an agent on 2026-07-28 (rounds.go) or
-// that has not initialized; a request id that is not a string or an
-// integer, or is already in flight; a batch, and what the FrameReader
-// rejects. Options.NoFastPath turns it off.
+// method; params with members other than name, arguments and _meta (a
+// later round of a 2026-07-28 call among them), or not of the usual
+// types; a _meta with a progress token; from an agent on 2025-11-25, a
+// _meta with the protocol's own keys (io.modelcontextprotocol/…); from
+// one on 2026-07-28, a _meta without them, with ones the SDK would
+// refuse, with a log level or another of them, or an agent that set a
+// level with logging/setLevel; a tool that is not a downstream tool
+// exposed as such (the control tools); a remote downstream or one on
+// protocol revision 2026-07-28; an agent that has not initialized; a
+// request id that is not a string or an integer, or is already in
+// flight; a batch, and what the FrameReader rejects. Options.NoFastPath
+// turns it off.
 
 // fastConn is the fast path of one agent connection (Transport).
 type fastConn struct {
 	p *Proxy
 	w *agentWriter
 	t mcp.Transport // the transport it serves
+
+	lastMeta metaCache // modernMeta's, on the reading goroutine only
 
 	mu      sync.Mutex
 	session *mcp.ServerSession   // the agent's session, once known
@@ -249,7 +262,7 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 	toolUse := ""
 	switch {
 	case modern:
-		if meta, toolUse, ok = p.modernCallMeta(ss, parts.meta); !ok {
+		if meta, toolUse, ok = fc.modernMeta(ss, parts.meta); !ok {
 			return false
 		}
 	case parts.meta != nil:

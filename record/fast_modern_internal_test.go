@@ -141,7 +141,7 @@ func modernDiffSession(t *testing.T, noFast bool) (string, []json.RawMessage, in
 		TraceDir:    dir,
 		Redactor:    trace.NewRedactor(nil, nil),
 		Now:         func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
-		CallTimeout: 1500 * time.Millisecond,
+		CallTimeout: 5 * time.Second, // the SDK path under -race takes a while over the large result
 		NoFastPath:  noFast,
 	})
 	if err != nil {
@@ -205,7 +205,7 @@ func TestFastPathRecordsTheSameModern(t *testing.T) {
 	if strings.Contains(fast, mcptest.Secret) {
 		t.Errorf("the secret is in the trace:\n%s", fast)
 	}
-	for _, want := range []string{`"cancelled":true`, "call limit", "it exited (exit status 3)", `"toolUseId":"toolu_01"`, "large result large result", `"isError":true`} {
+	for _, want := range []string{`"cancelled":true`, "5s call limit", "it exited (exit status 3)", `"toolUseId":"toolu_01"`, "large result large result", `"isError":true`} {
 		if !strings.Contains(fast, want) {
 			t.Errorf("the trace lacks %q:\n%s", want, short(fast))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,6 +70,45 @@ type clientCapsV2 struct {
 // nothing is left (the SDK path's forwardMeta, whose empty map the SDK's
 // client omits).
 func (p *Proxy) modernCallMeta(ss *mcp.ServerSession, raw []byte) (meta []byte, toolUse string, ok bool) {
+	p.relay.mu.Lock()
+	level := p.relay.agent[ss]
+	p.relay.mu.Unlock()
+	if level != "" {
+		return nil, "", false
+	}
+	return p.checkModernMeta(ss.InitializeParams().ProtocolVersion, raw)
+}
+
+// modernMeta is modernCallMeta, remembering the last _meta it took: an
+// agent sends the same one with call after call. It runs on the reading
+// goroutine (Divert), as do all its uses of the cache.
+func (fc *fastConn) modernMeta(ss *mcp.ServerSession, raw []byte) (meta []byte, toolUse string, ok bool) {
+	version := ss.InitializeParams().ProtocolVersion
+	if c := &fc.lastMeta; c.raw != nil && c.version == version && bytes.Equal(c.raw, raw) {
+		fc.p.relay.mu.Lock()
+		level := fc.p.relay.agent[ss]
+		fc.p.relay.mu.Unlock()
+		if level == "" {
+			return c.meta, c.toolUse, true
+		}
+	}
+	meta, toolUse, ok = fc.p.modernCallMeta(ss, raw)
+	if ok {
+		fc.lastMeta = metaCache{raw: bytes.Clone(raw), version: version, meta: meta, toolUse: toolUse}
+	}
+	return meta, toolUse, ok
+}
+
+// metaCache is the last _meta modernMeta took, and what it made of it.
+type metaCache struct {
+	raw     []byte
+	version string
+	meta    []byte
+	toolUse string
+}
+
+// checkModernMeta is modernCallMeta for a session on revision version.
+func (p *Proxy) checkModernMeta(version string, raw []byte) (meta []byte, toolUse string, ok bool) {
 	if raw == nil {
 		return nil, "", false // a request of the old protocol on the new one's session
 	}
@@ -76,8 +116,8 @@ func (p *Proxy) modernCallMeta(ss *mcp.ServerSession, raw []byte) (meta []byte, 
 	if json.Unmarshal(raw, &m) != nil {
 		return nil, "", false
 	}
-	var version string
-	if v := m[mcp.MetaKeyProtocolVersion]; len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &version) != nil || version != ss.InitializeParams().ProtocolVersion {
+	var sent string
+	if v := m[mcp.MetaKeyProtocolVersion]; len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &sent) != nil || sent != version {
 		return nil, "", false
 	}
 	caps := m[mcp.MetaKeyClientCapabilities]
@@ -99,12 +139,6 @@ func (p *Proxy) modernCallMeta(ss *mcp.ServerSession, raw []byte) (meta []byte, 
 			json.Unmarshal(v, &toolUse)
 		}
 		rest[k] = v
-	}
-	p.relay.mu.Lock()
-	level := p.relay.agent[ss]
-	p.relay.mu.Unlock()
-	if level != "" {
-		return nil, "", false
 	}
 	if len(rest) == 0 {
 		return nil, toolUse, true
@@ -150,9 +184,117 @@ func (p *Proxy) modernResult(res *mcp.CallToolResult, raw json.RawMessage) ([]by
 	return out.MarshalJSON()
 }
 
+// serverMeta is the _meta modernResult gives a downstream's result that
+// has none: the proxy's serverInfo, encoded as the SDK path encodes it
+// (found by encoding an empty result that way).
+func (p *Proxy) serverMeta() []byte {
+	p.serverMetaOnce.Do(func() {
+		b, err := p.modernResult(&mcp.CallToolResult{}, json.RawMessage(`{}`))
+		if err != nil {
+			return
+		}
+		mcpx.EachMember(b, func(key, value []byte) bool {
+			if string(key) == `"_meta"` {
+				p.serverMetaJSON = bytes.Clone(value)
+			}
+			return true
+		})
+	})
+	return p.serverMetaJSON
+}
+
+// plainMember is a top-level member of a result, by its name.
+type plainMember struct {
+	name  string
+	value []byte
+}
+
+// modernPlain is modernResult for a downstream's result (raw) without
+// decoding it, when its member names are unique and plain (printable
+// ASCII that JSON writes as it is) and none is _meta or resultType: its
+// members, the proxy's _meta and "resultType":"complete" in sorted
+// order, each value compacted and HTML-escaped — what the SDK path's
+// json.Marshal of the merged members writes. false for any other result.
+func (p *Proxy) modernPlain(raw []byte) ([]byte, bool) {
+	meta := p.serverMeta()
+	if meta == nil {
+		return nil, false
+	}
+	var buf [8]plainMember
+	ms := buf[:0]
+	size := 0
+	if !mcpx.EachMember(raw, func(key, value []byte) bool {
+		if !plainName(key) {
+			return false
+		}
+		name := key[1 : len(key)-1]
+		if string(name) == "_meta" || string(name) == "resultType" {
+			return false
+		}
+		for _, m := range ms {
+			if m.name == string(name) {
+				return false
+			}
+		}
+		ms = append(ms, plainMember{name: string(name), value: value})
+		size += len(key) + len(value) + 2
+		return true
+	}) {
+		return nil, false
+	}
+	ms = append(ms, plainMember{"_meta", meta}, plainMember{"resultType", []byte(`"complete"`)})
+	slices.SortFunc(ms, func(a, b plainMember) int { return strings.Compare(a.name, b.name) })
+	out := bytes.NewBuffer(make([]byte, 0, size+len(meta)+40))
+	out.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteByte('"')
+		out.WriteString(m.name)
+		out.WriteString(`":`)
+		start := out.Len()
+		if json.Compact(out, m.value) != nil {
+			return nil, false
+		}
+		if v := out.Bytes()[start:]; bytes.ContainsAny(v, "<>&\u2028\u2029") {
+			escaped := bytes.NewBuffer(make([]byte, 0, len(v)+64))
+			json.HTMLEscape(escaped, v)
+			out.Truncate(start)
+			out.Write(escaped.Bytes())
+		}
+	}
+	out.WriteByte('}')
+	return out.Bytes(), true
+}
+
+// plainName reports whether a member's name, with its quotes, is one
+// JSON writes as it is: printable ASCII, no quote, backslash or HTML
+// character.
+func plainName(key []byte) bool {
+	if len(key) < 2 {
+		return false
+	}
+	for _, c := range key[1 : len(key)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 // respondModern writes the agent's response to a call's round.
 func (fc *fastConn) respondModern(id []byte, res *mcp.CallToolResult, raw json.RawMessage) {
-	b, err := fc.p.modernResult(res, raw)
+	var b []byte
+	var err error
+	if raw != nil {
+		if out, ok := fc.p.modernPlain(raw); ok {
+			b = out
+		}
+	}
+	if b == nil {
+		b, err = fc.p.modernResult(res, raw)
+	}
 	if err != nil {
 		fc.p.warnf("the result of a call could not be encoded: %v", err)
 		return

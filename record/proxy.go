@@ -100,7 +100,10 @@ type Proxy struct {
 	fastMu    sync.Mutex
 	fastConns []*fastConn         // the agent connections' fast paths (Transport)
 	impl      *mcp.Implementation // the server's, as results on 2026-07-28 name it (fast.go)
-	fastCalls atomic.Int64        // how many calls took the fast path
+
+	serverMetaOnce sync.Once
+	serverMetaJSON []byte       // see serverMeta
+	fastCalls      atomic.Int64 // how many calls took the fast path
 }
 
 // recording is the state of one recording in progress.
