@@ -375,6 +375,19 @@ func checkObject(b []byte, s *memberScan) error {
 	if s.deepest > maxDepth {
 		return errTooDeep
 	}
+	if s.dup {
+		// The SDK's decoder decodes every occurrence of a member, and
+		// fails on one of the wrong type even if the last is right.
+		var wire struct {
+			Version string         `json:"jsonrpc"`
+			ID      any            `json:"id"`
+			Method  string         `json:"method"`
+			Error   *jsonrpc.Error `json:"error"`
+		}
+		if err := json.Unmarshal(b, &wire); err != nil {
+			return err
+		}
+	}
 	if s.unsure {
 		// A member too long to pick out, or a key with an escape in it:
 		// decode the members the slow way.
@@ -559,6 +572,7 @@ type memberScan struct {
 	seen       [len(memberNames)]bool
 	long       [len(memberNames)]bool // the value is longer than its cap
 	unsure     bool                   // a value was too long, or a key escaped
+	dup        bool                   // one of the members comes twice
 }
 
 func newMemberScan() *memberScan {
@@ -642,6 +656,7 @@ func (s *memberScan) feed(p []byte) {
 					break
 				}
 				if k := slices.Index(memberNames[:], string(s.key)); k >= 0 && !s.longKey {
+					s.dup = s.dup || s.seen[k]
 					s.cur, s.vals[k], s.seen[k], s.long[k] = k, s.vals[k][:0], true, false
 				}
 			case s.cur >= 0:
