@@ -283,10 +283,38 @@ func (f *FrameReader) pass(l *RejectedLine) {
 		return
 	}
 	out := f.reject(l)
+	if f.Divert != nil && len(out) > 0 && out[0] == '{' && f.divertReplacement(out) {
+		return // taken, as the line it stands for would have been
+	}
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		out = append(out[:len(out):len(out)], '\n')
 	}
 	f.out = out
+}
+
+// divertReplacement shows Divert what reject put in a rejected line's
+// place when it is a response (a JSON-RPC error for the line's id): the
+// response to a request Divert's owner made itself (a raw call) is that
+// owner's to take, as the rejected line would have been.
+func (f *FrameReader) divertReplacement(out []byte) bool {
+	start, end := trimBounds(out)
+	line := out[start:end]
+	fr := &f.frame
+	*fr = Frame{Line: line}
+	method := false
+	EachMember(line, func(key, value []byte) bool {
+		switch {
+		case KeyIs(key, "id"):
+			fr.ID = nil
+			if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
+				fr.ID = value
+			}
+		case KeyIs(key, "method"):
+			method = true
+		}
+		return true
+	})
+	return !method && fr.ID != nil && f.Divert(fr)
 }
 
 // maxDepth is the deepest nesting of objects and arrays the SDK decodes.
@@ -346,6 +374,19 @@ func checkObject(b []byte, s *memberScan) error {
 	s.feed(b)
 	if s.deepest > maxDepth {
 		return errTooDeep
+	}
+	if s.dup {
+		// The SDK's decoder decodes every occurrence of a member, and
+		// fails on one of the wrong type even if the last is right.
+		var wire struct {
+			Version string         `json:"jsonrpc"`
+			ID      any            `json:"id"`
+			Method  string         `json:"method"`
+			Error   *jsonrpc.Error `json:"error"`
+		}
+		if err := json.Unmarshal(b, &wire); err != nil {
+			return err
+		}
 	}
 	if s.unsure {
 		// A member too long to pick out, or a key with an escape in it:
@@ -531,6 +572,7 @@ type memberScan struct {
 	seen       [len(memberNames)]bool
 	long       [len(memberNames)]bool // the value is longer than its cap
 	unsure     bool                   // a value was too long, or a key escaped
+	dup        bool                   // one of the members comes twice
 }
 
 func newMemberScan() *memberScan {
@@ -614,6 +656,7 @@ func (s *memberScan) feed(p []byte) {
 					break
 				}
 				if k := slices.Index(memberNames[:], string(s.key)); k >= 0 && !s.longKey {
+					s.dup = s.dup || s.seen[k]
 					s.cur, s.vals[k], s.seen[k], s.long[k] = k, s.vals[k][:0], true, false
 				}
 			case s.cur >= 0:

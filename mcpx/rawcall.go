@@ -28,8 +28,10 @@ import (
 // pauses the others), or with the server's exit — and its errors read the
 // same.
 
-// RawIDPrefix starts the request id of every call made with CallRaw.
-const RawIDPrefix = "reelier-fp-"
+// RawIDPrefix starts the request id of every call made with CallRaw:
+// short, so that a response is about the size it would be to the SDK's
+// numbered request (a response over the limit is reported by its size).
+const RawIDPrefix = "fp-"
 
 // methodCallTool is the method of a tool call.
 const methodCallTool = "tools/call"

@@ -36,21 +36,34 @@ import (
 // cancellation by the agent passed on and recorded as cancelled, a
 // downstream's error or exit answered with the same error result.
 //
+// An agent on protocol revision 2026-07-28 takes it too (modern.go): its
+// call's _meta checked as the SDK's server checks it and its protocol
+// keys not sent on, its answer encoded as the SDK path encodes it (the
+// resultType and serverInfo the SDK adds), and the call handed to the
+// rounds machinery (rounds.go) mid-call when the downstream asks the
+// agent something before it answers.
+//
 // Anything else goes the SDK path, the line passed on untouched: another
-// method; params with members other than name, arguments and _meta, or
-// not of the usual types; a _meta with a progress token or the protocol's
-// own keys (io.modelcontextprotocol/…); a tool that is not a downstream
-// tool exposed as such (the control tools); a remote downstream or one on
-// protocol revision 2026-07-28; an agent on 2026-07-28 (rounds.go) or
-// that has not initialized; a request id that is not a string or an
-// integer, or is already in flight; a batch, and what the FrameReader
-// rejects. Options.NoFastPath turns it off.
+// method; params with members other than name, arguments and _meta (a
+// later round of a 2026-07-28 call among them), or not of the usual
+// types; a _meta with a progress token; from an agent on 2025-11-25, a
+// _meta with the protocol's own keys (io.modelcontextprotocol/…); from
+// one on 2026-07-28, a _meta without them, with ones the SDK would
+// refuse, with a log level or another of them, or an agent that set a
+// level with logging/setLevel; a tool that is not a downstream tool
+// exposed as such (the control tools); a remote downstream or one on
+// protocol revision 2026-07-28; an agent that has not initialized; a
+// request id that is not a string or an integer, or is already in
+// flight; a batch, and what the FrameReader rejects. Options.NoFastPath
+// turns it off.
 
 // fastConn is the fast path of one agent connection (Transport).
 type fastConn struct {
 	p *Proxy
 	w *agentWriter
 	t mcp.Transport // the transport it serves
+
+	lastMeta metaCache // modernMeta's, on the reading goroutine only
 
 	mu      sync.Mutex
 	session *mcp.ServerSession   // the agent's session, once known
@@ -68,6 +81,13 @@ type fastCall struct {
 	live  *liveCall
 	end   func() // ends live
 	start time.Time
+
+	// For an agent on 2026-07-28 (modern.go): the rounds the call is
+	// handed to when its downstream asks the agent, where its first
+	// round stands (under fc.mu), and closed when that round is answered.
+	rounds *roundCall
+	round  roundState
+	over   chan struct{}
 }
 
 func (p *Proxy) newFastConn(w *agentWriter, t mcp.Transport) *fastConn {
@@ -189,8 +209,7 @@ func fastMeta(raw []byte) (meta []byte, toolUse string, ok bool) {
 }
 
 // agentSession returns the agent's session when the fast path may serve
-// it: known (the proxy's only session, the first time), initialized, and
-// on a revision with server-initiated requests.
+// it: known (the proxy's only session, the first time) and initialized.
 func (fc *fastConn) agentSession() *mcp.ServerSession {
 	fc.mu.Lock()
 	ss := fc.session
@@ -205,7 +224,7 @@ func (fc *fastConn) agentSession() *mcp.ServerSession {
 			return nil
 		}
 	}
-	if ss.InitializeParams() == nil || roundTrips(ss) {
+	if ss.InitializeParams() == nil {
 		return nil
 	}
 	fc.mu.Lock()
@@ -234,18 +253,29 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 	if !ok || !route.Downstream.RawCapable() {
 		return false
 	}
-	var meta []byte
-	toolUse := ""
-	if parts.meta != nil {
-		if meta, toolUse, ok = fastMeta(parts.meta); !ok {
-			return false
-		}
-	}
 	ss := fc.agentSession()
 	if ss == nil {
 		return false
 	}
+	modern := roundTrips(ss)
+	var meta []byte
+	toolUse := ""
+	switch {
+	case modern:
+		if meta, toolUse, ok = fc.modernMeta(ss, parts.meta); !ok {
+			return false
+		}
+	case parts.meta != nil:
+		if meta, toolUse, ok = fastMeta(parts.meta); !ok {
+			return false
+		}
+	}
+	d := route.Downstream
 	c := &fastCall{fc: fc, key: key, id: bytes.Clone(f.ID), tool: route.Exposed}
+	if modern {
+		c.rounds = &roundCall{asks: p.relay.asksFor(d), done: make(chan finished, 1), cancel: c.cancelLater, open: map[string]*ask{}}
+		c.over = make(chan struct{})
+	}
 	fc.mu.Lock()
 	if _, dup := fc.calls[key]; dup {
 		fc.mu.Unlock()
@@ -260,8 +290,7 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 		args = []byte("{}")
 	}
 	c.rec = p.recordCall(route.Exposed, args, toolUse)
-	d := route.Downstream
-	c.live, c.end = p.relay.begin(context.Background(), d, ss, nil, nil)
+	c.live, c.end = p.relay.begin(context.Background(), d, ss, nil, c.rounds)
 	toolName, _ := json.Marshal(route.Tool.Name)
 	params := make([]byte, 0, len(meta)+len(toolName)+len(args)+32)
 	params = append(params, '{')
@@ -275,6 +304,9 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 	fc.mu.Lock()
 	c.raw = raw
 	fc.mu.Unlock()
+	if modern {
+		go c.await()
+	}
 	return true
 }
 
@@ -285,6 +317,10 @@ func (c *fastCall) done(r mcpx.RawResult) {
 	x := c.rec.extras(c.live) // what the downstream sent before its answer
 	res, raw := settle(r.Res, r.Result, r.Err, false)
 	c.finish(res, raw, ms, false, x)
+	if c.rounds != nil {
+		c.settled(finished{res: res, raw: raw}, nil)
+		return
+	}
 	c.fc.respond(c.id, res, raw)
 }
 
@@ -294,6 +330,10 @@ func (c *fastCall) cancel() {
 	x := c.rec.extras(c.live)
 	res, raw := settle(nil, nil, context.Canceled, true)
 	c.finish(res, raw, ms, true, x)
+	if c.rounds != nil {
+		c.settled(finished{res: res, raw: raw}, context.Canceled)
+		return
+	}
 	c.fc.respond(c.id, res, raw)
 }
 
@@ -355,6 +395,13 @@ func (fc *fastConn) cancelled(f *mcpx.Frame) bool {
 	if c != nil {
 		raw = c.raw
 	}
+	if c != nil && c.rounds != nil {
+		if c.round != roundOpen {
+			raw = nil // answered already
+		} else {
+			c.round = roundCancelling
+		}
+	}
 	fc.mu.Unlock()
 	if c == nil {
 		return false
@@ -371,7 +418,10 @@ func (fc *fastConn) gone(error) {
 	fc.mu.Lock()
 	var calls []*fastCall
 	for _, c := range fc.calls {
-		if c.raw != nil {
+		if c.raw != nil && (c.rounds == nil || c.round == roundOpen) {
+			if c.rounds != nil {
+				c.round = roundCancelling
+			}
 			calls = append(calls, c)
 		}
 	}

@@ -98,8 +98,12 @@ type Proxy struct {
 
 	fastTools atomic.Pointer[map[string]bool] // the downstream tools the server exposes, for the fast path
 	fastMu    sync.Mutex
-	fastConns []*fastConn  // the agent connections' fast paths (Transport)
-	fastCalls atomic.Int64 // how many calls took the fast path
+	fastConns []*fastConn         // the agent connections' fast paths (Transport)
+	impl      *mcp.Implementation // the server's, as results on 2026-07-28 name it (fast.go)
+
+	serverMetaOnce sync.Once
+	serverMetaJSON []byte       // see serverMeta
+	fastCalls      atomic.Int64 // how many calls took the fast path
 }
 
 // recording is the state of one recording in progress.
@@ -168,7 +172,8 @@ func (p *Proxy) build() {
 		HasTools:     true,
 	}
 	p.relayServerOptions(so)
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "reelier", Title: "Reelier recording proxy", Version: p.opts.Version}, so)
+	p.impl = &mcp.Implementation{Name: "reelier", Title: "Reelier recording proxy", Version: p.opts.Version}
+	p.server = mcp.NewServer(p.impl, so)
 	p.server.AddReceivingMiddleware(p.passthrough)
 	p.addControlTools()
 	p.rawDefs = map[string]json.RawMessage{}

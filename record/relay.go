@@ -33,6 +33,8 @@ type agentRelay struct {
 	agent  map[mcp.Session]string           // the log level each agent session set with logging/setLevel
 	asks   map[*mcpx.Downstream]chan *ask   // requests for agents on 2026-07-28, by downstream
 	began  func()                           // for tests: told of each call that begins
+	ended  func()                           // for tests: told of each call that ends
+	kept   func()                           // for tests: told of each relayed request answered
 }
 
 // asksFor returns d's channel of requests for agents that take input
@@ -112,8 +114,14 @@ func (r *agentRelay) exchange(d *mcpx.Downstream, method string, params any, res
 	}
 	for _, c := range r.calls(d) {
 		if c.keep(e) {
-			return
+			break
 		}
+	}
+	r.mu.Lock()
+	kept := r.kept
+	r.mu.Unlock()
+	if kept != nil {
+		kept()
 	}
 }
 
@@ -137,7 +145,11 @@ func (r *agentRelay) begin(ctx context.Context, d *mcpx.Downstream, ss *mcp.Serv
 	return c, func() {
 		r.mu.Lock()
 		r.live[d] = slices.DeleteFunc(r.live[d], func(x *liveCall) bool { return x == c })
+		ended := r.ended
 		r.mu.Unlock()
+		if ended != nil {
+			ended()
+		}
 	}
 }
 

@@ -142,6 +142,16 @@ func relayServer() *mcp.Server {
 		mu.Unlock()
 		return text("cancelled"), nil, nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "ask_then_block", Description: "asks the client's model, then waits until cancelled"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		if _, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+			Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "and then?"}}},
+			MaxTokens: 50,
+		}); err != nil {
+			return failed(err), nil, nil
+		}
+		<-ctx.Done()
+		return text("cancelled"), nil, nil
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "was_cancelled", Description: "says whether block saw its cancellation"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 		select {
 		case <-cancelled:

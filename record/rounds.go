@@ -63,6 +63,7 @@ type finished struct {
 type ask struct {
 	req   mcp.InputRequest
 	reply chan answer
+	gone  <-chan struct{} // closed when the downstream's request has ended
 }
 
 type answer struct {
@@ -73,7 +74,7 @@ type answer struct {
 // ask hands req to the agent with the call's next round and waits for the
 // agent's answer.
 func (rc *roundCall) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
-	a := &ask{req: req, reply: make(chan answer, 1)}
+	a := &ask{req: req, reply: make(chan answer, 1), gone: ctx.Done()}
 	select {
 	case rc.asks <- a:
 	case <-ctx.Done():
@@ -191,33 +192,39 @@ func (p *Proxy) forwardRounds(ctx context.Context, route *mcpx.Route, req *mcp.C
 	case f := <-rc.done:
 		return finish(f)
 	case a := <-rc.asks:
-		// Every request waiting goes in this round: fewer rounds.
-		asks := []*ask{a}
-	more:
-		for {
-			select {
-			case a := <-rc.asks:
-				asks = append(asks, a)
-			default:
-				break more
-			}
-		}
-		reqs := mcp.InputRequestMap{}
-		rc.mu.Lock()
-		for _, a := range asks {
-			rc.next++
-			id := fmt.Sprintf("r%d", rc.next)
-			rc.open[id] = a
-			reqs[id] = a.req
-		}
-		rc.mu.Unlock()
-		state := p.rounds.put(rc)
-		p.expire(state, rc)
-		return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, nil
+		return p.inputRound(rc, a), nil
 	case <-ctx.Done():
 		// The agent cancelled this round: the call is cancelled
 		// downstream, and recorded as such.
 		rc.cancel()
 		return nil, ctx.Err()
 	}
+}
+
+// inputRound hands a, and every other request of the downstream waiting
+// (fewer rounds), to the agent as the input requests of a round of rc's
+// call, and returns that round's result.
+func (p *Proxy) inputRound(rc *roundCall, a *ask) *mcp.CallToolResult {
+	asks := []*ask{a}
+more:
+	for {
+		select {
+		case a := <-rc.asks:
+			asks = append(asks, a)
+		default:
+			break more
+		}
+	}
+	reqs := mcp.InputRequestMap{}
+	rc.mu.Lock()
+	for _, a := range asks {
+		rc.next++
+		id := fmt.Sprintf("r%d", rc.next)
+		rc.open[id] = a
+		reqs[id] = a.req
+	}
+	rc.mu.Unlock()
+	state := p.rounds.put(rc)
+	p.expire(state, rc)
+	return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}
 }

@@ -23,10 +23,10 @@ import (
 // through a bare byte relay, in three setups:
 //
 //   - the MCP Go SDK's client and test server (internal/mcptest), the
-//     client on its default protocol revision (2026-07-28, which the proxy
-//     serves through the SDK's sessions: its rounds need them);
+//     client on its default protocol revision (2026-07-28, which the
+//     proxy's fast path serves as the SDK's sessions would, record/modern.go);
 //   - the same on revision 2025-11-25, which the proxy's fast path serves
-//     (record/fast.go);
+//     too (record/fast.go);
 //   - a raw client (rawClient, on 2025-11-25) and the limit server
 //     rawecho, both doing the least work a call needs, so that the
 //     difference between the paths is the proxy's own cost.
@@ -319,7 +319,7 @@ func (s setup) connect(ctx context.Context, cmd *exec.Cmd) (caller, error) {
 }
 
 var setups = []setup{
-	{title: "MCP Go SDK client on its default protocol revision (2026-07-28: the proxy's SDK path), stdio echo server (internal/mcptest)"},
+	{title: "MCP Go SDK client on its default protocol revision (2026-07-28: the proxy's fast path), stdio echo server (internal/mcptest)"},
 	{title: "MCP Go SDK client on protocol revision 2025-11-25 (the proxy's fast path), stdio echo server (internal/mcptest)", version: "2025-11-25"},
 	{title: "raw JSON-RPC client on 2025-11-25 (the proxy's fast path), limit echo server (internal/abbench/limits/rawecho)", raw: true},
 }
