@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/reelier/reelier/runtime/jsondata"
 )
 
 // The SDK's stdio transport reads a stream of JSON values and gives up on
@@ -331,7 +332,7 @@ var errTooDeep = fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
 // buffers per call, and a copy of the result: one syntax check, then one
 // pass over the bytes that picks out the four members (s, reused).
 func checkMessage(line []byte, s *memberScan) error {
-	if !json.Valid(line) {
+	if !jsondata.Valid(line) {
 		return ErrNotJSON
 	}
 	switch line[0] {
@@ -692,7 +693,7 @@ func (s *memberScan) method() bool { return s.seen[memberMethod] }
 // number, else nil.
 func (s *memberScan) id() json.RawMessage {
 	raw := s.vals[memberID]
-	if !s.seen[memberID] || s.long[memberID] || len(raw) == 0 || !json.Valid(raw) {
+	if !s.seen[memberID] || s.long[memberID] || len(raw) == 0 || !jsondata.Valid(raw) {
 		return nil
 	}
 	switch c := raw[0]; {
