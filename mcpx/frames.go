@@ -785,13 +785,13 @@ func methodName(raw []byte) string {
 // object. obj must be valid JSON, as every message a FrameReader passes
 // on is; on bytes that are not, it stops without a panic.
 func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
-	i := skipSpace(obj, 0)
+	i := jsondata.SpaceEnd(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
 	i++
 	for first := true; ; first = false {
-		i = skipSpace(obj, i)
+		i = jsondata.SpaceEnd(obj, i)
 		if i >= len(obj) {
 			return false
 		}
@@ -802,21 +802,21 @@ func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
 			if obj[i] != ',' {
 				return false
 			}
-			i = skipSpace(obj, i+1)
+			i = jsondata.SpaceEnd(obj, i+1)
 		}
 		ks := i
-		i = skipValue(obj, i)
+		i = jsondata.ValueEnd(obj, i)
 		key := obj[ks:i]
 		if len(key) < 2 || key[0] != '"' {
 			return false
 		}
-		i = skipSpace(obj, i)
+		i = jsondata.SpaceEnd(obj, i)
 		if i >= len(obj) || obj[i] != ':' {
 			return false
 		}
-		i = skipSpace(obj, i+1)
+		i = jsondata.SpaceEnd(obj, i+1)
 		vs := i
-		i = skipValue(obj, i)
+		i = jsondata.ValueEnd(obj, i)
 		if i == vs || !fn(key, obj[vs:i]) {
 			return false
 		}
@@ -835,63 +835,4 @@ func KeyIs(key []byte, name string) bool {
 	}
 	var k string
 	return json.Unmarshal(key, &k) == nil && k == name
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isJSONSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the JSON value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
-		}
-		return len(b)
-	case '{', '[':
-		depth, inStr := 0, false
-		for ; i < len(b); i++ {
-			c := b[i]
-			if inStr {
-				switch c {
-				case '\\':
-					i++
-				case '"':
-					inStr = false
-				}
-				continue
-			}
-			switch c {
-			case '"':
-				inStr = true
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/runtime/jsondata"
 )
 
 // A tool call can also go to a local downstream as bytes, beside its MCP
@@ -323,24 +324,24 @@ func textContent(value []byte) bool {
 	if len(value) < 2 || value[0] != '[' {
 		return false
 	}
-	i := skipSpace(value, 1)
+	i := jsondata.SpaceEnd(value, 1)
 	if i < len(value) && value[i] == ']' {
 		return true
 	}
 	for i < len(value) {
-		end := skipValue(value, i)
+		end := jsondata.ValueEnd(value, i)
 		if !textBlock(value[i:end]) {
 			return false
 		}
-		i = skipSpace(value, end)
+		i = jsondata.SpaceEnd(value, end)
 		if i >= len(value) {
 			return false
 		}
 		switch value[i] {
 		case ']':
-			return skipSpace(value, i+1) == len(value)
+			return jsondata.SpaceEnd(value, i+1) == len(value)
 		case ',':
-			i = skipSpace(value, i+1)
+			i = jsondata.SpaceEnd(value, i+1)
 		default:
 			return false
 		}

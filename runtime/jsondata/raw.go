@@ -13,7 +13,7 @@ import (
 // array element by its decimal index. It reports false when the path
 // leads nowhere. Nothing is decoded or copied.
 func RawAt(doc []byte, segs []string) ([]byte, bool) {
-	i := skipSpace(doc, 0)
+	i := SpaceEnd(doc, 0)
 	for _, seg := range segs {
 		if i >= len(doc) {
 			return nil, false
@@ -21,7 +21,7 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 		switch doc[i] {
 		case '{':
 			found := -1
-			j := skipSpace(doc, i+1)
+			j := SpaceEnd(doc, i+1)
 			for j < len(doc) && doc[j] != '}' {
 				if doc[j] != '"' {
 					return nil, false // not valid JSON
@@ -32,14 +32,14 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 					return nil, false
 				}
 				key := doc[kStart : kEnd-1]
-				j = skipSpace(doc, kEnd)
-				j = skipSpace(doc, j+1) // the colon
+				j = SpaceEnd(doc, kEnd)
+				j = SpaceEnd(doc, j+1) // the colon
 				if keyEquals(key, seg) {
 					found = j
 				}
-				j = skipSpace(doc, skipValue(doc, j))
+				j = SpaceEnd(doc, ValueEnd(doc, j))
 				if j < len(doc) && doc[j] == ',' {
-					j = skipSpace(doc, j+1)
+					j = SpaceEnd(doc, j+1)
 				}
 			}
 			if found < 0 {
@@ -51,7 +51,7 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 			if !ok {
 				return nil, false
 			}
-			j := skipSpace(doc, i+1)
+			j := SpaceEnd(doc, i+1)
 			for k := 0; ; k++ {
 				if j >= len(doc) || doc[j] == ']' {
 					return nil, false
@@ -59,9 +59,9 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 				if k == n {
 					break
 				}
-				j = skipSpace(doc, skipValue(doc, j))
+				j = SpaceEnd(doc, ValueEnd(doc, j))
 				if j < len(doc) && doc[j] == ',' {
-					j = skipSpace(doc, j+1)
+					j = SpaceEnd(doc, j+1)
 				}
 			}
 			i = j
@@ -72,7 +72,7 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 	if i >= len(doc) {
 		return nil, false
 	}
-	return doc[i:skipValue(doc, i)], true
+	return doc[i:ValueEnd(doc, i)], true
 }
 
 // index reads an array index: decimal digits only.
@@ -103,7 +103,9 @@ func keyEquals(raw []byte, name string) bool {
 	return s == name
 }
 
-func skipSpace(doc []byte, i int) int {
+// SpaceEnd returns the index of the first byte at or after i that is not
+// JSON white space (len(doc) when there is none).
+func SpaceEnd(doc []byte, i int) int {
 	if i > len(doc) {
 		return len(doc)
 	}
@@ -127,8 +129,11 @@ func StringEnd(doc []byte, i int) int {
 	return len(doc)
 }
 
-// skipValue returns the index just after the value starting at i.
-func skipValue(doc []byte, i int) int {
+// ValueEnd returns the index just after the JSON value starting at i: a
+// string or a container closed as its brackets and quotes say, a scalar
+// at the next delimiter. It does not check the syntax; on bytes that are
+// not JSON it stops at len(doc) without a panic.
+func ValueEnd(doc []byte, i int) int {
 	if i >= len(doc) {
 		return i
 	}
@@ -169,11 +174,11 @@ func skipValue(doc []byte, i int) int {
 // json.Valid first); it reports false when doc is not an object or fn
 // stops the walk.
 func EachMember(doc []byte, fn func(key []byte, esc bool, value []byte) bool) bool {
-	i := skipSpace(doc, 0)
+	i := SpaceEnd(doc, 0)
 	if i >= len(doc) || doc[i] != '{' {
 		return false
 	}
-	j := skipSpace(doc, i+1)
+	j := SpaceEnd(doc, i+1)
 	for j < len(doc) && doc[j] != '}' {
 		if doc[j] != '"' {
 			return false // not valid JSON
@@ -190,15 +195,15 @@ func EachMember(doc []byte, fn func(key []byte, esc bool, value []byte) bool) bo
 				break
 			}
 		}
-		j = skipSpace(doc, kEnd)
-		j = skipSpace(doc, j+1) // the colon
-		end := skipValue(doc, j)
+		j = SpaceEnd(doc, kEnd)
+		j = SpaceEnd(doc, j+1) // the colon
+		end := ValueEnd(doc, j)
 		if !fn(key, esc, doc[j:end]) {
 			return false
 		}
-		j = skipSpace(doc, end)
+		j = SpaceEnd(doc, end)
 		if j < len(doc) && doc[j] == ',' {
-			j = skipSpace(doc, j+1)
+			j = SpaceEnd(doc, j+1)
 		}
 	}
 	return true
