@@ -359,11 +359,17 @@ func (fc *fastConn) respond(id []byte, res *mcp.CallToolResult, raw json.RawMess
 			return
 		}
 	}
-	line := make([]byte, 0, len(raw)+len(id)+40)
+	fc.writeResult(id, raw)
+}
+
+// writeResult writes the JSON-RPC response line with result to the agent,
+// under the agent's request id.
+func (fc *fastConn) writeResult(id, result []byte) {
+	line := make([]byte, 0, len(result)+len(id)+40)
 	line = append(line, `{"jsonrpc":"2.0","id":`...)
 	line = append(line, id...)
 	line = append(line, `,"result":`...)
-	line = append(line, raw...)
+	line = append(line, result...)
 	line = append(line, "}\n"...)
 	fc.w.Write(line)
 }

@@ -299,13 +299,7 @@ func (fc *fastConn) respondModern(id []byte, res *mcp.CallToolResult, raw json.R
 		fc.p.warnf("the result of a call could not be encoded: %v", err)
 		return
 	}
-	line := make([]byte, 0, len(b)+len(id)+40)
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
-	line = append(line, id...)
-	line = append(line, `,"result":`...)
-	line = append(line, b...)
-	line = append(line, "}\n"...)
-	fc.w.Write(line)
+	fc.writeResult(id, b)
 }
 
 // respondCancelled writes the error the SDK answers a request with whose

@@ -212,21 +212,7 @@ func (p *Proxy) instructions() string {
 
 // addTool exposes one downstream tool under its exposed name, with the
 // downstream's description, schemas and annotations.
-func (p *Proxy) addTool(route *mcpx.Route) error {
-	schema, ok := route.Tool.InputSchema.(map[string]any)
-	if !ok || schema["type"] != "object" {
-		return fmt.Errorf(`its input schema is not of type "object"`)
-	}
-	t := *route.Tool
-	t.Name = route.Exposed
-	if err := guard(func() { p.server.AddTool(&t, p.forward(route)) }); err != nil {
-		return err
-	}
-	if route.Raw != nil {
-		p.rawDefs[route.Exposed] = route.Raw
-	}
-	return nil
-}
+func (p *Proxy) addTool(route *mcpx.Route) error { return p.addToolTo(route, p.rawDefs) }
 
 func (p *Proxy) addPrompt(pr *mcpx.PromptRoute) error {
 	prompt := *pr.Prompt

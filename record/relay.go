@@ -677,7 +677,8 @@ func (p *Proxy) noteExposed() {
 	p.exposed = e
 }
 
-// addToolTo is addTool keeping the exact definition in raw.
+// addToolTo exposes one downstream tool under its exposed name (as
+// addTool does) and keeps its exact definition in raw.
 func (p *Proxy) addToolTo(route *mcpx.Route, raw map[string]json.RawMessage) error {
 	schema, ok := route.Tool.InputSchema.(map[string]any)
 	if !ok || schema["type"] != "object" {
