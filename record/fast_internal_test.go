@@ -119,20 +119,30 @@ func callLine(id, name string, args any, meta any) string {
 	return string(b)
 }
 
-// session runs the differential test's script on a proxy, with the fast
-// path on or off, and returns the trace, normalized, and the responses.
-func diffSession(t *testing.T, noFast bool) (string, []json.RawMessage, int64) {
+// startDiffProxy starts a proxy for the differential tests over the
+// server command server, recording into a fresh folder (returned) with a
+// fixed clock, the call limit callTimeout (0: the default) and the fast
+// path on or off.
+func startDiffProxy(t *testing.T, server string, callTimeout time.Duration, noFast bool) (*Proxy, string) {
+	t.Helper()
 	dir := t.TempDir()
-	p, err := Start(context.Background(), []string{fmt.Sprintf("'%s' -name a", os.Args[0])}, Options{
+	p, err := Start(context.Background(), []string{server}, Options{
 		TraceDir:    dir,
 		Redactor:    trace.NewRedactor(nil, nil),
 		Now:         func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
-		CallTimeout: 1500 * time.Millisecond,
+		CallTimeout: callTimeout,
 		NoFastPath:  noFast,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, dir
+}
+
+// session runs the differential test's script on a proxy, with the fast
+// path on or off, and returns the trace, normalized, and the responses.
+func diffSession(t *testing.T, noFast bool) (string, []json.RawMessage, int64) {
+	p, dir := startDiffProxy(t, fmt.Sprintf("'%s' -name a", os.Args[0]), 1500*time.Millisecond, noFast)
 	defer p.Close()
 	a, served := newRawAgent(t, p)
 	a.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"diff","version":"1"}}}`)
@@ -317,16 +327,7 @@ func TestFastMeta(t *testing.T) {
 // server asks the agent (sampling, elicitation, roots) and notifies it,
 // and a cancelled call the server must see cancelled.
 func relaySession(t *testing.T, noFast bool, tee string) (string, []json.RawMessage, int64, string) {
-	dir := t.TempDir()
-	p, err := Start(context.Background(), []string{fmt.Sprintf("'%s' %s %s", os.Args[0], teeRelayArg, tee)}, Options{
-		TraceDir:   dir,
-		Redactor:   trace.NewRedactor(nil, nil),
-		Now:        func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
-		NoFastPath: noFast,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, dir := startDiffProxy(t, fmt.Sprintf("'%s' %s %s", os.Args[0], teeRelayArg, tee), 0, noFast)
 	defer p.Close()
 	a, served := newRawAgent(t, p)
 	a.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{},"roots":{"listChanged":true}},"clientInfo":{"name":"diff","version":"1"}}}`)

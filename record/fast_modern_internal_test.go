@@ -1,7 +1,6 @@
 package record
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/internal/mcptest"
-	"github.com/reelier/reelier/trace"
 )
 
 // The differential tests again, with an agent on protocol revision
@@ -136,17 +134,7 @@ func cancelMidCall(p *Proxy, a *rawAgent, line, id string, cancels ...string) js
 
 // modernDiffSession is diffSession with an agent on 2026-07-28.
 func modernDiffSession(t *testing.T, noFast bool) (string, []json.RawMessage, int64) {
-	dir := t.TempDir()
-	p, err := Start(context.Background(), []string{fmt.Sprintf("'%s' -name a", os.Args[0])}, Options{
-		TraceDir:    dir,
-		Redactor:    trace.NewRedactor(nil, nil),
-		Now:         func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
-		CallTimeout: 5 * time.Second, // the SDK path under -race takes a while over the large result
-		NoFastPath:  noFast,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, dir := startDiffProxy(t, fmt.Sprintf("'%s' -name a", os.Args[0]), 5*time.Second, noFast) // the SDK path under -race takes a while over the large result
 	defer p.Close()
 	a, served := newRawAgent(t, p)
 	m := &modernCaller{a: a, meta: modernAgentMeta(`{"roots":{"listChanged":true}}`)}
@@ -227,16 +215,7 @@ func TestFastPathRecordsTheSameModern(t *testing.T) {
 // modernRelaySession is relaySession with an agent on 2026-07-28: the
 // downstream's requests come to it as input requests, a round at a time.
 func modernRelaySession(t *testing.T, noFast bool, tee string) (string, []json.RawMessage, int64, string) {
-	dir := t.TempDir()
-	p, err := Start(context.Background(), []string{fmt.Sprintf("'%s' %s %s", os.Args[0], teeRelayArg, tee)}, Options{
-		TraceDir:   dir,
-		Redactor:   trace.NewRedactor(nil, nil),
-		Now:        func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
-		NoFastPath: noFast,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, dir := startDiffProxy(t, fmt.Sprintf("'%s' %s %s", os.Args[0], teeRelayArg, tee), 0, noFast)
 	defer p.Close()
 	a, served := newRawAgent(t, p)
 	m := &modernCaller{a: a, meta: modernAgentMeta(`{"sampling":{},"elicitation":{},"roots":{"listChanged":true}}`)}
