@@ -457,6 +457,16 @@ func (c *compiler) keepRecent(r *recentResult) {
 // otherwise by checks on the picked element. It needs the source's parsed
 // result; when that is no longer kept, readPicks reads it again.
 func (c *compiler) settlePick(bd *binding) {
+	if bd.settled {
+		return
+	}
+	if bd.path == "" && bd.pattern != "" {
+		// A token of a text: a row of a listing is picked by a rule.
+		if r := c.recent[bd.step]; r != nil {
+			c.lineRule(bd, r.text)
+		}
+		return
+	}
 	if !bd.array || bd.path == "" {
 		return
 	}
@@ -485,6 +495,9 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 			memoV, memoOK = doc.at(segs[:n])
 		}
 		return memoV, memoOK
+	}
+	if c.jsonRule(bd, segs, at, sent) {
+		return
 	}
 	if c.selector(bd, segs, at, text, sent) {
 		return

@@ -184,9 +184,9 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	if checks != nil && len(checks.out) > 0 {
 		st.checks = slices.Clone(checks.out)
 	}
-	if doc != nil {
-		c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
-	}
+	// Kept for the binds later calls make: a JSON result for its arrays,
+	// a text for its listings.
+	c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
 	if (doc == nil || wrapped) && strings.TrimSpace(text) != "" {
 		st.lines = textChecks(text, st.sent)
 	}

@@ -256,6 +256,8 @@ func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Ste
 		}
 		for i, bd := range st.binds {
 			switch {
+			case bd.sel != nil:
+				fields[i].Expr = &ast.SelectionBind{Name: bd.name, Sel: bd.sel}
 			case bd.path == "" && a == nil:
 				fields[i].Expr = &ast.BodyMatchBind{Name: bd.name, Pattern: bd.pattern}
 			case bd.path == "":
@@ -328,7 +330,7 @@ func (c *compiler) asserts(st *step, a *nodeArena) []ast.Assert {
 	var taken []string
 	for _, bd := range st.binds {
 		if bd.path == "" {
-			taken = append(taken, bd.raw)
+			taken = append(taken, bd.val)
 		}
 	}
 	out = checkAsserts(st.pickChks, out, a)
