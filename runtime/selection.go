@@ -706,3 +706,16 @@ func selectionMember(sel *ast.Selection) string {
 	}
 	return lastName(sel.Source.Path)
 }
+
+// SelectionValue evaluates a selection against an observation outside a
+// run: a condition's variable hole is unbound (an error). found is false
+// when the picked element lacks the trailing path.
+func SelectionValue(obs *Observation, sel *ast.Selection) (v any, found bool, err error) {
+	e := &evaluation{obs: obs}
+	v, found, err = e.selectValue(sel)
+	if err == errBadBody {
+		_, jerr := obs.JSON()
+		err = fmt.Errorf("the body is not JSON: %v", jerr)
+	}
+	return v, found, err
+}
