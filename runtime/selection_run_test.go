@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/reelier/reelier/runtime"
@@ -71,5 +72,41 @@ func TestSelectionRun(t *testing.T) {
 				t.Errorf("step 2 args %s, want url %s", res.Steps[1].Action.Args, a.URL+tt.next)
 			}
 		})
+	}
+}
+
+// TestDryRunSelections: a dry run lists what each step will pick at run
+// time, leaves the picked value's holes as written, and reports a
+// condition that takes a variable nothing binds, as the run would.
+func TestDryRunSelections(t *testing.T) {
+	a := newAPI(t)
+	s := parse(t, skill(
+		step{action: get("/items"), binds: []string{`newest = max(json.items by n).id`, `first = json.items.0.id`}},
+		step{action: `http.get {"url": "{{base}}/items/{{newest}}"}`, asserts: []string{`only(json.items where id == "{{first}}").n > 0`}},
+		step{action: get("/items"), binds: []string{`v = only(json.items where id == "{{nobody}}").n`}},
+		step{action: get("/items"), asserts: []string{`count(json.items) == "{{missing}}"`}},
+	))
+	plan := runtime.DryRun(s, a.options())
+	want := []struct {
+		args, err string
+		picks     []string
+	}{
+		{args: `{"url":"SERVER/items"}`, picks: []string{`newest = max(json.items by n).id`}},
+		{args: `{"url":"SERVER/items/{{newest}}"}`},
+		{err: `Unbound template variable {{nobody}} in v = only(json.items where id == "{{nobody}}").n`, picks: []string{`v = only(json.items where id == "{{nobody}}").n`}},
+		{err: `Unbound template variable {{missing}} in count(json.items) == "{{missing}}"`},
+	}
+	for i, w := range want {
+		p := plan[i]
+		gotErr := ""
+		if p.Err != nil {
+			gotErr = p.Err.Error()
+		}
+		if gotErr != w.err || (w.err == "" && string(p.Action.Args) != strings.ReplaceAll(w.args, "SERVER", a.URL)) || !slices.Equal(p.Picks, w.picks) {
+			t.Errorf("step %d: args %s err %q picks %q; want %+v", i+1, p.Action.Args, gotErr, p.Picks, w)
+		}
+	}
+	if a.total() != 0 {
+		t.Errorf("a dry run made %d requests", a.total())
 	}
 }
