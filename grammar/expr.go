@@ -30,12 +30,16 @@ var AssertForms = []Form{
 	{"json.<path> length >|<|>=|<= <int>", "JSONLengthAssert"},
 	{"json.<path> ==|!= <json-scalar>", "JSONCompareAssert"},
 	{"json.<path> >|<|>=|<= <json-scalar>", "JSONCompareAssert"},
+	{"<selection> ==|!=|>|<|>=|<= <json-scalar>", "SelectionAssert"},
+	{"<selection> is array|set|number|string|boolean|null", "SelectionAssert"},
+	{"<selection> matches /<regex>/", "SelectionAssert"},
 }
 
 // BindForms lists the bind language's forms.
 var BindForms = []Form{
 	{"<name> = json.<path>", "JSONBind"},
 	{"<name> = body match /<regex>/", "BodyMatchBind"},
+	{"<name> = <selection>", "SelectionBind"},
 }
 
 // TypeNames are the right-hand sides of the `is` form.
@@ -101,10 +105,10 @@ type bindExpr struct {
 // commands (reelier --version, mcp, push…) never parse a skill.
 var (
 	assertParser = sync.OnceValue(func() *participle.Parser[assertExpr] {
-		return participle.MustBuild[assertExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+		return participle.MustBuild[assertExpr](participle.Lexer(miniLexer{scan: exprMode}), participle.UseLookahead(2))
 	})
 	bindParser = sync.OnceValue(func() *participle.Parser[bindExpr] {
-		return participle.MustBuild[bindExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+		return participle.MustBuild[bindExpr](participle.Lexer(miniLexer{scan: exprMode}), participle.UseLookahead(2))
 	})
 )
 
@@ -280,6 +284,9 @@ func explain(err error) string {
 }
 
 func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError) {
+	if selectionStart(src, 0) {
+		return c.parseSelectionAssert(src, org)
+	}
 	if e := checkSize(src, false); e != nil {
 		return nil, e
 	}
@@ -352,6 +359,9 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 			e.detail = explain(err)
 		}
 		return e
+	}
+	if bindSelectionStart(src) {
+		return c.parseSelectionBind(src, org, unknown)
 	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e

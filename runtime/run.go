@@ -428,7 +428,7 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 		return stepFailure(runlog.KindTool, "Tool execution failed: the tool returned no observation"), false
 	}
 	sr.Observation = obs
-	ev := evaluation{obs: obs}
+	ev := evaluation{obs: obs, fill: &r.fill}
 	for _, a := range st.Asserts {
 		ev.assert(a.Expr)
 	}
