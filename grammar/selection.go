@@ -671,7 +671,7 @@ func (x *selCtx) regex(t lexer.Token) (string, ast.Range, *exprError) {
 	close := strings.LastIndexByte(v, '/')
 	if close < len(v)-1 {
 		return "", ast.Range{}, x.fail(t.Pos.Offset+close+1, t.Pos.Offset+len(v),
-			"regex flags are not supported (/%s/%s): write an inline group instead, like /(?i)…/ for a case-blind match", v[1:close], v[close+1:])
+			"regex flags are not supported (/%s/%s): skills' regexes take none (SPEC §7); spell the cases out instead, like [Ss]tale", v[1:close], v[close+1:])
 	}
 	pat := v[1:close]
 	if _, err := jsregex.Compile(pat); err != nil {
