@@ -74,6 +74,8 @@ type binder struct {
 	// byVal holds the first bind made of each value, for the rules that
 	// name a value the agent had.
 	byVal map[string]*binding
+	// aggs holds the binds of computed values, by source step and rule.
+	aggs map[string]*binding
 }
 
 // newBinder returns a binder for a trace of n steps: its names are
@@ -128,6 +130,14 @@ func (b *binder) use(steps []*step, src *source, n int, member string) *binding 
 		}
 	}
 	return bd
+}
+
+// rename gives a bind, not yet used in any hole, a better name.
+func (b *binder) rename(bd *binding, name string, step int) {
+	if !b.taken[name] && !grammar.IsReservedName(name) {
+		delete(b.taken, bd.name)
+		bd.name = b.fresh([]string{name}, step)
+	}
 }
 
 // fresh returns the first candidate that is neither taken nor reserved;

@@ -436,6 +436,10 @@ type recentResult struct {
 	doc  document // the JSON json paths read
 	text string
 	sent map[string]bool // what the result's own call sent
+	// arrs are the document's arrays of objects, once parsed is set
+	// (aggregate.go).
+	arrs   []docArray
+	parsed bool
 }
 
 // keepRecent keeps a parsed result, forgetting the oldest beyond
@@ -496,7 +500,7 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 		}
 		return memoV, memoOK
 	}
-	if c.jsonRule(bd, segs, at, sent) {
+	if c.jsonRule(bd, segs, at, &recentResult{doc: doc, text: text, sent: sent}) {
 		return
 	}
 	if c.selector(bd, segs, at, text, sent) {

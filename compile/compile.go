@@ -100,6 +100,9 @@ type compiler struct {
 	// them, result after result.
 	paths     pathInterner
 	collector docCollector
+	// fixed holds, by tool, the argument members its schema fixes
+	// (fixedargs.go).
+	fixed map[string]map[string]bool
 }
 
 // Compile turns a trace into a skill, deterministically and without any

@@ -201,10 +201,10 @@ func (p pickSite) extreme(members []jsondata.Member) *ast.Selection {
 			f := found{key: m.Key, ord: ord, pick: pk, named: named}
 			// Age orders dates, versions and dated names; size orders
 			// numbers.
-			aged := ord == ast.OrderDate || ord == ast.OrderVersion || ord == ast.OrderName && p.datedNames(m.Key)
+			aged := ord == ast.OrderDate || ord == ast.OrderVersion || ord == ast.OrderName && p.digitNames(m.Key)
 			fits := aged == byTime && (aged || ord == ast.OrderNumber)
 			asked := named || (dir != "" && pk == dir && fits)
-			dated := aged && pk == ast.PickMax && dir == ""
+			dated := (ord == ast.OrderDate || ord == ast.OrderVersion || ord == ast.OrderName && p.datedNames(m.Key)) && pk == ast.PickMax && dir == ""
 			if dir != "" && pk != dir || !asked && !dated {
 				continue
 			}
@@ -221,17 +221,49 @@ func (p pickSite) extreme(members []jsondata.Member) *ast.Selection {
 	return s
 }
 
-// datedNames reports whether every candidate's value of key holds a date
-// or a number run, so that natural name order is their age.
+// digitNames reports whether every candidate's value of key holds a
+// digit (natural order then reads their numbers), and datedNames whether
+// every one holds a date (`app-2026-11-30.log`), so that natural order is
+// their age: ids with digits are not dated, and their largest is not the
+// newest unless a note says so.
+func (p pickSite) digitNames(key string) bool {
+	return p.allValues(key, func(s string) bool { return strings.ContainsFunc(s, unicode.IsDigit) })
+}
+
 func (p pickSite) datedNames(key string) bool {
+	return p.allValues(key, hasDateRun)
+}
+
+func (p pickSite) allValues(key string, ok func(string) bool) bool {
 	for _, c := range p.cands {
 		v, _ := c.Get(key)
 		s, _ := v.(string)
-		if !strings.ContainsFunc(s, unicode.IsDigit) {
+		if !ok(s) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasDateRun reports a string holding YYYY-MM or YYYYMMDD with a year in
+// 1900–2199.
+func hasDateRun(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if i > 0 && isDigitByte(s[i-1]) {
+			continue
+		}
+		j := i
+		for j < len(s) && isDigitByte(s[j]) {
+			j++
+		}
+		if y := s[i:min(j, i+4)]; len(y) == 4 && (y[:2] == "19" || y[:2] == "20" || y[:2] == "21") {
+			if j-i == 8 || j-i == 4 && j+3 <= len(s) && (s[j] == '-' || s[j] == '_' || s[j] == '.') && isDigitByte(s[j+1]) && isDigitByte(s[j+2]) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
 }
 
 // noteDirection reads the direction a note asks for, and of what: max
@@ -601,7 +633,8 @@ func objects(arr []any) ([]*jsondata.Object, bool) {
 // JSON array (one index in its path) and, when one explains the pick,
 // turns the bind into a selection. It reports whether it did; a pick
 // among several elements that nothing explains is marked unexplained.
-func (c *compiler) jsonRule(bd *binding, segs []string, at func(n int) (any, bool), sent map[string]bool) bool {
+func (c *compiler) jsonRule(bd *binding, segs []string, at func(n int) (any, bool), r *recentResult) bool {
+	sent := r.sent
 	idx := -1
 	for i, sg := range segs {
 		if isDigits(sg) {
@@ -632,13 +665,31 @@ func (c *compiler) jsonRule(bd *binding, segs []string, at func(n int) (any, boo
 	p := pickSite{src: jsonSource(strings.Join(segs[:idx], ".")), cands: cands, picked: picked,
 		field: strings.Join(segs[idx+1:], "."), known: c.knownFor(bd, sent), notes: c.pickNotes(bd)}
 	sel, kind := induce(p)
-	if sel == nil {
+	if sel == nil || !verifySel(sel, r, holesOf(sel, cands[picked]), bd.val) {
 		bd.unexplained = len(cands) > 1
 		return false
 	}
 	bd.sel, bd.rule = sel, kind
 	bd.path, bd.array = "", false
 	return true
+}
+
+// holesOf gives each name a selection's conditions hold the value the
+// picked element has under the condition's key.
+func holesOf(sel *ast.Selection, el *jsondata.Object) map[string]string {
+	var out map[string]string
+	for _, cd := range sel.Where {
+		if str, ok := cd.Value.(*ast.String); ok && len(str.Holes) == 1 {
+			v, _ := el.Get(cd.Key.String())
+			if t, ok := scalarText(v); ok {
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[str.Holes[0].Name] = t
+			}
+		}
+	}
+	return out
 }
 
 // lineRule looks for the reason behind a bind that takes a token from a
@@ -657,12 +708,18 @@ func (c *compiler) lineRule(bd *binding, text string) {
 	p := pickSite{src: linesSource(site.pattern), cands: site.cands, picked: site.picked, field: site.capture,
 		known: c.knownFor(bd, c.recent[bd.step].sent), notes: c.pickNotes(bd), lines: true}
 	sel, kind := induce(p)
-	if sel == nil {
-		bd.unexplained = true
+	if sel == nil || !verifySel(sel, c.recent[bd.step], holesOf(sel, site.cands[site.picked]), bd.val) {
+		bd.unexplained = bd.positional
 		return
 	}
 	bd.sel, bd.rule = sel, kind
 	bd.pattern, bd.positional = "", false
+	// A bind named only "value" takes its column's name (`sku`).
+	if bd.name == "value" || strings.HasPrefix(bd.name, "value_") {
+		if numbered := strings.HasPrefix(site.capture, "c") && isDigits(site.capture[1:]); !numbered && site.capture != "value" {
+			c.binder.rename(bd, site.capture, c.steps[bd.step].n)
+		}
+	}
 }
 
 // matchesSeveral reports whether a pattern matches text more than once:

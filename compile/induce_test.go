@@ -94,6 +94,8 @@ func TestInduce(t *testing.T) {
 		{"the only element there was", `[{"name":"Acme"}]`, 0, "name", nil, "", `only(json.entities).name`},
 		{"a tie is no extreme", `[{"n":"a","created":"2026-03-01"},{"n":"b","created":"2026-03-01"}]`, 1, "n", nil, "newest", `<none>`},
 		{"a missing ordering key is no ordering", `[{"n":"a","created":"2026-03-01"},{"n":"b"}]`, 0, "n", nil, "newest", `<none>`},
+		{"an id with digits is not dated", `[{"id":"TASK-1012"},{"id":"TASK-1007"}]`, 0, "id", nil, "", `<none>`},
+		{"a numbered name is the newest only when asked", `[{"f":"report-7.csv"},{"f":"report-12.csv"}]`, 1, "f", nil, "read the latest report", `max(json.entities by f as name).f`},
 		{"versions compare by their numbers", `[{"tag":"v1.9.2"},{"tag":"v1.10.0"}]`, 1, "tag", nil, "latest release", `max(json.entities by tag as version).tag`},
 	}
 	for _, tt := range tests {

@@ -62,6 +62,9 @@ func (c *compiler) dataflow() error {
 			for _, l := range c.leaves {
 				c.recover(st, l, idx, b)
 			}
+			for _, l := range c.leaves {
+				c.precondition(st, l)
+			}
 			// What the call sent, which its result merely echoes. A value
 			// is forgotten once the last step that sends it has looked it
 			// up: no later call can use where it was seen, so the index
@@ -253,6 +256,11 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 		c.redactedInput(st, l, b)
 		return
 	}
+	if l.member != "" && c.fixedMembers(st.tool)[l.member] {
+		// The schema lists the values: the agent chose one (fixedargs.go).
+		c.literal(st, l)
+		return
+	}
 	if l.key != "" {
 		if s := idx.lookup(idx.slots(l), l.key); s != nil {
 			if c.wholeFrom(st, l, s, b) {
@@ -272,6 +280,13 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 	if !l.num && l.key != "" && c.tokensFrom(st, l, idx, b) {
 		return
 	}
+	if l.num {
+		// A total the agent computed from an earlier result's rows.
+		if name := c.aggregate(st, l.raw, l.member); name != "" {
+			st.holes = append(st.holes, argHole{ord: l.ord, whole: name})
+			return
+		}
+	}
 	c.literal(st, l)
 }
 
@@ -286,6 +301,8 @@ func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
 		return true
 	}
 	switch {
+	case typedCategory(l, src):
+		// A kind the agent chose, not a value it carried (fixedargs.go).
 	case l.num && src.text:
 		c.q.add(st.n, KindUnbindablePath, "%s: %s sends the number %s, which step %d's result held only as text (%s); a `body match` bind gives a string, and the call sent a number, so it stays a literal — make it an input if it should follow that result.", ref(st), memberPhrase(l), l.raw, from.n, src.where())
 	case src.text && src.pattern == "":
@@ -364,6 +381,12 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 	// overlaps one taken before it.
 	cands := append(phrases(l.raw, spans), spans...)
 	var taken []span
+	// Values the agent computed from an earlier result's rows: their ids
+	// joined, a total (aggregate.go).
+	for _, p := range c.joined(st, l.raw, spans) {
+		taken = append(taken, p.span)
+		parts = append(parts, p)
+	}
 	for _, sp := range cands {
 		if overlaps(taken, sp) {
 			continue
@@ -391,6 +414,10 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 			}
 		}
 		if s == nil {
+			if name := c.aggregate(st, tok, ""); !phrase && name != "" {
+				taken = append(taken, sp)
+				parts = append(parts, holePart{span: sp, name: name})
+			}
 			continue
 		}
 		src := s.src

@@ -287,6 +287,9 @@ func (c *compiler) asserts(st *step, a *nodeArena) []ast.Assert {
 	status := a.statusAssert()
 	status.Op, status.Code = ast.OpEq, 200
 	out := append(a.assertList(), status)
+	for _, p := range st.pre {
+		out = append(out, p)
+	}
 	covered := a.coveredSet()
 	for _, bd := range st.binds {
 		if bd.path == "" {

@@ -1,0 +1,362 @@
+package compile
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/runtime/jsondata"
+)
+
+// Values the agent computed from a collection (#33, point 2): a total,
+// or the ids of the matching rows joined, that no earlier result holds
+// as such. The compiler derives the rule that reproduces the value from
+// the recorded result — `sum(json where status == "overdue").amount`,
+// `join(json where status == "overdue" sep ",").id` — trying the whole
+// collection, then each `where` a string field's value makes; the bind
+// then computes it again at replay, so one more overdue invoice gives the
+// new total instead of the recorded one.
+//
+// And preconditions (point 3): where a writing step creates what a search
+// just before found nothing of, the search asserts that nothing of it
+// exists (`count(json.entities where name == "Acme Corp") == 0`), so a
+// replay stops where the agent would have done something else.
+
+const (
+	// aggResults is how many of the latest results a computed value is
+	// looked for in.
+	aggResults = 3
+	// maxAggWork bounds the element visits of one value's search.
+	maxAggWork = 200000
+	// maxAggValues is the most distinct values of one field a `where`
+	// is tried with.
+	maxAggValues = 16
+)
+
+// docArray is an array of objects in a result: the document itself, or a
+// member of its root object.
+type docArray struct {
+	path string
+	objs []*jsondata.Object
+}
+
+// arrays returns the arrays of objects a kept result holds, parsing the
+// document once.
+func (r *recentResult) arrays() []docArray {
+	if r.parsed {
+		return r.arrs
+	}
+	r.parsed = true
+	if len(r.doc.text) == 0 {
+		return nil
+	}
+	root, err := jsondata.Parse(string(r.doc.text))
+	if err != nil {
+		return nil
+	}
+	switch v := root.(type) {
+	case []any:
+		if objs, ok := objects(v); ok {
+			r.arrs = append(r.arrs, docArray{objs: objs})
+		}
+	case *jsondata.Object:
+		for _, m := range v.Members {
+			arr, ok := m.Value.([]any)
+			if !ok || !ruleKey(m.Key) {
+				continue
+			}
+			if objs, ok := objects(arr); ok {
+				r.arrs = append(r.arrs, docArray{path: m.Key, objs: objs})
+			}
+		}
+	}
+	return r.arrs
+}
+
+// latest returns the kept results of the last aggResults steps before
+// st, newest first.
+func (c *compiler) latest(st *step) []*recentResult {
+	var out []*recentResult
+	for i := len(c.recentOrder) - 1; i >= 0 && len(out) < aggResults; i-- {
+		if r := c.recent[c.recentOrder[i]]; r != nil && r.step < st.n-1 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// filters lists the conditions a collection's rows can be split by: for
+// each string field of the first row, each of its values (at most
+// maxAggValues distinct), with the rows each keeps. The whole collection
+// comes first, with no condition.
+type filter struct {
+	cond *ast.Condition
+	rows []*jsondata.Object
+}
+
+func filters(objs []*jsondata.Object, work *int) []filter {
+	out := []filter{{rows: objs}}
+	if len(objs) == 0 {
+		return out
+	}
+	members := objs[0].Members
+	if len(members) > maxRuleFields {
+		members = members[:maxRuleFields]
+	}
+	for _, m := range members {
+		if _, ok := m.Value.(string); !ok || !ruleKey(m.Key) {
+			continue
+		}
+		var order []string
+		groups := map[string][]*jsondata.Object{}
+		for _, o := range objs {
+			*work++
+			v, _ := o.Get(m.Key)
+			s, ok := v.(string)
+			if !ok {
+				continue
+			}
+			if _, seen := groups[s]; !seen {
+				order = append(order, s)
+			}
+			groups[s] = append(groups[s], o)
+		}
+		if len(order) < 2 || len(order) > maxAggValues {
+			continue
+		}
+		for _, v := range order {
+			out = append(out, filter{cond: eqCond(m.Key, &ast.String{Value: v}), rows: groups[v]})
+		}
+		if *work > maxAggWork {
+			break
+		}
+	}
+	return out
+}
+
+// sumRule finds the sum over some rows of a number field that equals
+// want, over at least two rows.
+func sumRule(arrs []docArray, want *big.Rat) *ast.Selection {
+	work := 0
+	for _, a := range arrs {
+		if len(a.objs) < 2 {
+			continue
+		}
+		for _, f := range filters(a.objs, &work) {
+			if len(f.rows) < 2 || f.cond != nil && len(f.rows) == len(a.objs) {
+				continue
+			}
+			for _, m := range f.rows[0].Members {
+				if _, ok := m.Value.(jsondata.Number); !ok || !ruleKey(m.Key) {
+					continue
+				}
+				total, ok := new(big.Rat), true
+				for _, o := range f.rows {
+					work++
+					v, _ := o.Get(m.Key)
+					n, isNum := v.(jsondata.Number)
+					r, good := parseDecimal(string(n))
+					if !isNum || !good {
+						ok = false
+						break
+					}
+					total.Add(total, r)
+				}
+				if ok && total.Cmp(want) == 0 {
+					return aggSel(ast.PickSum, a.path, f.cond, m.Key, "", false)
+				}
+				if work > maxAggWork {
+					return nil
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// joinRule finds the rows whose string field, in order, is values.
+func joinRule(arrs []docArray, values []string, sep string) *ast.Selection {
+	work := 0
+	for _, a := range arrs {
+		if len(a.objs) < 2 {
+			continue
+		}
+		for _, f := range filters(a.objs, &work) {
+			if len(f.rows) != len(values) || f.cond != nil && len(f.rows) == len(a.objs) {
+				continue
+			}
+			for _, m := range f.rows[0].Members {
+				if _, ok := m.Value.(string); !ok || !ruleKey(m.Key) {
+					continue
+				}
+				ok := true
+				for i, o := range f.rows {
+					work++
+					v, _ := o.Get(m.Key)
+					if s, isStr := v.(string); !isStr || s != values[i] {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					return aggSel(ast.PickJoin, a.path, f.cond, m.Key, sep, sep != ",")
+				}
+			}
+			if work > maxAggWork {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func aggSel(pick ast.Pick, path string, cond *ast.Condition, field, sep string, hasSep bool) *ast.Selection {
+	s := &ast.Selection{Pick: pick, Source: jsonSource(path), Field: pathNode(field), Sep: sep, HasSep: hasSep}
+	if cond != nil {
+		s.Where = []*ast.Condition{cond}
+	}
+	return s
+}
+
+// aggregate looks for a rule that computes a number the step sends and
+// no result held (whole, or a token of a string: raw is its text); it
+// returns the bind's name, or "".
+func (c *compiler) aggregate(st *step, raw, member string) string {
+	if !looksNumeric(raw) || !strings.ContainsAny(raw, ".") && len(raw) < minLiteralLen {
+		return ""
+	}
+	want, ok := parseDecimal(raw)
+	if !ok {
+		return ""
+	}
+	for _, r := range c.latest(st) {
+		if sel := sumRule(r.arrays(), want); sel != nil && verifySel(sel, r, nil, raw) {
+			return c.aggBind(st, r, sel, 'n', raw, []string{snake(member), "total"})
+		}
+	}
+	return ""
+}
+
+// joined looks, in a string the step sends, for runs of two or more
+// name-like tokens joined by the same short separator that are the
+// matching rows' field joined; it returns them as hole parts.
+func (c *compiler) joined(st *step, s string, spans []span) []holePart {
+	var out []holePart
+	for i := 0; i+1 < len(spans); {
+		sep := s[spans[i].end:spans[i+1].start]
+		j := i + 1
+		for j+1 < len(spans) && s[spans[j].end:spans[j+1].start] == sep {
+			j++
+		}
+		if j > i && len(sep) <= 3 && strings.TrimSpace(sep) != "" && !strings.ContainsAny(sep, "'\"") {
+			values := make([]string, 0, j-i+1)
+			named := true
+			for k := i; k <= j; k++ {
+				tok := s[spans[k].start:spans[k].end]
+				named = named && isNameToken(tok)
+				values = append(values, tok)
+			}
+			if named {
+				for _, r := range c.latest(st) {
+					if sel := joinRule(r.arrays(), values, sep); sel != nil && verifySel(sel, r, nil, strings.Join(values, sep)) {
+						name := c.aggBind(st, r, sel, 's', strings.Join(values, sep), []string{snake(sel.Field.String()) + "s", "values"})
+						out = append(out, holePart{span: span{spans[i].start, spans[j].end}, name: name})
+						break
+					}
+				}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// aggBind makes (or finds) the bind of a computed value on the step whose
+// result it is computed from.
+func (c *compiler) aggBind(st *step, r *recentResult, sel *ast.Selection, kind byte, val string, names []string) string {
+	b := c.binder
+	key := strconv.Itoa(r.step) + " " + format.Selection(sel)
+	if bd := b.aggs[key]; bd != nil {
+		return bd.name
+	}
+	var cands []string
+	for _, n := range names {
+		if n != "" && !genericKeys[n] {
+			cands = append(cands, n)
+		}
+	}
+	if len(cands) == 0 {
+		cands = []string{"value"}
+	}
+	bd := &binding{step: r.step, kind: kind, raw: val, val: val, sel: sel, settled: true}
+	if kind == 's' {
+		bd.raw = jsondata.String(val)
+	}
+	bd.name = b.fresh(cands, c.steps[r.step].n)
+	if b.aggs == nil {
+		b.aggs = map[string]*binding{}
+	}
+	b.aggs[key] = bd
+	b.all = append(b.all, bd)
+	from := c.steps[r.step]
+	from.binds = append(from.binds, bd)
+	st.sent = append(st.sent, val)
+	return bd.name
+}
+
+// precondition notes, for a writing step that sends a string a search
+// just before asked for and found nothing of, the assert that nothing of
+// it exists on the search: the agent created it because it was absent.
+func (c *compiler) precondition(st *step, l argLeaf) {
+	if l.num || l.template || !l.eligible || isRedacted(l.raw) || c.effect(st) == ast.EffectRead {
+		return
+	}
+	for _, r := range c.latest(st) {
+		from := c.steps[r.step]
+		if !r.sent[l.raw] || c.effect(from) != ast.EffectRead {
+			continue
+		}
+		arrs := r.arrays()
+		if len(arrs) == 0 {
+			return
+		}
+		a := arrs[0]
+		key := ""
+		if l.member != "" && ruleKey(l.member) {
+			key = l.member
+		}
+		for _, o := range a.objs {
+			if key != "" {
+				if _, ok := o.Get(key); !ok {
+					key = ""
+				}
+			}
+			for _, m := range o.Members {
+				if s, ok := m.Value.(string); ok && s == l.raw {
+					return // it existed
+				}
+			}
+		}
+		if key == "" && (len(a.objs) > 0 || a.path != "" && l.member == "") {
+			return
+		}
+		if a.path == "" && len(a.objs) == 0 {
+			// An empty answer to a query that named it: nothing at all.
+			key = ""
+		}
+		sel := &ast.Selection{Pick: ast.PickCount, Source: jsonSource(a.path)}
+		if key != "" {
+			sel.Where = []*ast.Condition{eqCond(key, &ast.String{Value: l.raw})}
+		}
+		txt := format.Selection(sel)
+		for _, p := range from.pre {
+			if format.Selection(p.Sel) == txt {
+				return
+			}
+		}
+		from.pre = append(from.pre, &ast.SelectionAssert{Sel: sel, Kind: ast.SelCompare, Op: ast.OpEq, Value: &ast.Number{Raw: "0"}})
+		return
+	}
+}
