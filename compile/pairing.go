@@ -56,7 +56,7 @@ type step struct {
 	binds []*binding
 	// pre are the preconditions a later step's choice rested on: nothing
 	// of what it created existed here (aggregate.go).
-	pre []*ast.SelectionAssert
+	pre   []*ast.SelectionAssert
 	class *Classification
 	// nAsserts is how many asserts the step got when it was built
 	// (counted set): the summary counts them without building them a
