@@ -338,6 +338,14 @@ func (c *compiler) asserts(st *step, a *nodeArena) []ast.Assert {
 	}
 	out = checkAsserts(st.pickChks, out, a)
 	lines := st.lines
+	for _, bd := range st.binds {
+		if bd.sel != nil && bd.sel.Source.Kind == ast.SourceLines {
+			// A listing the step picks from by a rule: its other rows
+			// played no part, and a line check on one would pin it.
+			lines = nil
+			break
+		}
+	}
 	if !st.proseFed && len(lines) > maxTextLines {
 		lines = lines[:maxTextLines]
 	}
