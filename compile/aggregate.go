@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -56,6 +55,7 @@ func (r *recentResult) arrays() []docArray {
 	if err != nil {
 		return nil
 	}
+	r.root = root
 	switch v := root.(type) {
 	case []any:
 		if objs, ok := objects(v); ok {
@@ -87,18 +87,30 @@ func (c *compiler) latest(st *step) []*recentResult {
 	return out
 }
 
-// filters lists the conditions a collection's rows can be split by: for
-// each string field of the first row, each of its values (at most
-// maxAggValues distinct), with the rows each keeps. The whole collection
-// comes first, with no condition.
+// filter is a condition a collection's rows can be split by — `key ==
+// val` on a string field, or none for the whole collection — with the
+// rows it keeps.
 type filter struct {
-	cond *ast.Condition
-	rows []*jsondata.Object
+	key, val string
+	rows     []*jsondata.Object
 }
 
+// cond is the filter's condition node, nil for the whole collection.
+func (f filter) cond() *ast.Condition {
+	if f.key == "" {
+		return nil
+	}
+	return eqCond(f.key, &ast.String{Value: f.val})
+}
+
+// filters lists the whole collection, then, for each string field of the
+// first row, each of its values (at most maxAggValues distinct) with the
+// rows it keeps.
 func filters(objs []*jsondata.Object, work *int) []filter {
 	out := []filter{{rows: objs}}
-	if len(objs) == 0 {
+	if len(objs) < 3 {
+		// A where that keeps two rows or more and not all of them needs
+		// three.
 		return out
 	}
 	members := objs[0].Members
@@ -127,7 +139,7 @@ func filters(objs []*jsondata.Object, work *int) []filter {
 			continue
 		}
 		for _, v := range order {
-			out = append(out, filter{cond: eqCond(m.Key, &ast.String{Value: v}), rows: groups[v]})
+			out = append(out, filter{key: m.Key, val: v, rows: groups[v]})
 		}
 		if *work > maxAggWork {
 			break
@@ -136,44 +148,91 @@ func filters(objs []*jsondata.Object, work *int) []filter {
 	return out
 }
 
-// sumRule finds the sum over some rows of a number field that equals
-// want, over at least two rows.
-func sumRule(arrs []docArray, want *big.Rat) *ast.Selection {
+// sumRef is a sum one of a result's collections gives.
+type sumRef struct {
+	path  string
+	f     filter
+	field string
+}
+
+// sumsByValue returns, by their value in fixed point (fixedDecimal), the
+// sums over two or more rows of each number field of the result's
+// collections, over each filter: made once per result, so a number the
+// agent sends is looked up, not searched for.
+func (r *recentResult) sumsByValue() map[int64]sumRef {
+	if r.sums != nil {
+		return r.sums
+	}
+	r.sums = map[int64]sumRef{}
 	work := 0
-	for _, a := range arrs {
+	for _, a := range r.arrays() {
 		if len(a.objs) < 2 {
 			continue
 		}
 		for _, f := range filters(a.objs, &work) {
-			if len(f.rows) < 2 || f.cond != nil && len(f.rows) == len(a.objs) {
+			if len(f.rows) < 2 || f.key != "" && len(f.rows) == len(a.objs) {
 				continue
 			}
 			for _, m := range f.rows[0].Members {
 				if _, ok := m.Value.(jsondata.Number); !ok || !ruleKey(m.Key) {
 					continue
 				}
-				total, ok := new(big.Rat), true
+				var total int64
+				ok := true
 				for _, o := range f.rows {
 					work++
 					v, _ := o.Get(m.Key)
 					n, isNum := v.(jsondata.Number)
-					r, good := parseDecimal(string(n))
-					if !isNum || !good {
+					x, good := fixedDecimal(string(n))
+					if !isNum || !good || (x > 0 && total > maxFixed-x) || (x < 0 && total < -maxFixed-x) {
 						ok = false
 						break
 					}
-					total.Add(total, r)
+					total += x
 				}
-				if ok && total.Cmp(want) == 0 {
-					return aggSel(ast.PickSum, a.path, f.cond, m.Key, "", false)
+				if ok {
+					if _, have := r.sums[total]; !have {
+						r.sums[total] = sumRef{path: a.path, f: f, field: m.Key}
+					}
 				}
 				if work > maxAggWork {
-					return nil
+					return r.sums
 				}
 			}
 		}
 	}
-	return nil
+	return r.sums
+}
+
+// fixedScale is the fixed point of sums: six decimal places; maxFixed
+// the largest magnitude a sum may reach.
+const (
+	fixedScale = 1_000_000
+	maxFixed   = 1 << 62
+)
+
+// fixedDecimal reads a JSON number with at most six decimal places and no
+// exponent as an integer count of millionths; ok is false for any other.
+func fixedDecimal(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 12 || len(frac) > 6 || !isDigits(whole) || frac != "" && !isDigits(frac) {
+		return 0, false
+	}
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	f := int64(0)
+	if frac != "" {
+		f, _ = strconv.ParseInt(frac, 10, 64)
+		for i := len(frac); i < 6; i++ {
+			f *= 10
+		}
+	}
+	v := w*fixedScale + f
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // joinRule finds the rows whose string field, in order, is values.
@@ -184,7 +243,7 @@ func joinRule(arrs []docArray, values []string, sep string) *ast.Selection {
 			continue
 		}
 		for _, f := range filters(a.objs, &work) {
-			if len(f.rows) != len(values) || f.cond != nil && len(f.rows) == len(a.objs) {
+			if len(f.rows) != len(values) || f.key != "" && len(f.rows) == len(a.objs) {
 				continue
 			}
 			for _, m := range f.rows[0].Members {
@@ -201,7 +260,7 @@ func joinRule(arrs []docArray, values []string, sep string) *ast.Selection {
 					}
 				}
 				if ok {
-					return aggSel(ast.PickJoin, a.path, f.cond, m.Key, sep, sep != ",")
+					return aggSel(ast.PickJoin, a.path, f.cond(), m.Key, sep, sep != ",")
 				}
 			}
 			if work > maxAggWork {
@@ -227,12 +286,17 @@ func (c *compiler) aggregate(st *step, raw, member string) string {
 	if !looksNumeric(raw) || !strings.ContainsAny(raw, ".") && len(raw) < minLiteralLen {
 		return ""
 	}
-	want, ok := parseDecimal(raw)
+	key, ok := fixedDecimal(raw)
 	if !ok {
 		return ""
 	}
 	for _, r := range c.latest(st) {
-		if sel := sumRule(r.arrays(), want); sel != nil && verifySel(sel, r, nil, raw) {
+		ref, ok := r.sumsByValue()[key]
+		if !ok {
+			continue
+		}
+		sel := aggSel(ast.PickSum, ref.path, ref.f.cond(), ref.field, "", false)
+		if verifySel(sel, r, nil, raw) {
 			return c.aggBind(st, r, sel, 'n', raw, []string{snake(member), "total"})
 		}
 	}

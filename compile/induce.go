@@ -495,6 +495,9 @@ func parseDecimal(s string) (*big.Rat, bool) {
 
 // parseOrderDate reads an RFC 3339 time or an ISO date (midnight UTC).
 func parseOrderDate(s string) (time.Time, bool) {
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, true
 	}
@@ -514,6 +517,9 @@ type version struct {
 // numbers.
 func parseVersion(s string) (version, bool) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
+	if s == "" || !isDigitByte(s[0]) || strings.IndexByte(s, '.') < 0 {
+		return version{}, false
+	}
 	core, pre, _ := strings.Cut(s, "-")
 	parts := strings.Split(core, ".")
 	if len(parts) < 2 {
