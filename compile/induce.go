@@ -98,6 +98,10 @@ func induce(p pickSite) (*ast.Selection, ruleKind) {
 				continue
 			}
 			hole, ok := p.known(v)
+			if _, isStr := m.Value.(string); !isStr {
+				// A number is compared as a number: the recorded one.
+				hole = ""
+			}
 			if ok && countEq(p.cands, m.Key, m.Value) == 1 {
 				return p.sel(ast.PickOnly, eqCond(m.Key, condValue(m.Value, hole))), ruleKnown
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
@@ -259,7 +260,7 @@ func listingSite(text, tok string) (lineSite, bool) {
 	taken := map[string]bool{}
 	name := func(k int, want string) {
 		want = snake(want)
-		if want == "" || startsWithDigit(want) || taken[want] || want == "it" {
+		if !ruleKey(want) || startsWithDigit(want) || taken[want] || grammar.IsReservedName(want) {
 			want = "c" + strconv.Itoa(k+1)
 		}
 		taken[want] = true
