@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 
@@ -133,4 +134,34 @@ func TestListingSite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzListingSite: any text and token — a listing's rows come from a
+// server — give either no site, or a site whose pattern compiles, whose
+// picked row captures the token, and whose rule (if any) reads fields the
+// candidates have; never a panic.
+func FuzzListingSite(f *testing.F) {
+	f.Add("[DIR] archive\n[FILE] app-2026-03.log\n[FILE] app-2026-04.log\n", "app-2026-04.log", "newest")
+	f.Add("name,stock\n\"Widget\",12\n\"Gadget\",3\n\"Gizmo\",7\n", "Gadget", "lowest stock")
+	f.Add("| a | 1 |\n| b | 2 |\n| c | 3 |\n", "b", "")
+	f.Add("\"\",\"\"\n\"x\",\"\"\n", "x", "")
+	f.Fuzz(func(t *testing.T, text, tok, notes string) {
+		if len(text) > 1<<14 || tok == "" {
+			return
+		}
+		site, ok := listingSite(text, tok)
+		if !ok {
+			return
+		}
+		if _, err := jsregex.CompileUncached(site.pattern); err != nil {
+			t.Fatalf("pattern %q does not compile: %v", site.pattern, err)
+		}
+		if v, _ := site.cands[site.picked].Get(site.capture); v != tok {
+			t.Fatalf("picked row captures %v, want %q", v, tok)
+		}
+		p := pickSite{src: linesSource(site.pattern), cands: site.cands, picked: site.picked, field: site.capture, notes: strings.ToLower(notes), lines: true}
+		if sel, _ := induce(p); sel != nil && !isPathKey(sel.Field.String()) {
+			t.Fatalf("field %q is not a path key", sel.Field.String())
+		}
+	})
 }
