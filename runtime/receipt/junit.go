@@ -79,7 +79,9 @@ const reasonUnchecked = "unchecked: the step ran but has no asserts, so nothing 
 // tool, a gate, its inputs — is an <error>; the text lists every failure
 // message and the type is the kind. Unchecked and skipped steps are
 // <skipped> with a reason. Each suite's reelier.verdict property is the
-// run's verdict.
+// run's verdict; reelier.openQuestions counts the skill's unresolved open
+// questions, and reelier.openQuestionsNote, when there are some, says
+// where they are.
 func JUnit(runs []Run) ([]byte, error) {
 	doc := junitSuites{Name: "reelier"}
 	var total time.Duration
@@ -131,7 +133,11 @@ func suite(r Run) junitSuite {
 			{Name: "reelier.verdict", Value: string(rec.RunVerdict())},
 			{Name: "reelier.level", Value: fmt.Sprint(highestLevel(rec.Steps))},
 			{Name: "reelier.llmTokens", Value: fmt.Sprint(rec.Totals.LLMInputTokens + rec.Totals.LLMOutputTokens)},
+			{Name: "reelier.openQuestions", Value: fmt.Sprint(len(rec.OpenQuestions))},
 		},
+	}
+	if note := OpenQuestionsNote(rec.OpenQuestions); note != "" {
+		s.Properties = append(s.Properties, junitProperty{Name: "reelier.openQuestionsNote", Value: note})
 	}
 	for _, st := range rec.Steps {
 		c := junitCase{Name: fmt.Sprintf("step %d: %s", st.N, st.Title), Classname: rec.Skill, Time: seconds(st.Ms)}

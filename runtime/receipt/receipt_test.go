@@ -152,6 +152,7 @@ func TestJUnit(t *testing.T) {
 	passing.Record.Skill = "bookings-ok"
 	passing.Record.Steps = passing.Record.Steps[:2]
 	passing.Record.Finish(false)
+	passing.Record.OpenQuestions = []runlog.OpenQuestion{{Line: 12, Step: 1}, {Line: 30, Step: 2}}
 	const gateSrc = "---\nname: cancel\ndescription: d\n---\n\n## Steps\n\n" +
 		"### Step 1 — Cancel it\n- intent: i\n- action: http.post {\"url\": \"{{base}}/x\"}\n- effect: destructive\n\n" +
 		"### Step 2 — Upsert\n- intent: i\n- action: http.post {\"url\": \"{{base}}/y\"}\n- assert: status == 200\n- effect: idempotent-write\n"
