@@ -117,8 +117,11 @@ var (
 type exprCache struct {
 	asserts map[string]*assertExpr
 	binds   map[string]*bindExpr
-	holes   map[string]*ast.Hole
-	bullets map[string]*stepBullet
+	// selAsserts and selBinds keep the participle results of selections.
+	selAsserts map[string]*selAssertExpr
+	selBinds   map[string]*selBindExpr
+	holes      map[string]*ast.Hole
+	bullets    map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
 	// scratch, with chunked set, holds fastBind's and fastAction's

@@ -69,7 +69,8 @@ func isNumberByte(c byte) bool {
 }
 
 // jsonString emits a string token from the opening quote to the first
-// unescaped quote; without one the quote is junk.
+// unescaped quote; without one the rest of the line is junk (one token:
+// scanning again from each later byte would be quadratic).
 func (s *scanner) jsonString() {
 	for j := s.i + 1; j < len(s.src); j++ {
 		switch s.src[j] {
@@ -80,13 +81,13 @@ func (s *scanner) jsonString() {
 			return
 		}
 	}
-	s.emit(tJunk, s.i, s.i+1)
+	s.emit(tJunk, s.i, len(s.src))
 }
 
 // regexLiteral emits a regex token from the opening slash to the first
 // unescaped slash outside a character class, with any letters right after
 // it (flags, refused when the selection is read, with a clear message);
-// without a closing slash the slash is junk.
+// without a closing slash the rest of the line is junk.
 func (s *scanner) regexLiteral() {
 	class := false
 	for j := s.i + 1; j < len(s.src); j++ {
@@ -109,7 +110,7 @@ func (s *scanner) regexLiteral() {
 			return
 		}
 	}
-	s.emit(tJunk, s.i, s.i+1)
+	s.emit(tJunk, s.i, len(s.src))
 }
 
 // selKey is a key read in each element: `name`, `meta.created`, `2`, `it`.
@@ -167,10 +168,10 @@ type selBindExpr struct {
 // Built on first use (see assertParser).
 var (
 	selAssertParser = sync.OnceValue(func() *participle.Parser[selAssertExpr] {
-		return participle.MustBuild[selAssertExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(2))
+		return participle.MustBuild[selAssertExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(1))
 	})
 	selBindParser = sync.OnceValue(func() *participle.Parser[selBindExpr] {
-		return participle.MustBuild[selBindExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(2))
+		return participle.MustBuild[selBindExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(1))
 	})
 )
 
@@ -241,6 +242,39 @@ func bindSelectionStart(src string) bool {
 	return selectionStart(src, j)
 }
 
+// selAssert parses a selection assert once per distinct text of a file
+// (the participle result is only read when converting it).
+func (c *exprCache) selAssert(src string) (*selAssertExpr, error) {
+	if g, ok := c.selAsserts[src]; ok {
+		return g, nil
+	}
+	g, err := selAssertParser().ParseString("", src)
+	if err != nil {
+		return nil, err
+	}
+	if c.selAsserts == nil {
+		c.selAsserts = map[string]*selAssertExpr{}
+	}
+	c.selAsserts[src] = g
+	return g, nil
+}
+
+// selBind parses a selection bind once per distinct text of a file.
+func (c *exprCache) selBind(src string) (*selBindExpr, error) {
+	if g, ok := c.selBinds[src]; ok {
+		return g, nil
+	}
+	g, err := selBindParser().ParseString("", src)
+	if err != nil {
+		return nil, err
+	}
+	if c.selBinds == nil {
+		c.selBinds = map[string]*selBindExpr{}
+	}
+	c.selBinds[src] = g
+	return g, nil
+}
+
 // selCtx carries what converting one selection needs.
 type selCtx struct {
 	c    *exprCache
@@ -262,21 +296,31 @@ func (x *selCtx) failTok(t lexer.Token, format string, args ...any) *exprError {
 }
 
 // syntaxAt turns participle's error into the form's rejection, at the
-// token where reading stopped.
+// token where reading stopped, with the grammar's names for tokens put in
+// the words SPEC.md uses.
 func syntaxAt(e *exprError, err error, src string) *exprError {
 	if pe, ok := err.(participle.Error); ok {
 		if at := pe.Position().Offset; at > 0 && at < len(src) {
 			e.at = at
 		}
 	}
+	e.detail = selTokenNames.Replace(e.detail)
 	return e
 }
+
+// selTokenNames renames participle's token and rule names in a selection's
+// syntax error.
+var selTokenNames = strings.NewReplacer(
+	"<rparen>", "')'", "<lparen>", "'('", "PathSegment*", "'.<segment>'", "PathSegment", "'.<segment>'",
+	"<string>", "a JSON string", "<number>", "a number", "<regex>", "/<regex>/", "<op>", "an operator",
+	"<word>", "a word", "<EOF>", "the end", "SelKey", "a key", "SelCond", "a condition",
+)
 
 func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *exprError) {
 	if e := checkSize(src, false); e != nil {
 		return nil, e
 	}
-	g, err := selAssertParser().ParseString("", src)
+	g, err := c.selAssert(src)
 	if err != nil {
 		if e := pickError(src, 0); e != nil {
 			return nil, e
@@ -324,7 +368,7 @@ func (c *exprCache) parseSelectionBind(src string, org origin, unknown func(erro
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
-	g, err := selBindParser().ParseString("", src)
+	g, err := c.selBind(src)
 	if err != nil {
 		eq := strings.IndexByte(src, '=')
 		j := eq + 1
@@ -671,7 +715,7 @@ func (x *selCtx) regex(t lexer.Token) (string, ast.Range, *exprError) {
 	close := strings.LastIndexByte(v, '/')
 	if close < len(v)-1 {
 		return "", ast.Range{}, x.fail(t.Pos.Offset+close+1, t.Pos.Offset+len(v),
-			"regex flags are not supported (/%s/%s): write an inline group instead, like /(?i)…/ for a case-blind match", v[1:close], v[close+1:])
+			"regex flags are not supported (/%s/%s): skills' regexes take none (SPEC §7); spell the cases out instead, like [Ss]tale", v[1:close], v[close+1:])
 	}
 	pat := v[1:close]
 	if _, err := jsregex.Compile(pat); err != nil {

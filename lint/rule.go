@@ -66,6 +66,7 @@ var registry = []*Rule{
 	ruleUncheckedStep,
 	ruleUnusedBind,
 	ruleDriftIndex,
+	rulePositionalPick,
 	ruleDateLiteral,
 	ruleEffectVerb,
 	ruleSecretLiteral,
