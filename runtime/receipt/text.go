@@ -338,7 +338,9 @@ func Footer(w io.Writer, res *runtime.Result, s Style) {
 	writeHealed(w, res)
 	v := res.Record.RunVerdict()
 	open := ""
-	if note := OpenQuestionsNote(res.Record.OpenQuestions); note != "" && v != runlog.VerdictInterrupted {
+	// A run that did not fail says what it cannot vouch for; a failed or
+	// interrupted run has its failure to show.
+	if note := OpenQuestionsNote(res.Record.OpenQuestions); note != "" && (v == runlog.VerdictPassed || v == runlog.VerdictUnchecked) {
 		open = " — " + note
 	}
 	fmt.Fprintf(w, "  result:       %s%s%s\n", s.paint(verdictColor(v), VerdictWord(v)), open, verdictNote(v))
