@@ -305,13 +305,29 @@ func syntaxAt(e *exprError, err error, src string) *exprError {
 		}
 	}
 	e.detail = selTokenNames.Replace(e.detail)
+	if e.at < len(src) && (src[e.at] == '"' || src[e.at] == '/') {
+		// An unclosed string or regex lexes as one junk token: say so.
+		t := scanner{src: src, i: e.at, limit: maxSelTokens}
+		if src[e.at] == '"' {
+			t.jsonString()
+		} else {
+			t.regexLiteral()
+		}
+		if len(t.toks) == 1 && t.toks[0].Type == tJunk {
+			what := "string"
+			if src[e.at] == '/' {
+				what = "regex"
+			}
+			e.detail = fmt.Sprintf("the %s that starts here is not closed", what)
+		}
+	}
 	return e
 }
 
 // selTokenNames renames participle's token and rule names in a selection's
 // syntax error.
 var selTokenNames = strings.NewReplacer(
-	"<rparen>", "')'", "<lparen>", "'('", "PathSegment*", "'.<segment>'", "PathSegment", "'.<segment>'",
+	`unexpected token "<EOF>"`, "the expression ends too early", "<rparen>", "')'", "<lparen>", "'('", "PathSegment*", "'.<segment>'", "PathSegment", "'.<segment>'",
 	"<string>", "a JSON string", "<number>", "a number", "<regex>", "/<regex>/", "<op>", "an operator",
 	"<word>", "a word", "<EOF>", "the end", "SelKey", "a key", "SelCond", "a condition",
 )
