@@ -240,6 +240,7 @@ func TestCompletion(t *testing.T) {
 		{"complete-select.skill.md", pos(19, 43), "selection: join's clauses after a condition"},
 		{"complete-select.skill.md", pos(20, 47), "selection: nothing inside a string"},
 		{"complete-select.skill.md", pos(21, 12), "bind after =: forms and picks"},
+		{"complete-select.skill.md", pos(22, 8), "empty bind: forms, the selection one as a snippet"},
 	}
 	var b strings.Builder
 	for _, tc := range cases {
