@@ -590,6 +590,9 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 		s.Field = p
 	}
 
+	if (pick == ast.PickSum || pick == ast.PickJoin) && len(s.Field.Elements) == 0 && src.Kind == ast.SourceLines && src.Pattern != "" {
+		return nil, x.fail(g.Pick.Pos.Offset, end, "%s over lines /…/ needs the capture to %s after ')', like ).1: each line is an object of its captures", pick, map[ast.Pick]string{ast.PickSum: "add up", ast.PickJoin: "join"}[pick])
+	}
 	if (pick == ast.PickMax || pick == ast.PickMin) && !s.HasBy && src.Kind == ast.SourceLines && src.Pattern != "" {
 		return nil, x.failTok(g.Pick, "%s over lines /…/ needs by <capture>: each line is an object of its captures (by 0 orders by the whole match)", pick)
 	}
