@@ -670,7 +670,7 @@ func pathElement(t lexer.Token, org origin) ast.PathElement {
 // source: over plain lines an element is a string, so the only key is
 // `it` and there is no trailing path; over lines /<regex>/ it is an
 // object of captures, so a key names a capture the regex has (`0`, a
-// group's number or name, or `it`), one segment deep.
+// group's number or name), one segment deep.
 func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 	if s.Source.Kind != ast.SourceLines {
 		return func(ast.Path) *exprError { return nil }
@@ -693,10 +693,10 @@ func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 		}
 	}
 	return func(p ast.Path) *exprError {
-		if ast.IsIt(p) {
-			return nil
-		}
 		at, end := x.rangeOffsets(p.Range)
+		if ast.IsIt(p) {
+			return x.fail(at, end, "over lines /…/ each element is an object of its captures: read the whole match as 0, a group by its number or name")
+		}
 		if len(p.Elements) > 1 {
 			return x.fail(at, end, "a capture is a string: %q has no parts (a key over lines /…/ is one capture's number or name)", p.Elements[0].Name)
 		}

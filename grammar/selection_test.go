@@ -185,6 +185,7 @@ func TestParseSelectionRejects(t *testing.T) {
 		{true, `x = max(lines /(a)(b)/ by 3)`, grammar.CodeSelection, "Invalid selection: the regex of lines has no group 3: it has 2", "3", ""},
 		{true, `x = max(lines /(?<when>a)/ by whne)`, grammar.CodeSelection, `Invalid selection: the regex of lines has no group named "whne": its names are when`, "whne", `did you mean "when"?`},
 		{true, `x = first(lines /(a)/ where name == "x")`, grammar.CodeSelection, `Invalid selection: the regex of lines has no group named "name": it has no named groups`, "name", ""},
+		{true, `x = max(lines /(a)/ by it)`, grammar.CodeSelection, "Invalid selection: over lines /…/ each element is an object of its captures", "it", ""},
 		{true, `x = first(lines /(a)/).2`, grammar.CodeSelection, "Invalid selection: the regex of lines has no group 2", ".2", ""},
 		{true, `x = first(lines /(a)/ by 1.x)`, grammar.CodeSelection, `Invalid selection: a capture is a string: "1" has no parts`, "1.x", ""},
 		{true, `x = first(lines where name == "a")`, grammar.CodeSelection, "Invalid selection: plain lines are strings", "name", ""},
