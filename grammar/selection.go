@@ -365,7 +365,7 @@ func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *e
 			}
 			e := x.failTok(g.Is, "unknown type %q after is — one of %s", g.Is.Value, strings.Join(names, ", "))
 			if s, ok := Suggest(g.Is.Value, names); ok {
-				e.detail = fmt.Sprintf("did you mean %q?", s)
+				e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 			}
 			return nil, e
 		}
@@ -427,7 +427,7 @@ func unknownPick(word string, at int) *exprError {
 	e := &exprError{code: CodeSelection, at: at, end: at + len(word),
 		msg: fmt.Sprintf(msgSelection, fmt.Sprintf("unknown pick %q — a selection starts with one of %s", word, strings.Join(Picks, ", ")))}
 	if s, ok := Suggest(word, Picks); ok {
-		e.detail = fmt.Sprintf("did you mean %q?", s)
+		e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 	}
 	return e
 }
@@ -479,7 +479,7 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 	default:
 		e := x.failTok(g.Source, "unknown source %q — a selection reads json, json.<path>, lines or lines /<regex>/", g.Source.Value)
 		if s, ok := Suggest(g.Source.Value, []string{"json", "lines"}); ok {
-			e.detail = fmt.Sprintf("did you mean %q?", s)
+			e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 		}
 		return nil, e
 	}
@@ -547,7 +547,7 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 			if !validOrdering(o) {
 				e := x.failTok(g.Order, "unknown ordering %q after as — one of %s", g.Order.Value, strings.Join(Orderings, ", "))
 				if s, ok := Suggest(g.Order.Value, Orderings); ok {
-					e.detail = fmt.Sprintf("did you mean %q?", s)
+					e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 				}
 				return nil, e
 			}
@@ -717,7 +717,7 @@ func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 		}
 		e := x.fail(at, end, "the regex of lines has no group named %q: its names are %s", k.Name, strings.Join(names, ", "))
 		if s, ok := Suggest(k.Name, names); ok {
-			e.detail = fmt.Sprintf("did you mean %q?", s)
+			e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 		}
 		return e
 	}

@@ -262,6 +262,18 @@ func TestParseSelectionRejects(t *testing.T) {
 			if d.Detail != tt.detail && tt.detail != "" {
 				t.Errorf("detail = %q, want %q", d.Detail, tt.detail)
 			}
+			// A "did you mean" comes with the fix that writes the name in
+			// place of the word at fault.
+			if want, ok := strings.CutPrefix(tt.detail, "did you mean "); ok {
+				want = strings.Trim(want, `"?`)
+				if len(d.Fixes) != 1 || len(d.Fixes[0].Edits) != 1 || d.Fixes[0].Edits[0].NewText != want || d.Fixes[0].Edits[0].Range != d.Range {
+					t.Errorf("fixes = %+v, want one writing %q over the diagnostic's range", d.Fixes, want)
+				} else if got := int(d.Range.End.Offset - d.Range.Start.Offset); got != len(tt.at) {
+					t.Errorf("the fix replaces %d bytes, want %q", got, tt.at)
+				}
+			} else if len(d.Fixes) != 0 {
+				t.Errorf("unexpected fixes %+v", d.Fixes)
+			}
 		})
 	}
 }

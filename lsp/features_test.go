@@ -362,6 +362,8 @@ func TestCodeActions(t *testing.T) {
 		{"broken.skill.md", rng(12, 9, 12, 9), nil, "step numbered 3 after 1"},
 		{"typo.skill.md", rng(14, 62, 14, 62), nil, "misspelt variable (a lint fix)"},
 		{"typo.skill.md", rng(14, 62, 14, 62), []protocol.CodeActionKind{protocol.RefactorRewrite}, "only refactor.rewrite"},
+		{"broken-select.skill.md", rng(8, 15, 8, 15), nil, "misspelt pick"},
+		{"broken-select.skill.md", rng(9, 35, 9, 35), nil, "misspelt ordering"},
 		{"bookings.skill.md", rng(31, 5, 31, 5), nil, "step without a status assert"},
 		{"bookings.skill.md", rng(14, 5, 14, 5), nil, "nothing to do"},
 		{"bookings.skill.md", rng(400, 0, 400, 0), nil, "out of range"},
