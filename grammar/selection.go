@@ -305,13 +305,29 @@ func syntaxAt(e *exprError, err error, src string) *exprError {
 		}
 	}
 	e.detail = selTokenNames.Replace(e.detail)
+	if e.at < len(src) && (src[e.at] == '"' || src[e.at] == '/') {
+		// An unclosed string or regex lexes as one junk token: say so.
+		t := scanner{src: src, i: e.at, limit: maxSelTokens}
+		if src[e.at] == '"' {
+			t.jsonString()
+		} else {
+			t.regexLiteral()
+		}
+		if len(t.toks) == 1 && t.toks[0].Type == tJunk {
+			what := "string"
+			if src[e.at] == '/' {
+				what = "regex"
+			}
+			e.detail = fmt.Sprintf("the %s that starts here is not closed", what)
+		}
+	}
 	return e
 }
 
 // selTokenNames renames participle's token and rule names in a selection's
 // syntax error.
 var selTokenNames = strings.NewReplacer(
-	"<rparen>", "')'", "<lparen>", "'('", "PathSegment*", "'.<segment>'", "PathSegment", "'.<segment>'",
+	`unexpected token "<EOF>"`, "the expression ends too early", "<rparen>", "')'", "<lparen>", "'('", "PathSegment*", "'.<segment>'", "PathSegment", "'.<segment>'",
 	"<string>", "a JSON string", "<number>", "a number", "<regex>", "/<regex>/", "<op>", "an operator",
 	"<word>", "a word", "<EOF>", "the end", "SelKey", "a key", "SelCond", "a condition",
 )
@@ -349,7 +365,7 @@ func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *e
 			}
 			e := x.failTok(g.Is, "unknown type %q after is — one of %s", g.Is.Value, strings.Join(names, ", "))
 			if s, ok := Suggest(g.Is.Value, names); ok {
-				e.detail = fmt.Sprintf("did you mean %q?", s)
+				e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 			}
 			return nil, e
 		}
@@ -411,7 +427,7 @@ func unknownPick(word string, at int) *exprError {
 	e := &exprError{code: CodeSelection, at: at, end: at + len(word),
 		msg: fmt.Sprintf(msgSelection, fmt.Sprintf("unknown pick %q — a selection starts with one of %s", word, strings.Join(Picks, ", ")))}
 	if s, ok := Suggest(word, Picks); ok {
-		e.detail = fmt.Sprintf("did you mean %q?", s)
+		e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 	}
 	return e
 }
@@ -463,7 +479,7 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 	default:
 		e := x.failTok(g.Source, "unknown source %q — a selection reads json, json.<path>, lines or lines /<regex>/", g.Source.Value)
 		if s, ok := Suggest(g.Source.Value, []string{"json", "lines"}); ok {
-			e.detail = fmt.Sprintf("did you mean %q?", s)
+			e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 		}
 		return nil, e
 	}
@@ -531,7 +547,7 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 			if !validOrdering(o) {
 				e := x.failTok(g.Order, "unknown ordering %q after as — one of %s", g.Order.Value, strings.Join(Orderings, ", "))
 				if s, ok := Suggest(g.Order.Value, Orderings); ok {
-					e.detail = fmt.Sprintf("did you mean %q?", s)
+					e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 				}
 				return nil, e
 			}
@@ -574,6 +590,9 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 		s.Field = p
 	}
 
+	if (pick == ast.PickSum || pick == ast.PickJoin) && len(s.Field.Elements) == 0 && src.Kind == ast.SourceLines && src.Pattern != "" {
+		return nil, x.fail(g.Pick.Pos.Offset, end, "%s over lines /…/ needs the capture to %s after ')', like ).1: each line is an object of its captures", pick, map[ast.Pick]string{ast.PickSum: "add up", ast.PickJoin: "join"}[pick])
+	}
 	if (pick == ast.PickMax || pick == ast.PickMin) && !s.HasBy && src.Kind == ast.SourceLines && src.Pattern != "" {
 		return nil, x.failTok(g.Pick, "%s over lines /…/ needs by <capture>: each line is an object of its captures (by 0 orders by the whole match)", pick)
 	}
@@ -651,7 +670,7 @@ func pathElement(t lexer.Token, org origin) ast.PathElement {
 // source: over plain lines an element is a string, so the only key is
 // `it` and there is no trailing path; over lines /<regex>/ it is an
 // object of captures, so a key names a capture the regex has (`0`, a
-// group's number or name, or `it`), one segment deep.
+// group's number or name), one segment deep.
 func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 	if s.Source.Kind != ast.SourceLines {
 		return func(ast.Path) *exprError { return nil }
@@ -674,10 +693,10 @@ func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 		}
 	}
 	return func(p ast.Path) *exprError {
-		if ast.IsIt(p) {
-			return nil
-		}
 		at, end := x.rangeOffsets(p.Range)
+		if ast.IsIt(p) {
+			return x.fail(at, end, "over lines /…/ each element is an object of its captures: read the whole match as 0, a group by its number or name")
+		}
 		if len(p.Elements) > 1 {
 			return x.fail(at, end, "a capture is a string: %q has no parts (a key over lines /…/ is one capture's number or name)", p.Elements[0].Name)
 		}
@@ -698,7 +717,7 @@ func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 		}
 		e := x.fail(at, end, "the regex of lines has no group named %q: its names are %s", k.Name, strings.Join(names, ", "))
 		if s, ok := Suggest(k.Name, names); ok {
-			e.detail = fmt.Sprintf("did you mean %q?", s)
+			e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 		}
 		return e
 	}
