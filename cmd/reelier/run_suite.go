@@ -129,7 +129,7 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 // report prints what follows a receipt (or the record, with --json) and
 // notes failures.
 func (s *suite) report(o *outcome) {
-	s.runs = append(s.runs, receipt.Run{File: o.skill.path, Result: o.res})
+	s.runs = append(s.runs, receipt.Run{File: o.skill.path, Result: o.res, FailOpenQuestions: s.opts.failOnOpenQuestions})
 	s.worst(runExit(&o.res.Record, s.opts.failOnUnchecked, s.opts.failOnOpenQuestions))
 	if s.opts.json {
 		if line, err := runlog.Marshal(&o.res.Record); err == nil {

@@ -18,6 +18,10 @@ type Run struct {
 	// Err is why a skill of the suite could not run at all (missing,
 	// unreadable, unparseable, inputs missing); Result is nil then.
 	Err error
+	// FailOpenQuestions says the run was told to fail on unresolved open
+	// questions (--fail-on-open-questions): JUnit then reports them as a
+	// failed testcase, as the exit status does.
+	FailOpenQuestions bool
 }
 
 // The JUnit XML document, in the shape CI systems read (the schema of
@@ -81,7 +85,8 @@ const reasonUnchecked = "unchecked: the step ran but has no asserts, so nothing 
 // <skipped> with a reason. Each suite's reelier.verdict property is the
 // run's verdict; reelier.openQuestions counts the skill's unresolved open
 // questions, and reelier.openQuestionsNote, when there are some, says
-// where they are.
+// where they are; with Run.FailOpenQuestions, a failed testcase named
+// "open questions" lists them too.
 func JUnit(runs []Run) ([]byte, error) {
 	doc := junitSuites{Name: "reelier"}
 	var total time.Duration
@@ -163,6 +168,15 @@ func suite(r Run) junitSuite {
 			c.Skipped = &junitSkipped{Message: "not run: " + skipReason(st.Skip)}
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	if note := OpenQuestionsNote(rec.OpenQuestions); note != "" && r.FailOpenQuestions {
+		// The run fails on them (--fail-on-open-questions): one failed
+		// testcase says where they are.
+		s.Tests++
+		s.Failures++
+		s.Cases = append(s.Cases, junitCase{Name: "open questions", Classname: rec.Skill, Time: seconds(0),
+			Failure: &junitFailure{Message: note, Type: "open-questions",
+				Text: note + "; --fail-on-open-questions fails a run while any is unresolved"}})
 	}
 	if d := rec.ToolDrift; d != nil && !d.Ignored && len(d.Tools) > 0 {
 		// The run stopped before step 1: one failed testcase says why.
