@@ -61,7 +61,7 @@ func appendAssert(b []byte, a ast.Assert) []byte {
 			return append(b, a.Type...)
 		case ast.SelMatches:
 			b = append(b, " matches /"...)
-			b = append(b, a.Pattern...)
+			b = appendSelRegex(b, a.Pattern)
 			return append(b, '/')
 		}
 	}
@@ -88,7 +88,7 @@ func appendSelection(b []byte, s *ast.Selection) []byte {
 		b = append(b, "lines"...)
 		if s.Source.Pattern != "" {
 			b = append(b, " /"...)
-			b = append(b, s.Source.Pattern...)
+			b = appendSelRegex(b, s.Source.Pattern)
 			b = append(b, '/')
 		}
 	}
@@ -104,7 +104,7 @@ func appendSelection(b []byte, s *ast.Selection) []byte {
 		b = append(b, ' ')
 		if c.Op == ast.CondMatches {
 			b = append(b, '/')
-			b = append(b, c.Pattern...)
+			b = appendSelRegex(b, c.Pattern)
 			b = append(b, '/')
 		} else {
 			b = appendValue(b, c.Value)
@@ -128,6 +128,33 @@ func appendSelection(b []byte, s *ast.Selection) []byte {
 		b = append(b, e.Name...)
 	}
 	return b
+}
+
+// appendSelRegex appends a selection's regex between its slashes. A
+// selection's regex ends at the first unescaped `/` outside a class, so
+// one built by a program (the compiler) that holds such a slash has it
+// escaped, which means the same in JavaScript; a pattern read from a file
+// never holds one and prints as written.
+func appendSelRegex(b []byte, pat string) []byte {
+	class := false
+	run := 0
+	for i := 0; i < len(pat); i++ {
+		switch pat[i] {
+		case '\\':
+			i++
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if !class {
+				b = append(b, pat[run:i]...)
+				b = append(b, `\/`...)
+				run = i + 1
+			}
+		}
+	}
+	return append(b, pat[run:]...)
 }
 
 // appendKey appends a key read in each element: its segments joined by

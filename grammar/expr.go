@@ -117,8 +117,11 @@ var (
 type exprCache struct {
 	asserts map[string]*assertExpr
 	binds   map[string]*bindExpr
-	holes   map[string]*ast.Hole
-	bullets map[string]*stepBullet
+	// selAsserts and selBinds keep the participle results of selections.
+	selAsserts map[string]*selAssertExpr
+	selBinds   map[string]*selBindExpr
+	holes      map[string]*ast.Hole
+	bullets    map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
 	// scratch, with chunked set, holds fastBind's and fastAction's
@@ -240,6 +243,9 @@ func (c *exprCache) bind(src string) (*bindExpr, error) {
 type exprError struct {
 	code, msg, detail string
 	at, end           int
+	// fix, when set, replaces bytes [at, end) as the suggested fix (the
+	// nearest name of a "did you mean").
+	fix string
 }
 
 // ParseAssert parses one assert expression that starts at base in its
@@ -263,7 +269,14 @@ func (e *exprError) diagnostic(org origin) *ast.Diagnostic {
 	if e == nil {
 		return nil
 	}
-	return &ast.Diagnostic{Range: org.span(e.at, e.end), Code: e.code, Message: e.msg, Detail: e.detail}
+	d := &ast.Diagnostic{Range: org.span(e.at, e.end), Code: e.code, Message: e.msg, Detail: e.detail}
+	if e.fix != "" {
+		d.Fixes = []ast.SuggestedFix{{
+			Title: fmt.Sprintf("Change %q to %q", org.text[e.at:e.end], e.fix),
+			Edits: []ast.TextEdit{{Range: d.Range, NewText: e.fix}},
+		}}
+	}
+	return d
 }
 
 func unknownAssert(src string, err error) *exprError {

@@ -69,7 +69,8 @@ func isNumberByte(c byte) bool {
 }
 
 // jsonString emits a string token from the opening quote to the first
-// unescaped quote; without one the quote is junk.
+// unescaped quote; without one the rest of the line is junk (one token:
+// scanning again from each later byte would be quadratic).
 func (s *scanner) jsonString() {
 	for j := s.i + 1; j < len(s.src); j++ {
 		switch s.src[j] {
@@ -80,13 +81,13 @@ func (s *scanner) jsonString() {
 			return
 		}
 	}
-	s.emit(tJunk, s.i, s.i+1)
+	s.emit(tJunk, s.i, len(s.src))
 }
 
 // regexLiteral emits a regex token from the opening slash to the first
 // unescaped slash outside a character class, with any letters right after
 // it (flags, refused when the selection is read, with a clear message);
-// without a closing slash the slash is junk.
+// without a closing slash the rest of the line is junk.
 func (s *scanner) regexLiteral() {
 	class := false
 	for j := s.i + 1; j < len(s.src); j++ {
@@ -109,7 +110,7 @@ func (s *scanner) regexLiteral() {
 			return
 		}
 	}
-	s.emit(tJunk, s.i, s.i+1)
+	s.emit(tJunk, s.i, len(s.src))
 }
 
 // selKey is a key read in each element: `name`, `meta.created`, `2`, `it`.
@@ -167,10 +168,10 @@ type selBindExpr struct {
 // Built on first use (see assertParser).
 var (
 	selAssertParser = sync.OnceValue(func() *participle.Parser[selAssertExpr] {
-		return participle.MustBuild[selAssertExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(2))
+		return participle.MustBuild[selAssertExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(1))
 	})
 	selBindParser = sync.OnceValue(func() *participle.Parser[selBindExpr] {
-		return participle.MustBuild[selBindExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(2))
+		return participle.MustBuild[selBindExpr](participle.Lexer(miniLexer{scan: selMode, limit: maxSelTokens}), participle.UseLookahead(1))
 	})
 )
 
@@ -241,6 +242,39 @@ func bindSelectionStart(src string) bool {
 	return selectionStart(src, j)
 }
 
+// selAssert parses a selection assert once per distinct text of a file
+// (the participle result is only read when converting it).
+func (c *exprCache) selAssert(src string) (*selAssertExpr, error) {
+	if g, ok := c.selAsserts[src]; ok {
+		return g, nil
+	}
+	g, err := selAssertParser().ParseString("", src)
+	if err != nil {
+		return nil, err
+	}
+	if c.selAsserts == nil {
+		c.selAsserts = map[string]*selAssertExpr{}
+	}
+	c.selAsserts[src] = g
+	return g, nil
+}
+
+// selBind parses a selection bind once per distinct text of a file.
+func (c *exprCache) selBind(src string) (*selBindExpr, error) {
+	if g, ok := c.selBinds[src]; ok {
+		return g, nil
+	}
+	g, err := selBindParser().ParseString("", src)
+	if err != nil {
+		return nil, err
+	}
+	if c.selBinds == nil {
+		c.selBinds = map[string]*selBindExpr{}
+	}
+	c.selBinds[src] = g
+	return g, nil
+}
+
 // selCtx carries what converting one selection needs.
 type selCtx struct {
 	c    *exprCache
@@ -262,21 +296,47 @@ func (x *selCtx) failTok(t lexer.Token, format string, args ...any) *exprError {
 }
 
 // syntaxAt turns participle's error into the form's rejection, at the
-// token where reading stopped.
+// token where reading stopped, with the grammar's names for tokens put in
+// the words SPEC.md uses.
 func syntaxAt(e *exprError, err error, src string) *exprError {
 	if pe, ok := err.(participle.Error); ok {
 		if at := pe.Position().Offset; at > 0 && at < len(src) {
 			e.at = at
 		}
 	}
+	e.detail = selTokenNames.Replace(e.detail)
+	if e.at < len(src) && (src[e.at] == '"' || src[e.at] == '/') {
+		// An unclosed string or regex lexes as one junk token: say so.
+		t := scanner{src: src, i: e.at, limit: maxSelTokens}
+		if src[e.at] == '"' {
+			t.jsonString()
+		} else {
+			t.regexLiteral()
+		}
+		if len(t.toks) == 1 && t.toks[0].Type == tJunk {
+			what := "string"
+			if src[e.at] == '/' {
+				what = "regex"
+			}
+			e.detail = fmt.Sprintf("the %s that starts here is not closed", what)
+		}
+	}
 	return e
 }
+
+// selTokenNames renames participle's token and rule names in a selection's
+// syntax error.
+var selTokenNames = strings.NewReplacer(
+	`unexpected token "<EOF>"`, "the expression ends too early", "<rparen>", "')'", "<lparen>", "'('", "PathSegment*", "'.<segment>'", "PathSegment", "'.<segment>'",
+	"<string>", "a JSON string", "<number>", "a number", "<regex>", "/<regex>/", "<op>", "an operator",
+	"<word>", "a word", "<EOF>", "the end", "SelKey", "a key", "SelCond", "a condition",
+)
 
 func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *exprError) {
 	if e := checkSize(src, false); e != nil {
 		return nil, e
 	}
-	g, err := selAssertParser().ParseString("", src)
+	g, err := c.selAssert(src)
 	if err != nil {
 		if e := pickError(src, 0); e != nil {
 			return nil, e
@@ -305,7 +365,7 @@ func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *e
 			}
 			e := x.failTok(g.Is, "unknown type %q after is — one of %s", g.Is.Value, strings.Join(names, ", "))
 			if s, ok := Suggest(g.Is.Value, names); ok {
-				e.detail = fmt.Sprintf("did you mean %q?", s)
+				e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 			}
 			return nil, e
 		}
@@ -324,7 +384,7 @@ func (c *exprCache) parseSelectionBind(src string, org origin, unknown func(erro
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
-	g, err := selBindParser().ParseString("", src)
+	g, err := c.selBind(src)
 	if err != nil {
 		eq := strings.IndexByte(src, '=')
 		j := eq + 1
@@ -367,7 +427,7 @@ func unknownPick(word string, at int) *exprError {
 	e := &exprError{code: CodeSelection, at: at, end: at + len(word),
 		msg: fmt.Sprintf(msgSelection, fmt.Sprintf("unknown pick %q — a selection starts with one of %s", word, strings.Join(Picks, ", ")))}
 	if s, ok := Suggest(word, Picks); ok {
-		e.detail = fmt.Sprintf("did you mean %q?", s)
+		e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 	}
 	return e
 }
@@ -419,7 +479,7 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 	default:
 		e := x.failTok(g.Source, "unknown source %q — a selection reads json, json.<path>, lines or lines /<regex>/", g.Source.Value)
 		if s, ok := Suggest(g.Source.Value, []string{"json", "lines"}); ok {
-			e.detail = fmt.Sprintf("did you mean %q?", s)
+			e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 		}
 		return nil, e
 	}
@@ -487,7 +547,7 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 			if !validOrdering(o) {
 				e := x.failTok(g.Order, "unknown ordering %q after as — one of %s", g.Order.Value, strings.Join(Orderings, ", "))
 				if s, ok := Suggest(g.Order.Value, Orderings); ok {
-					e.detail = fmt.Sprintf("did you mean %q?", s)
+					e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 				}
 				return nil, e
 			}
@@ -530,6 +590,9 @@ func (x *selCtx) selection(g *selectionExpr) (*ast.Selection, *exprError) {
 		s.Field = p
 	}
 
+	if (pick == ast.PickSum || pick == ast.PickJoin) && len(s.Field.Elements) == 0 && src.Kind == ast.SourceLines && src.Pattern != "" {
+		return nil, x.fail(g.Pick.Pos.Offset, end, "%s over lines /…/ needs the capture to %s after ')', like ).1: each line is an object of its captures", pick, map[ast.Pick]string{ast.PickSum: "add up", ast.PickJoin: "join"}[pick])
+	}
 	if (pick == ast.PickMax || pick == ast.PickMin) && !s.HasBy && src.Kind == ast.SourceLines && src.Pattern != "" {
 		return nil, x.failTok(g.Pick, "%s over lines /…/ needs by <capture>: each line is an object of its captures (by 0 orders by the whole match)", pick)
 	}
@@ -607,7 +670,7 @@ func pathElement(t lexer.Token, org origin) ast.PathElement {
 // source: over plain lines an element is a string, so the only key is
 // `it` and there is no trailing path; over lines /<regex>/ it is an
 // object of captures, so a key names a capture the regex has (`0`, a
-// group's number or name, or `it`), one segment deep.
+// group's number or name), one segment deep.
 func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 	if s.Source.Kind != ast.SourceLines {
 		return func(ast.Path) *exprError { return nil }
@@ -630,10 +693,10 @@ func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 		}
 	}
 	return func(p ast.Path) *exprError {
-		if ast.IsIt(p) {
-			return nil
-		}
 		at, end := x.rangeOffsets(p.Range)
+		if ast.IsIt(p) {
+			return x.fail(at, end, "over lines /…/ each element is an object of its captures: read the whole match as 0, a group by its number or name")
+		}
 		if len(p.Elements) > 1 {
 			return x.fail(at, end, "a capture is a string: %q has no parts (a key over lines /…/ is one capture's number or name)", p.Elements[0].Name)
 		}
@@ -654,7 +717,7 @@ func (x *selCtx) keyChecker(s *ast.Selection) func(ast.Path) *exprError {
 		}
 		e := x.fail(at, end, "the regex of lines has no group named %q: its names are %s", k.Name, strings.Join(names, ", "))
 		if s, ok := Suggest(k.Name, names); ok {
-			e.detail = fmt.Sprintf("did you mean %q?", s)
+			e.detail, e.fix = fmt.Sprintf("did you mean %q?", s), s
 		}
 		return e
 	}

@@ -36,6 +36,8 @@ func TestParseSelection(t *testing.T) {
 		{true, `x = max(lines)`, "", ast.PickMax, ast.SourceLines, 0, ast.OrderNone, "", ""},
 		{true, `x = first(lines where it not contains "#")`, "", ast.PickFirst, ast.SourceLines, 1, ast.OrderNone, "", ""},
 		{true, `x = join(json.tags)`, "", ast.PickJoin, ast.SourceJSON, 0, ast.OrderNone, "", ""},
+		{true, `x = join(lines)`, "", ast.PickJoin, ast.SourceLines, 0, ast.OrderNone, "", ""},
+		{true, `x = sum(lines /(\d+)/).1`, "", ast.PickSum, ast.SourceLines, 0, ast.OrderNone, "", "1"},
 		{true, `x = join(json.tags sep "\t\"|")`, "", ast.PickJoin, ast.SourceJSON, 0, ast.OrderNone, "", ""},
 		{true, `x = first(json where n < -1.5e3 and ok == true and gone == null and s == "a/b)")`, "", ast.PickFirst, ast.SourceJSON, 4, ast.OrderNone, "", ""},
 		{true, `x = first(json where s == "a\u0041")`, `x = first(json where s == "aA")`, ast.PickFirst, ast.SourceJSON, 1, ast.OrderNone, "", ""},
@@ -183,6 +185,7 @@ func TestParseSelectionRejects(t *testing.T) {
 		{true, `x = max(lines /(a)(b)/ by 3)`, grammar.CodeSelection, "Invalid selection: the regex of lines has no group 3: it has 2", "3", ""},
 		{true, `x = max(lines /(?<when>a)/ by whne)`, grammar.CodeSelection, `Invalid selection: the regex of lines has no group named "whne": its names are when`, "whne", `did you mean "when"?`},
 		{true, `x = first(lines /(a)/ where name == "x")`, grammar.CodeSelection, `Invalid selection: the regex of lines has no group named "name": it has no named groups`, "name", ""},
+		{true, `x = max(lines /(a)/ by it)`, grammar.CodeSelection, "Invalid selection: over lines /…/ each element is an object of its captures", "it", ""},
 		{true, `x = first(lines /(a)/).2`, grammar.CodeSelection, "Invalid selection: the regex of lines has no group 2", ".2", ""},
 		{true, `x = first(lines /(a)/ by 1.x)`, grammar.CodeSelection, `Invalid selection: a capture is a string: "1" has no parts`, "1.x", ""},
 		{true, `x = first(lines where name == "a")`, grammar.CodeSelection, "Invalid selection: plain lines are strings", "name", ""},
@@ -192,6 +195,8 @@ func TestParseSelectionRejects(t *testing.T) {
 		{true, `x = join(json.a sep "{{x}}")`, grammar.CodeSelection, "Invalid selection: the separator is literal text", `"{{x}}"`, ""},
 		{true, `x = max(lines /(\d+)/)`, grammar.CodeSelection, "Invalid selection: max over lines /…/ needs by <capture>", "max", ""},
 		{true, `x = min(lines /(\d+)/ where 1 == "2")`, grammar.CodeSelection, "Invalid selection: min over lines /…/ needs by <capture>", "min", ""},
+		{true, `x = sum(lines /(\d+)/)`, grammar.CodeSelection, "Invalid selection: sum over lines /…/ needs the capture to add up after ')'", "sum", ""},
+		{true, `x = join(lines /(\d+)/ sep " ")`, grammar.CodeSelection, "Invalid selection: join over lines /…/ needs the capture to join after ')'", "join", ""},
 		{true, `x = first(lines /(/)`, grammar.CodeBindRegex, "Invalid regex in bind: ", "/(/", ""},
 		{false, `first(json where a matches /(/) is set`, grammar.CodeAssertRegex, "Invalid regex in assert: ", "/(/", ""},
 		{false, `only(json where title matches /stale/i) is set`, grammar.CodeSelection, "Invalid selection: regex flags are not supported (/stale/i)", "i", ""},
@@ -211,6 +216,10 @@ func TestParseSelectionRejects(t *testing.T) {
 		{true, `x = first(json where a == "x"`, grammar.CodeUnknownBind, "Unrecognized bind expression: ", "", ""},
 		{true, `x = first(json where a contains 3)`, grammar.CodeUnknownBind, "Unrecognized bind expression: ", "", ""},
 		{true, `x = first(json sep "," where a == 1)`, grammar.CodeUnknownBind, "Unrecognized bind expression: ", "", ""},
+		{true, `x = first(json where a == "x)`, grammar.CodeUnknownBind, "Unrecognized bind expression: ", `"x)`, "the string that starts here is not closed"},
+		{false, `first(lines /(a\/) is set`, grammar.CodeUnknownAssert, "Unrecognized assert expression: ", `/(a`, "the regex that starts here is not closed"},
+		{true, `x = first(json where a == 1 and)`, grammar.CodeUnknownBind, "Unrecognized bind expression: ", "and", ""},
+		{true, `x = first(json where a ==)`, grammar.CodeUnknownBind, "Unrecognized bind expression: ", ")", `unexpected token ")" (expected (a JSON string | a number | "true" | "false" | "null"))`},
 		{false, `first(json.a)`, grammar.CodeUnknownAssert, "Unrecognized assert expression: ", "", ""},
 		{false, `first(json.a) length > 1`, grammar.CodeUnknownAssert, "Unrecognized assert expression: ", "", ""},
 		{true, `today = first(json.a)`, grammar.CodeReservedBind, "Bind name 'today' is reserved", "today", ""},
@@ -252,6 +261,18 @@ func TestParseSelectionRejects(t *testing.T) {
 			}
 			if d.Detail != tt.detail && tt.detail != "" {
 				t.Errorf("detail = %q, want %q", d.Detail, tt.detail)
+			}
+			// A "did you mean" comes with the fix that writes the name in
+			// place of the word at fault.
+			if want, ok := strings.CutPrefix(tt.detail, "did you mean "); ok {
+				want = strings.Trim(want, `"?`)
+				if len(d.Fixes) != 1 || len(d.Fixes[0].Edits) != 1 || d.Fixes[0].Edits[0].NewText != want || d.Fixes[0].Edits[0].Range != d.Range {
+					t.Errorf("fixes = %+v, want one writing %q over the diagnostic's range", d.Fixes, want)
+				} else if got := int(d.Range.End.Offset - d.Range.Start.Offset); got != len(tt.at) {
+					t.Errorf("the fix replaces %d bytes, want %q", got, tt.at)
+				}
+			} else if len(d.Fixes) != 0 {
+				t.Errorf("unexpected fixes %+v", d.Fixes)
 			}
 		})
 	}

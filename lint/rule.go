@@ -65,6 +65,7 @@ var registry = []*Rule{
 	ruleToolSignature,
 	ruleUncheckedStep,
 	ruleUnusedBind,
+	ruleOpenQuestion,
 	ruleDriftIndex,
 	rulePositionalPick,
 	ruleDateLiteral,

@@ -240,6 +240,7 @@ func TestCompletion(t *testing.T) {
 		{"complete-select.skill.md", pos(19, 43), "selection: join's clauses after a condition"},
 		{"complete-select.skill.md", pos(20, 47), "selection: nothing inside a string"},
 		{"complete-select.skill.md", pos(21, 12), "bind after =: forms and picks"},
+		{"complete-select.skill.md", pos(22, 8), "empty bind: forms, the selection one as a snippet"},
 	}
 	var b strings.Builder
 	for _, tc := range cases {
@@ -361,6 +362,8 @@ func TestCodeActions(t *testing.T) {
 		{"broken.skill.md", rng(12, 9, 12, 9), nil, "step numbered 3 after 1"},
 		{"typo.skill.md", rng(14, 62, 14, 62), nil, "misspelt variable (a lint fix)"},
 		{"typo.skill.md", rng(14, 62, 14, 62), []protocol.CodeActionKind{protocol.RefactorRewrite}, "only refactor.rewrite"},
+		{"broken-select.skill.md", rng(8, 15, 8, 15), nil, "misspelt pick"},
+		{"broken-select.skill.md", rng(9, 35, 9, 35), nil, "misspelt ordering"},
 		{"bookings.skill.md", rng(31, 5, 31, 5), nil, "step without a status assert"},
 		{"bookings.skill.md", rng(14, 5, 14, 5), nil, "nothing to do"},
 		{"bookings.skill.md", rng(400, 0, 400, 0), nil, "out of range"},

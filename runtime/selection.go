@@ -42,6 +42,12 @@ import (
 //
 // Every failure is a divergence of the bind or assert, at its line.
 
+// selectionBudget bounds the time one selection spends matching regexes
+// over its elements (each match is bounded by jsregex.MatchTimeout too),
+// so a slow pattern over a large collection fails the step instead of
+// holding the run.
+var selectionBudget = 5 * jsregex.MatchTimeout
+
 // errBadBody is returned when the body is not JSON; the evaluation has
 // reported that once already.
 var errBadBody = errors.New("body is not JSON")
@@ -94,7 +100,11 @@ func (e *evaluation) selectValue(sel *ast.Selection) (v any, found bool, err err
 	if len(conds) == 0 {
 		kept = elems
 	} else {
-		for _, el := range elems {
+		deadline := time.Now().Add(selectionBudget)
+		for i, el := range elems {
+			if i%1024 == 1023 && time.Now().After(deadline) {
+				return nil, false, fmt.Errorf("where: the conditions took longer than %s over %d of %d elements of %s — a regex too slow for this many", selectionBudget, i, len(elems), s.src)
+			}
 			ok, err := holdsAll(conds, el.v)
 			if err != nil {
 				return nil, false, fmt.Errorf("where, at %s: %v", s.at(el), err)
@@ -289,7 +299,11 @@ func bodyLines(body, pattern string) ([]selElem, error) {
 	}
 	var out []selElem
 	n := 0
+	deadline := time.Now().Add(selectionBudget)
 	for rest := body; rest != ""; {
+		if re != nil && n%1024 == 1023 && time.Now().After(deadline) {
+			return nil, fmt.Errorf("/%s/ took longer than %s over the first %d lines of the body — a regex too slow for this many", pattern, selectionBudget, n)
+		}
 		line := rest
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i], rest[i+1:]

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/runtime/jsondata"
@@ -211,6 +212,14 @@ func TestSelection(t *testing.T) {
 			sel: tsel{pick: ast.PickMax, src: `lines /^(?<file>report-(\d{4}-\d\d-\d\d)\.txt) (\d+)$/`, by: "2", as: ast.OrderDate, field: "file"}, want: `"report-2026-01-09.txt"`},
 		{name: "lines regex group number", body: "a 3\nb 9\nc 1\n",
 			sel: tsel{pick: ast.PickMin, src: `lines /^(\w) (\d+)$/`, by: "2", as: ast.OrderNumber, field: "1"}, want: `"c"`},
+		{name: "named and unnamed groups numbered in order", body: "a 1 x\nb 2 y\n",
+			sel: tsel{pick: ast.PickJoin, src: `lines /^(?<k>\w) (\d) (?<t>\w)$/`, field: "2"}, want: `"1,2"`},
+		{name: "named group by number", body: "a 1 x\nb 2 y\n",
+			sel: tsel{pick: ast.PickJoin, src: `lines /^(?<k>\w) (\d) (?<t>\w)$/`, field: "3"}, want: `"x,y"`},
+		{name: "named group by name", body: "a 1 x\nb 2 y\n",
+			sel: tsel{pick: ast.PickJoin, src: `lines /^(?<k>\w) (\d) (?<t>\w)$/`, field: "k", sep: sp("")}, want: `"ab"`},
+		{name: "a group that took no part is missing", body: "a\nb 2\n",
+			sel: tsel{pick: ast.PickCount, src: `lines /^(\w)(?: (\d))?$/`, where: []*ast.Condition{cond("2", ast.CondNe, tstr("9"))}}, want: `1`},
 		{name: "lines regex whole match", body: "x=1\ny\nx=2\n", sel: tsel{pick: ast.PickJoin, src: `lines /x=\d/`, field: "0"}, want: `"x=1,x=2"`},
 		{name: "lines regex matches nothing", body: "a\nb\n", sel: tsel{pick: ast.PickOnly, src: `lines /^z/`},
 			err: "only: no line of the body is kept (the body's lines matching /^z/ is empty)"},
@@ -539,5 +548,53 @@ func TestSum(t *testing.T) {
 		if err != nil || jsondata.String(v) != tc.want {
 			t.Errorf("sum %s = %s (%v), want %s", tc.in, jsondata.String(v), err, tc.want)
 		}
+	}
+}
+
+// FuzzOrderKeys reads any two strings under every ordering: nothing
+// panics, and where both read, the comparison is a total order's — a key
+// equals itself, and swapping the keys flips the sign.
+func FuzzOrderKeys(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"2026-01-05", "2026-01-05T10:00:00+02:00"}, {"v1.10.0-rc.1", "1.10.0"}, {"file2", "file10"},
+		{"1e3", "-2.5"}, {"a01", "a1"}, {"1.0.0-alpha.beta", "1.0.0-alpha.1"}, {"2026-01-05 10:00", "2026-01-05t10:00:00z"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, x, y string) {
+		for _, order := range ast.Orderings {
+			a, b := orderKey{v: x}, orderKey{v: y}
+			if a.read(order) != nil || b.read(order) != nil {
+				continue
+			}
+			c := comparer(order)
+			if c(&a, &a) != 0 || c(&b, &b) != 0 {
+				t.Fatalf("%s: a key does not equal itself (%q, %q)", order, x, y)
+			}
+			if ab, ba := c(&a, &b), c(&b, &a); ab != -ba {
+				t.Fatalf("%s: compare(%q, %q) = %d but compare(%q, %q) = %d", order, x, y, ab, y, x, ba)
+			}
+		}
+	})
+}
+
+// TestSelectionBudget: a selection whose regexes run past its time budget
+// fails, naming how far it got, instead of holding the run.
+func TestSelectionBudget(t *testing.T) {
+	defer func(b time.Duration) { selectionBudget = b }(selectionBudget)
+	selectionBudget = 0
+	var lines strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&lines, "row %d\n", i)
+	}
+	e := &evaluation{obs: &Observation{Body: lines.String()}}
+	_, _, err := e.selectValue(tsel{pick: ast.PickCount, src: `lines /^row (\d+)$/`}.node())
+	if err == nil || !strings.Contains(err.Error(), "took longer than 0s over the first 1023 lines") {
+		t.Errorf("lines: %v", err)
+	}
+	e = &evaluation{obs: &Observation{Body: bigItems(3000)}}
+	_, _, err = e.selectValue(tsel{pick: ast.PickCount, src: "json.items", where: []*ast.Condition{condMatches("name", `7$`)}}.node())
+	if err == nil || !strings.Contains(err.Error(), "where: the conditions took longer than 0s over 1023 of 3000 elements of json.items") {
+		t.Errorf("where: %v", err)
 	}
 }
