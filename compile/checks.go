@@ -537,10 +537,13 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 		}
 		return m.v, m.ok
 	}
-	if c.jsonRule(bd, segs, at, &recentResult{doc: doc, text: text, sent: sent}) {
+	if c.jsonRule(bd, segs, at, &recentResult{doc: doc, text: text, sent: sent}) && bd.rule != ruleOnly {
 		return
 	}
-	if c.selector(bd, segs, at, text, sent) {
+	// The only element there was is no reason by itself: the element's
+	// own fields are still checked, so a lone element that is another
+	// thing fails instead of being acted on.
+	if bd.sel == nil && c.selector(bd, segs, at, text, sent) {
 		return
 	}
 	// The element is the path up to the last index.

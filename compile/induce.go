@@ -94,7 +94,8 @@ func induce(p pickSite) (*ast.Selection, ruleKind) {
 				continue
 			}
 			v, ok := scalarText(m.Value)
-			if !ok || v == "" {
+			if !ok || len([]rune(v)) < minLiteralLen {
+				// A short value matches what the agent had by chance.
 				continue
 			}
 			hole, ok := p.known(v)
