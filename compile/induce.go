@@ -334,8 +334,31 @@ var categoryWords = setOf(`type kind category class status state role group tier
 // isCategoryKey reports a key naming a category: `type`, `entityType`,
 // `item_kind`, `status`.
 func isCategoryKey(k string) bool {
-	ws := strings.Split(snake(k), "_")
-	return categoryWords[ws[len(ws)-1]]
+	// The key's last word, without building its snake form: after the
+	// last '_', '-' or '.', or from its last upper-case letter.
+	start := 0
+	for i := len(k) - 1; i > 0; i-- {
+		if c := k[i]; c == '_' || c == '-' || c == '.' {
+			start = i + 1
+			break
+		} else if c >= 'A' && c <= 'Z' {
+			start = i
+			break
+		}
+	}
+	w := k[start:]
+	if len(w) > 8 {
+		return false
+	}
+	var buf [8]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return categoryWords[string(buf[:len(w)])]
 }
 
 // scalarText is a string's value or a number's text; other values have

@@ -165,3 +165,12 @@ func FuzzListingSite(f *testing.F) {
 		}
 	})
 }
+
+func TestIsCategoryKey(t *testing.T) {
+	for k, want := range map[string]bool{"type": true, "entityType": true, "item_kind": true, "Status": true, "order-state": true,
+		"name": false, "typeface": false, "id": false, "": false, "x": false, "customerTier": true, "prototype": false} {
+		if got := isCategoryKey(k); got != want {
+			t.Errorf("isCategoryKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
