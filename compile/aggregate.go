@@ -283,7 +283,7 @@ func aggSel(pick ast.Pick, path string, cond *ast.Condition, field, sep string, 
 // no result held (whole, or a token of a string: raw is its text); it
 // returns the bind's name, or "".
 func (c *compiler) aggregate(st *step, raw, member string) string {
-	if !looksNumeric(raw) || !strings.ContainsAny(raw, ".") && len(raw) < minLiteralLen {
+	if !looksNumeric(raw) || !strings.ContainsAny(raw, ".") && len(raw) < minLiteralLen || notComputed(member) {
 		return ""
 	}
 	key, ok := fixedDecimal(raw)
@@ -423,4 +423,24 @@ func (c *compiler) precondition(st *step, l argLeaf) {
 		from.pre = append(from.pre, &ast.SelectionAssert{Sel: sel, Kind: ast.SelCompare, Op: ast.OpEq, Value: &ast.Number{Raw: "0"}})
 		return
 	}
+}
+
+// notComputedWords are the words of a key whose number the agent chooses
+// rather than computes: a page, a limit, an id, a port.
+var notComputedWords = setOf(`page pages limit offset per size cursor id ids index port timeout
+	skip take top version year month day hour minute second seconds ms`)
+
+// notComputed reports an argument key naming a number the agent chose
+// (`page`, `limit`, `per_page`, `userId`), which is never looked up as a
+// sum.
+func notComputed(member string) bool {
+	if member == "" {
+		return false
+	}
+	for w := range strings.SplitSeq(snake(member), "_") {
+		if notComputedWords[w] {
+			return true
+		}
+	}
+	return false
 }

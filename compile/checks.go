@@ -486,11 +486,9 @@ func (c *compiler) settlePick(bd *binding) {
 }
 
 // pickForRoot is pickFor on a kept result, reading its parsed document
-// when one is kept (parsing it once for the rules and the checks).
+// when the sums already parsed it (else only the parts the pick reads
+// are parsed).
 func (c *compiler) pickForRoot(st *step, bd *binding, r *recentResult) {
-	if r.root == nil && !r.parsed {
-		r.arrays()
-	}
 	c.pickFor(st, bd, r.doc, r.text, r.sent, r.root)
 }
 
