@@ -94,6 +94,7 @@ func TestInduce(t *testing.T) {
 			nil, "", `only(json.entities where entityType == "customer").name`},
 		{"the only element there was", `[{"name":"Acme"}]`, 0, "name", nil, "", `only(json.entities).name`},
 		{"a tie is no extreme", `[{"n":"a","created":"2026-03-01"},{"n":"b","created":"2026-03-01"}]`, 1, "n", nil, "newest", `<none>`},
+		{"a mixed-typed ordering key is no ordering", `[{"n":"a","created":"2026-03-01"},{"n":"b","created":5}]`, 0, "n", nil, "newest", `<none>`},
 		{"a missing ordering key is no ordering", `[{"n":"a","created":"2026-03-01"},{"n":"b"}]`, 0, "n", nil, "newest", `<none>`},
 		{"an id with digits is not dated", `[{"id":"TASK-1012"},{"id":"TASK-1007"}]`, 0, "id", nil, "", `<none>`},
 		{"a numbered name is the newest only when asked", `[{"f":"report-7.csv"},{"f":"report-12.csv"}]`, 1, "f", nil, "read the latest report", `max(json.entities by f as name).f`},
@@ -171,6 +172,37 @@ func TestIsCategoryKey(t *testing.T) {
 		"name": false, "typeface": false, "id": false, "": false, "x": false, "customerTier": true, "prototype": false} {
 		if got := isCategoryKey(k); got != want {
 			t.Errorf("isCategoryKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestRuleBounds: a collection past maxCandidates, and a listing past
+// maxListingLines, give no rule (the position stays, with its question)
+// instead of an unbounded search.
+func TestRuleBounds(t *testing.T) {
+	big := make([]any, maxCandidates+1)
+	for i := range big {
+		big[i] = &jsondata.Object{Members: []jsondata.Member{{Key: "name", Value: "n"}}}
+	}
+	if _, ok := objects(big); ok {
+		t.Errorf("objects accepted %d elements", len(big))
+	}
+	var b strings.Builder
+	for i := range 100000 {
+		b.WriteString("[FILE] app-")
+		b.WriteString(strings.Repeat("9", 1+i%5))
+		b.WriteString(".log\n")
+	}
+	b.WriteString("[FILE] app-last.log\n")
+	if _, ok := listingSite(b.String(), "app-last.log"); ok {
+		t.Errorf("a row past the first %d lines was picked by a rule", maxListingLines)
+	}
+}
+
+func TestNotComputed(t *testing.T) {
+	for k, want := range map[string]bool{"page": true, "per_page": true, "userId": true, "limit": true, "total": false, "amount": false, "": false} {
+		if got := notComputed(k); got != want {
+			t.Errorf("notComputed(%q) = %v, want %v", k, got, want)
 		}
 	}
 }
