@@ -57,6 +57,15 @@ func TestDecisionFindings(t *testing.T) {
 			},
 		},
 		{
+			finding: "the same, recorded through reelier mcp from the real server-filesystem",
+			trace:   "51-fs-newest-log-recorded.jsonl",
+			want:    []string{`- bind: file_name = max(lines /^\[FILE\] (?<file>app-[^\s|,;\[\]()"']*?\.log)$/ by file as name).file`},
+			wantNot: []string{`(?:.*\n){`},
+			drifts: []drift{
+				{what: "a newer log and an older one appear", of: "file_name", body: "[FILE] README.md\n[FILE] app-2026-01-01.log\n[FILE] app-2026-11-28.log\n[FILE] app-2026-11-29.log\n[FILE] app-2026-11-30.log\n[FILE] app-2026-12-01.log\n[DIR] archive", want: `"app-2026-12-01.log"`},
+			},
+		},
+		{
 			finding: "several entities where an unrelated one sorts first: the lead the note names, no assert on positions",
 			trace:   "44-memory-leads.jsonl",
 			want:    []string{`- bind: entity_name = only(json.entities where name == "Lead-0088").name`},

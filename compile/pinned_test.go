@@ -45,8 +45,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"a715b3a56d8cc4d01d7a992fb9e60f934792239bd65b3c5c4708f2de511f34e2",
-			"10d335b6eef0a14f6920f40d6e222d4b4299c6585d1f86a9f77b2b181caa3e17"},
+			"7c2e37f802474bf08ab904311e2903f013905513e294c7ec4e68aef25dad1a3b",
+			"94551ff8f3ea8e107d25a65341083b70058a937653e1bfa0d238d2c330e0a200"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")
