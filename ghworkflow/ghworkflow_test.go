@@ -64,18 +64,16 @@ func TestGenerate(t *testing.T) {
 }
 
 // actionlint runs actionlint on the workflow: the one .ci/run installs
-// (REELIER_ACTIONLINT), else one on PATH. Under CI a missing actionlint
-// fails the test.
+// (REELIER_ACTIONLINT), else one on PATH, else one findActionlint builds.
+// Under CI a missing actionlint fails the test.
 func actionlint(t *testing.T, data []byte) {
-	bin := os.Getenv("REELIER_ACTIONLINT")
-	if bin == "" {
-		bin, _ = exec.LookPath("actionlint")
-	}
-	if bin == "" {
+	t.Helper()
+	bin, err := findActionlint()
+	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but actionlint is not: .ci/run installs it and sets REELIER_ACTIONLINT")
+			t.Fatalf("CI is set but actionlint is not: .ci/run installs it and sets REELIER_ACTIONLINT (%v)", err)
 		}
-		t.Log("actionlint is not installed (set REELIER_ACTIONLINT); the workflow was not linted")
+		t.Logf("actionlint could not be found or built (set REELIER_ACTIONLINT); the workflow was not linted: %v", err)
 		return
 	}
 	dir := t.TempDir()

