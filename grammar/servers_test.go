@@ -1,6 +1,7 @@
 package grammar_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -192,6 +194,8 @@ func FuzzServerLine(f *testing.F) {
 		"- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities, search_nodes)",
 		"- `a`: `` x `y` `` (tools: `b c`, d)", "-a:`b`(tools:)", "- `a`: ` `", "* `a`: `b`", "- ``", "- `a`: `b` (tools: a,",
 		"```", "---", "- a: b",
+		"- `m`: `npx -y x\u0085  allow-writes: \"true\"`", "- `m`: `a\x1b[2K\rb`", "- m\u202e: `x` (tools: a\u2028b)",
+		"- `api`: `https://x.test` (headers: `A: $B\u2029`)", "-\t`a`:\t`b\tc`",
 	} {
 		f.Add(s)
 	}
@@ -206,6 +210,18 @@ func FuzzServerLine(f *testing.F) {
 			if strings.TrimSpace(sv.Command) == "" || sv.Name == "" {
 				t.Fatalf("accepted a server without a name or command: %+v", sv)
 			}
+			texts := []string{sv.Name, sv.Command}
+			for _, tool := range sv.Tools {
+				texts = append(texts, tool.Name)
+			}
+			for _, h := range sv.Headers {
+				texts = append(texts, h.Text)
+			}
+			for _, x := range texts {
+				if at, r := termtext.FirstForbidden(x); at >= 0 {
+					t.Fatalf("accepted a server holding %s: %q", termtext.CodePoint(r), x)
+				}
+			}
 			if got := string(src[sv.NameRange.Start.Offset:sv.NameRange.End.Offset]); got != sv.Name {
 				t.Fatalf("name range covers %q, name is %q", got, sv.Name)
 			}
@@ -217,6 +233,13 @@ func FuzzServerLine(f *testing.F) {
 		}
 		if out := format.Source(skill); !diags.HasErrors() && string(out) != string(src) {
 			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
+		}
+		// A list item holding a forbidden character is refused at it.
+		item := strings.TrimLeft(line, " \t")
+		if at, r := termtext.FirstForbidden(strings.TrimRight(item, " \t")); at >= 0 && item != "" && (item[0] == '-' || (item[0] == '*' || item[0] == '+') && (len(item) == 1 || item[1] == ' ' || item[1] == '\t')) && !strings.HasPrefix(item, "---") {
+			if len(diags) == 0 || diags[0].Code != grammar.CodeServerControl || int(diags[0].Range.Start.Offset) != bytes.Index(src, []byte(item))+at {
+				t.Fatalf("%q holds %s at %d, diagnostics %v", line, termtext.CodePoint(r), at, diags)
+			}
 		}
 	})
 }

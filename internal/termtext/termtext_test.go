@@ -128,3 +128,34 @@ func TestEscapesEveryControl(t *testing.T) {
 		t.Errorf("Line kept no tab: %q", got)
 	}
 }
+
+// TestForbidden: the rule's set, and FirstForbidden finds the first.
+func TestForbidden(t *testing.T) {
+	for r := rune(0); r < 0x3000; r++ {
+		want := r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+		if Forbidden(r) != want {
+			t.Errorf("Forbidden(%s) = %v", CodePoint(r), !want)
+		}
+	}
+	tests := []struct {
+		in   string
+		at   int
+		want rune
+	}{
+		{"npx -y server", -1, 0},
+		{"a\tb שלום \u200f", -1, 0},
+		{"é\u0085x", 2, 0x85},
+		{"ab\x1b[2K", 2, 0x1b},
+		{"a\u202eb\x00", 1, 0x202e},
+		{"\xff\x7f", 1, 0x7f},
+	}
+	for _, tt := range tests {
+		if at, r := FirstForbidden(tt.in); at != tt.at || r != tt.want {
+			t.Errorf("FirstForbidden(%q) = %d, %s; want %d, %s", tt.in, at, CodePoint(r), tt.at, CodePoint(tt.want))
+		}
+	}
+	if CodePoint(0x85) != "U+0085" || CodePoint(0x202e) != "U+202E" || CodePoint(0x1f600) != "U+1F600" {
+		t.Error("CodePoint")
+	}
+}
