@@ -9,6 +9,10 @@
 // hash of its commands, in a store under the user's config directory
 // (never in the project, where a shared skill could ship its own
 // approval). A changed command list asks again.
+//
+// Everything printed from a skill — its path, server names, commands and
+// headers — goes through termtext.Line: a command is shown as what would
+// run, never repainted by the ESC or CR sequences it holds.
 package skillservers
 
 import (
@@ -27,6 +31,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 )
@@ -103,7 +108,7 @@ func (g *serverGroup) headers() ([][]mcpx.Header, error) {
 		for _, text := range sv.Headers {
 			h, err := mcpx.ParseHeader(text.Text)
 			if err != nil {
-				return nil, fmt.Errorf("server %s: header %q: %v", sv.Name, text.Text, err)
+				return nil, fmt.Errorf("server %s: header %q: %v", termtext.Line(sv.Name), text.Text, err)
 			}
 			out[i] = append(out[i], h)
 		}
@@ -188,7 +193,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		}
 		var list, names []string
 		for _, sv := range g.servers {
-			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
+			list = append(list, fmt.Sprintf("%s (%s)", termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			names = append(names, sv.Name)
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
@@ -200,13 +205,21 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Names: names, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout, Headers: headers})
 		if err != nil {
 			stop()
-			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
+			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), escapedError{err})
 		}
 		routers = append(routers, router)
 		router.Register(reg, stderr)
 	}
 	return stop, nil
 }
+
+// escapedError prints an error that may quote a skill's command (a
+// failed start names the command) with its control characters escaped,
+// and unwraps to it.
+type escapedError struct{ err error }
+
+func (e escapedError) Error() string { return termtext.Block(e.err.Error()) }
+func (e escapedError) Unwrap() error { return e.err }
 
 // checkServerGroups refuses lists that cannot be started as recorded: a
 // command the recording redacted, or two lists that offer the same tool
@@ -217,19 +230,19 @@ func checkServerGroups(groups []*serverGroup) error {
 	for _, g := range groups {
 		for _, sv := range g.servers {
 			if len(sv.Headers) > 0 && !mcpx.IsURL(sv.Command) {
-				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), sv.Name))
+				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), termtext.Line(sv.Name)))
 			}
 			if strings.Contains(sv.Command, "«redacted") && mcpx.IsURL(sv.Command) {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded URL had a credential blanked (%s). Record again with the credential in a header read from the environment (--wrap-header 'Authorization: Bearer $TOKEN'), or start the server yourself with --wrap and the real URL.",
-					skillPaths(g.skills), sv.Name, sv.Command))
+					skillPaths(g.skills), termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			} else if strings.Contains(sv.Command, "«redacted") {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded command had a secret blanked (%s). Keep the secret in the environment (servers inherit it) and record again, or start the server yourself with --wrap and the real value.",
-					skillPaths(g.skills), sv.Name, sv.Command))
+					skillPaths(g.skills), termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			}
 			for _, t := range sv.Tools {
 				if cmd, ok := owner[t.Name]; ok && cmd != sv.Command {
 					msgs = append(msgs, fmt.Sprintf("%s: tool %q is offered by server %s (%s), and another skill of this run records it from %s; run these skills separately, or pass --wrap",
-						skillPaths(g.skills), t.Name, sv.Name, sv.Command, cmd))
+						skillPaths(g.skills), termtext.Line(t.Name), termtext.Line(sv.Name), termtext.Line(sv.Command), termtext.Line(cmd)))
 				} else if !ok {
 					owner[t.Name] = sv.Command
 				}
@@ -249,11 +262,11 @@ func untrustedError(skills []*Skill) error {
 	var wraps []string
 	seen := map[string]bool{}
 	for _, l := range skills {
-		fmt.Fprintf(&b, "%s records %s to start for it:\n", l.Path, pluralWord(len(l.Skill.Servers), "MCP server"))
+		fmt.Fprintf(&b, "%s records %s to start for it:\n", termtext.Line(l.Path), pluralWord(len(l.Skill.Servers), "MCP server"))
 		for _, sv := range l.Skill.Servers {
-			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Command)
+			fmt.Fprintf(&b, "  %s: %s\n", termtext.Line(sv.Name), termtext.Line(sv.Command))
 			for _, h := range sv.Headers {
-				fmt.Fprintf(&b, "    header %s\n", h.Text)
+				fmt.Fprintf(&b, "    header %s\n", termtext.Line(h.Text))
 			}
 			if !seen[sv.Command] {
 				seen[sv.Command] = true
@@ -272,18 +285,21 @@ func untrustedError(skills []*Skill) error {
 }
 
 // shellWord quotes s as one word for a POSIX shell: in double quotes when
-// nothing in it is special there, else in single quotes.
+// nothing in it is special there, else in single quotes. Control
+// characters are escaped first (the word is printed, not run).
 func shellWord(s string) string {
+	s = termtext.Line(s)
 	if !strings.ContainsAny(s, "\\\"$`!") {
 		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
+// skillPaths lists the skills' paths for a message, escaped.
 func skillPaths(skills []*Skill) string {
 	paths := make([]string, len(skills))
 	for i, l := range skills {
-		paths[i] = l.Path
+		paths[i] = termtext.Line(l.Path)
 	}
 	return strings.Join(paths, ", ")
 }
