@@ -145,3 +145,34 @@ func TestWrite(t *testing.T) {
 		t.Errorf("with force: %q", got)
 	}
 }
+
+// TestLocalPath: a command naming a path only the recording machine has
+// is found, wherever the word is; standard binary folders, repository
+// paths, packages and URLs are not.
+func TestLocalPath(t *testing.T) {
+	tests := []struct{ command, want string }{
+		{"npx -y @modelcontextprotocol/server-memory", ""},
+		{"node ./tools/server.js --port 3000", ""},
+		{"tools/server --db data/x.db", ""},
+		{"/usr/bin/env node server.js", ""},
+		{"/usr/local/bin/mcp-server --log /dev/null", ""},
+		{"https://mcp.example.test/mcp", ""},
+		{"node /tmp/reelier-dev/server.js", "/tmp/reelier-dev/server.js"},
+		{"/home/dev/bin/mcp-server --stdio", "/home/dev/bin/mcp-server"},
+		{"npx -y mcp-sqlite --db=/Users/dev/data.db", "/Users/dev/data.db"},
+		{"~/bin/server", "~/bin/server"},
+		{"sh -c '$HOME/server'", "$HOME/server"},
+		{"$HOME/server --x", "$HOME/server"},
+		{`C:\Users\dev\server.exe`, `C:\Users\dev\server.exe`},
+		{"/usr/bin/../../tmp/x", "/usr/bin/../../tmp/x"},
+		{"/usr/bin/sub/dir/x", "/usr/bin/sub/dir/x"},
+		{"/opt/server", "/opt/server"},
+		{"node '/var/folders/xy/T/server.js'", "/var/folders/xy/T/server.js"},
+		{"node 'unbalanced /tmp/x", "/tmp/x"},
+	}
+	for _, tt := range tests {
+		if got := LocalPath(tt.command); got != tt.want {
+			t.Errorf("LocalPath(%q) = %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}

@@ -182,8 +182,8 @@ var (
 const actionlintVersion = "v1.7.7"
 
 // findActionlint returns an actionlint to run: REELIER_ACTIONLINT, one on
-// PATH, or one built once per test process with `go install` from the
-// module proxy.
+// PATH, or actionlintVersion built with `go install` from the module
+// proxy into the user's cache folder once (reused by later runs).
 func findActionlint() (string, error) {
 	actionlintOnce.Do(func() {
 		if actionlintBin = os.Getenv("REELIER_ACTIONLINT"); actionlintBin != "" {
@@ -192,9 +192,15 @@ func findActionlint() (string, error) {
 		if actionlintBin, _ = exec.LookPath("actionlint"); actionlintBin != "" {
 			return
 		}
-		dir, err := os.MkdirTemp("", "reelier-actionlint-")
+		cache, err := os.UserCacheDir()
 		if err != nil {
 			actionlintErr = err
+			return
+		}
+		dir := filepath.Join(cache, "reelier", "actionlint-"+actionlintVersion)
+		bin := filepath.Join(dir, "actionlint")
+		if _, err := os.Stat(bin); err == nil {
+			actionlintBin = bin
 			return
 		}
 		cmd := exec.Command("go", "install", "github.com/rhysd/actionlint/cmd/actionlint@"+actionlintVersion)
@@ -203,15 +209,54 @@ func findActionlint() (string, error) {
 			actionlintErr = fmt.Errorf("go install actionlint@%s: %v\n%s", actionlintVersion, err, out)
 			return
 		}
-		actionlintBin = filepath.Join(dir, "actionlint")
+		actionlintBin = bin
 	})
 	return actionlintBin, actionlintErr
 }
 
-// renderJobs is the writer under test, given jobs directly.
-func renderJobs(opts Options, jobs []*job) ([]byte, error) { return render(opts, jobs), nil }
+// FuzzRender: whatever text a skill feeds the writer — a server command,
+// a skill path, an input name, a writing step — the workflow written reads
+// back, under YAML 1.2 and YAML 1.1, as the workflow written with a
+// harmless value there, the value carried exactly; or the writer refuses.
+func FuzzRender(f *testing.F) {
+	for _, b := range breakers {
+		f.Add(b.s+payload, "skills/a.skill.md", "city", 0)
+	}
+	f.Add("npx -y x", "a\u0085b", "c\u2028d", 2)
+	f.Add("'\"\\ #: - [] {} & * ! | > % @ `", "x", "y", 3)
+	f.Add("\xff\xfe", "\xc2", "\x85", 4)
+	opts := Options{Root: ".", Action: "reelier/reelier", Ref: ref, Version: "v0.test"}
+	f.Fuzz(func(t *testing.T, x, path, input string, which int) {
+		const mark = "MARK"
+		build := func(v string) []*job {
+			j := &job{servers: []string{"srv", x}, skills: []string{path}, inputs: []string{input}, writes: []string{path + " step 1 (destructive)"}}
+			switch uint(which) % 4 {
+			case 0:
+				j.servers[1] = v
+			case 1:
+				j.skills[0] = v
+			case 2:
+				j.inputs[0] = v
+			case 3:
+				j.writes[0] = v
+			}
+			return []*job{j}
+		}
+		if strings.Contains(x+path+input, mark) {
+			return
+		}
+		want, err := renderJobs(opts, build(mark))
+		if err != nil {
+			return // the other fields are refused already
+		}
+		got, err := renderJobs(opts, build(x))
+		if err != nil {
+			return
+		}
+		checkSameStructure(t, got, want, mark, x)
+	})
+}
 
-// StructureError stands in on main, where the writer has none.
-type StructureError struct{}
-
-func (*StructureError) Error() string { return "" }
+// renderJobs is the writer under test, given jobs directly, with none of
+// Generate's checks on what a skill may hold.
+func renderJobs(opts Options, jobs []*job) ([]byte, error) { return render(opts, jobs) }

@@ -84,3 +84,47 @@ func TestStartingLineEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestTrust: the rule reelier ci applies. Untrusted servers are refused
+// with their commands listed, escaped; a no at the prompt refuses too; a
+// yes, or Trust, lets them through and is remembered for the file; a
+// changed command asks again; a skill without servers needs nothing.
+func TestTrust(t *testing.T) {
+	dir := t.TempDir()
+	store := t.TempDir()
+	path := dir + "/a.skill.md"
+	skill := func(cmd string) []*Skill {
+		return []*Skill{{Path: path, Skill: &ast.Skill{Servers: []*ast.Server{{Name: "memory", Command: cmd}}}}, {Path: dir + "/b.skill.md", Skill: &ast.Skill{}}}
+	}
+	var asked []string
+	answer := false
+	confirm := func(list string) bool { asked = append(asked, list); return answer }
+	var refused *RefusedError
+
+	err := Trust(skill("npx -y @modelcontextprotocol/server-memory\x1b[2K"), TrustOptions{StoreDir: store})
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), `  memory: npx -y @modelcontextprotocol/server-memory\x1b[2K`+"\n") ||
+		!strings.Contains(err.Error(), "reelier ci writes a skill's server commands into the workflow") || hasControl(err.Error()) {
+		t.Fatalf("untrusted, no prompt: %v", err)
+	}
+	if err := Trust(skill("npx -y srv"), TrustOptions{StoreDir: store, Confirm: confirm}); !errors.As(err, &refused) || len(asked) != 1 ||
+		!strings.Contains(asked[0], "a.skill.md records 1 MCP server to start for it:\n  memory: npx -y srv\n") {
+		t.Fatalf("a no at the prompt: %v, asked %q", err, asked)
+	}
+	answer = true
+	var stderr bytes.Buffer
+	if err := Trust(skill("npx -y srv"), TrustOptions{StoreDir: store, Confirm: confirm, Stderr: &stderr}); err != nil || len(asked) != 2 || !strings.Contains(stderr.String(), "remembered in ") {
+		t.Fatalf("a yes at the prompt: %v, asked %d times, stderr %q", err, len(asked), stderr.String())
+	}
+	if err := Trust(skill("npx -y srv"), TrustOptions{StoreDir: store}); err != nil || len(asked) != 2 {
+		t.Fatalf("trusted before: %v, asked %d times", err, len(asked))
+	}
+	if err := Trust(skill("npx -y srv --other"), TrustOptions{StoreDir: store}); !errors.As(err, &refused) {
+		t.Fatalf("a changed command: %v", err)
+	}
+	if err := Trust(skill("npx -y srv --other"), TrustOptions{StoreDir: store, Trust: true}); err != nil {
+		t.Fatalf("--servers-from-skill: %v", err)
+	}
+	if err := Trust(skill("npx -y srv --other"), TrustOptions{StoreDir: store}); err != nil {
+		t.Fatalf("trusted by --servers-from-skill before: %v", err)
+	}
+}

@@ -8,7 +8,9 @@
 // for this run and remembers it, keyed by the file's absolute path and a
 // hash of its commands, in a store under the user's config directory
 // (never in the project, where a shared skill could ship its own
-// approval). A changed command list asks again.
+// approval). A changed command list asks again. Trust applies the same
+// rule for `reelier ci`, which writes the commands into a workflow where
+// the Action starts them.
 //
 // Everything printed from a skill — its path, server names, commands and
 // headers — goes through termtext.Line: a command is shown as what would
@@ -164,7 +166,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		}
 	}
 	if len(untrusted) > 0 && !trust {
-		return nil, untrustedError(untrusted)
+		return nil, untrustedError(untrusted, runWording)
 	}
 	var remember []*Skill
 	for _, l := range untrusted {
@@ -177,7 +179,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		if err := store.save(); err != nil {
 			fmt.Fprintf(stderr, "[reelier] warning: could not remember that you trust the servers of %s (%v); pass --servers-from-skill again next time\n", skillPaths(remember), err)
 		} else {
-			fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", store.path, skillPaths(remember))
+			fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", termtext.Line(store.path), skillPaths(remember))
 		}
 	}
 	var routers []*mcpx.Router
@@ -255,19 +257,38 @@ func checkServerGroups(groups []*serverGroup) error {
 	return nil
 }
 
-// untrustedError explains why the skills' servers were not started and
-// the two ways to go on.
-func untrustedError(skills []*Skill) error {
+// wording is what a refusal says about why trust is needed and how to
+// give it; run and ci say it differently.
+type wording struct {
+	why     string
+	options []string // the ways to go on, "--wrap" replaced by the --wrap words
+}
+
+var runWording = wording{
+	why: "A skill's server commands run as you, like a Makefile's, so reelier starts them only once you have said you trust them.",
+	options: []string{
+		"rerun with --servers-from-skill (remembered for each file until its servers change), or",
+		"start the servers yourself: --wrap",
+	},
+}
+
+var ciWording = wording{
+	why: "reelier ci writes a skill's server commands into the workflow, where the Action starts them, only once you have said you trust them (as reelier run asks before it starts them).",
+	options: []string{
+		"rerun with --servers-from-skill (remembered for each file until its servers change), or",
+		"answer yes when reelier ci asks, run from a terminal.",
+	},
+}
+
+// untrustedError explains why the skills' servers were not trusted, lists
+// their commands (escaped) and the ways to go on.
+func untrustedError(skills []*Skill, w wording) error {
 	var b strings.Builder
+	b.WriteString(listServers(skills))
 	var wraps []string
 	seen := map[string]bool{}
 	for _, l := range skills {
-		fmt.Fprintf(&b, "%s records %s to start for it:\n", termtext.Line(l.Path), pluralWord(len(l.Skill.Servers), "MCP server"))
 		for _, sv := range l.Skill.Servers {
-			fmt.Fprintf(&b, "  %s: %s\n", termtext.Line(sv.Name), termtext.Line(sv.Command))
-			for _, h := range sv.Headers {
-				fmt.Fprintf(&b, "    header %s\n", termtext.Line(h.Text))
-			}
 			if !seen[sv.Command] {
 				seen[sv.Command] = true
 				wraps = append(wraps, "--wrap "+shellWord(sv.Command))
@@ -277,11 +298,91 @@ func untrustedError(skills []*Skill) error {
 			}
 		}
 	}
-	b.WriteString("A skill's server commands run as you, like a Makefile's, so reelier starts them only once you have said you trust them.\n")
+	b.WriteString(w.why + "\n")
 	b.WriteString("Check the commands above, then either\n")
-	b.WriteString("  rerun with --servers-from-skill (remembered for each file until its servers change), or\n")
-	fmt.Fprintf(&b, "  start the servers yourself: %s", strings.Join(wraps, " "))
+	for i, o := range w.options {
+		if o == "start the servers yourself: --wrap" {
+			o = "start the servers yourself: " + strings.Join(wraps, " ")
+		}
+		b.WriteString("  " + o)
+		if i < len(w.options)-1 {
+			b.WriteByte('\n')
+		}
+	}
 	return &RefusedError{Msg: b.String()}
+}
+
+// listServers lists the skills' servers, one a line, every piece escaped
+// for the terminal.
+func listServers(skills []*Skill) string {
+	var b strings.Builder
+	for _, l := range skills {
+		fmt.Fprintf(&b, "%s records %s to start for it:\n", termtext.Line(l.Path), pluralWord(len(l.Skill.Servers), "MCP server"))
+		for _, sv := range l.Skill.Servers {
+			fmt.Fprintf(&b, "  %s: %s\n", termtext.Line(sv.Name), termtext.Line(sv.Command))
+			for _, h := range sv.Headers {
+				fmt.Fprintf(&b, "    header %s\n", termtext.Line(h.Text))
+			}
+		}
+	}
+	return b.String()
+}
+
+// TrustOptions configure Trust.
+type TrustOptions struct {
+	// Trust trusts every skill's servers and remembers it
+	// (--servers-from-skill).
+	Trust bool
+	// Confirm, when set, is shown the list of servers not trusted yet
+	// (escaped) and returns whether the user trusts them; a yes is
+	// remembered. Set it only when a person can answer (a terminal).
+	Confirm func(list string) bool
+	// Stderr receives what is remembered.
+	Stderr io.Writer
+	// StoreDir is the trust store's folder, as in Options.
+	StoreDir string
+}
+
+// Trust applies the rule Start applies, without starting anything, for a
+// command that hands the servers on to be started elsewhere (reelier ci
+// writes them into a workflow): the skills' servers must have been trusted
+// before (the per-user store), be trusted now (opts.Trust) or be
+// confirmed (opts.Confirm). Otherwise a *RefusedError lists the commands.
+// Trust given now is remembered, as Start remembers it.
+func Trust(skills []*Skill, opts TrustOptions) error {
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	store := loadTrustStore(opts.StoreDir)
+	var untrusted []*Skill
+	for _, l := range skills {
+		if len(l.Skill.Servers) > 0 && !store.trusts(l, identity(l.Skill.Servers)) {
+			untrusted = append(untrusted, l)
+		}
+	}
+	if len(untrusted) == 0 {
+		return nil
+	}
+	if !opts.Trust && (opts.Confirm == nil || !opts.Confirm(listServers(untrusted))) {
+		return untrustedError(untrusted, ciWording)
+	}
+	var remember []*Skill
+	for _, l := range untrusted {
+		if trustKey(l) != "" {
+			store.trust(l)
+			remember = append(remember, l)
+		}
+	}
+	if len(remember) == 0 {
+		return nil
+	}
+	if err := store.save(); err != nil {
+		fmt.Fprintf(stderr, "[reelier] warning: could not remember that you trust the servers of %s (%v); you will be asked again\n", skillPaths(remember), err)
+	} else {
+		fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", termtext.Line(store.path), skillPaths(remember))
+	}
+	return nil
 }
 
 // shellWord quotes s as one word for a POSIX shell: in double quotes when
@@ -336,7 +437,7 @@ type trustEntry struct {
 	TrustedAt string   `json:"trustedAt"`
 }
 
-const trustAbout = "Skill files whose recorded MCP server commands `reelier run` may start (allowed with --servers-from-skill). Delete an entry to be asked again."
+const trustAbout = "Skill files whose recorded MCP server commands `reelier run` may start and `reelier ci` may write into a workflow (allowed with --servers-from-skill). Delete an entry to be asked again."
 
 func loadTrustStore(dir string) *trustStore {
 	s := &trustStore{data: trustData{Skills: map[string]trustEntry{}}}
