@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/termtext"
 )
 
@@ -31,7 +32,7 @@ the file holds them; the parser already refuses them in a Servers line
 (` + "`server_control_character`" + `). Right-to-left text itself, and the
 bidi marks LRM and RLM, are fine. The rule reads the file's text alone, so
 it reports on a file that does not parse too.`,
-	FixDoc:   "Deletes the character.",
+	FixDoc:   "Deletes the character, when the file without all of them parses.",
 	Example:  "---\nname: remember\ndescription: Remember a fact\n---\n\n### Step 1 — Remember the fact\u202e\n- intent: Remember it\x1b[8m quietly\n- action: http.post {\"url\": \"https://api.example.test/facts\"}\n- assert: status == 201\n- effect: idempotent-write\n",
 	Run:      runControlCharacter,
 	TextOnly: true,
@@ -39,29 +40,59 @@ it reports on a file that does not parse too.`,
 
 func runControlCharacter(p *Pass) {
 	src := p.Src
-	n := 0
+	var at []int // offsets of the characters found
 	for i := 0; i < len(src); {
 		c := src[i]
 		r, size := rune(c), 1
 		if c >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(src[i:])
 		}
-		if !termtext.Forbidden(r) || c == '\n' || c == '\r' && i+1 < len(src) && src[i+1] == '\n' {
-			i += size
-			continue
-		}
-		n++
-		if n <= maxControlFindings {
-			rng := p.span(i, i+size)
-			p.Report(ast.Diagnostic{Range: rng, Message: "the file holds " + describeControl(r) +
-				", which can make what a terminal, a shell or a YAML workflow shows differ from what the file says; delete it",
-				Fixes: fix("Delete "+termtext.CodePoint(r), ast.TextEdit{Range: rng})})
+		if termtext.Forbidden(r) && c != '\n' && !(c == '\r' && i+1 < len(src) && src[i+1] == '\n') {
+			at = append(at, i)
 		}
 		i += size
 	}
-	if n > maxControlFindings {
-		p.Reportf(0, p.span(len(src), len(src)), "%d more control, line-break or bidi characters in the file are not listed", n-maxControlFindings)
+	if len(at) == 0 {
+		return
 	}
+	// Deleting is offered only when the file without every one of them
+	// parses: a fix must leave a file the parser takes.
+	offer := deletedParses(p.File.Name, src, at)
+	for k, i := range at {
+		if k == maxControlFindings {
+			p.Reportf(0, p.span(len(src), len(src)), "%d more control, line-break or bidi characters in the file are not listed", len(at)-maxControlFindings)
+			break
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		if src[i] < utf8.RuneSelf {
+			r, size = rune(src[i]), 1
+		}
+		rng := p.span(i, i+size)
+		d := ast.Diagnostic{Range: rng, Message: "the file holds " + describeControl(r) +
+			", which can make what a terminal, a shell or a YAML workflow shows differ from what the file says; delete it"}
+		if offer {
+			d.Fixes = fix("Delete "+termtext.CodePoint(r), ast.TextEdit{Range: rng})
+		}
+		p.Report(d)
+	}
+}
+
+// deletedParses reports whether src with the characters at the offsets
+// deleted parses without errors.
+func deletedParses(name string, src []byte, at []int) bool {
+	out := make([]byte, 0, len(src))
+	prev := 0
+	for _, i := range at {
+		_, size := utf8.DecodeRune(src[i:])
+		if src[i] < utf8.RuneSelf {
+			size = 1
+		}
+		out = append(out, src[prev:i]...)
+		prev = i + size
+	}
+	out = append(out, src[prev:]...)
+	_, diags := grammar.Parse(name, out)
+	return !diags.HasErrors()
 }
 
 // describeControl names a forbidden character for a message.

@@ -36,3 +36,44 @@ func TestControlCharacterRule(t *testing.T) {
 		})
 	}
 }
+
+// TestControlCharacterFix: deleting is offered only when the file without
+// every such character parses, so Fix never has to refuse it.
+func TestControlCharacterFix(t *testing.T) {
+	d := onlyRule(t, "control_character")
+	tests := []struct {
+		name, src string
+		fix       bool
+	}{
+		{"server line", "---\nname: a\ndescription: d\n---\n\n## Servers\n\n- `m`: `npx -y x\u0085`\n\n### Step 1 — A\n- intent: a\n- action: t {}\n- effect: read\n", true},
+		{"title", "---\nname: a\ndescription: d\n---\n\n### Step 1 — A\x1b[2K\n- intent: a\n- action: t {}\n- effect: read\n", true},
+		{"another parse error", "---\nname: a\ndescription: d\n---\n\n### Step 1 — A\x1b[2K\n- intent: a\n- action: t {\n- effect: read\n", false},
+		{"deleting leaves a bad server line", "---\nname: a\ndescription: d\n---\n\n## Servers\n\n- `m`: `x`\x1bfoo\n\n### Step 1 — A\n- intent: a\n- action: t {}\n- effect: read\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := ParseFile("a.skill.md", []byte(tt.src))
+			n := 0
+			for _, dg := range d.Run(f) {
+				if dg.Code == "control_character" {
+					n++
+					if (len(dg.Fixes) > 0) != tt.fix {
+						t.Errorf("fixes %v, want a fix: %v", dg.Fixes, tt.fix)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatal("no finding")
+			}
+			res := d.Fix(f)
+			for _, dg := range res.Diagnostics {
+				if strings.Contains(dg.Message, "internal error") {
+					t.Errorf("Fix refused a fix: %v", dg)
+				}
+			}
+			if res.Changed() != tt.fix {
+				t.Errorf("Fix changed the file: %v", res.Changed())
+			}
+		})
+	}
+}
