@@ -260,3 +260,31 @@ func FuzzRender(f *testing.F) {
 // renderJobs is the writer under test, given jobs directly, with none of
 // Generate's checks on what a skill may hold.
 func renderJobs(opts Options, jobs []*job) ([]byte, error) { return render(opts, jobs) }
+
+// TestReread: text that does not read back as the tree is a
+// *StructureError naming where the two part; text that does is accepted.
+func TestReread(t *testing.T) {
+	tree := mapping(key("jobs"), mapping(key("replay"), mapping(key("with"), mapping(key("wrap"), str("npx -y srv\n")))))
+	tests := []struct {
+		name, text, path string
+	}{
+		{"the same", "jobs:\n  replay:\n    with:\n      wrap: \"npx -y srv\\n\"\n", ""},
+		{"a key more", "jobs:\n  replay:\n    with:\n      wrap: \"npx -y srv\\n\"\n      allow-writes: \"true\"\n", "jobs.replay.with"},
+		{"another value", "jobs:\n  replay:\n    with:\n      wrap: |\n        npx -y srv\n        yes: true\n", "jobs.replay.with.wrap"},
+		{"another type", "jobs:\n  replay:\n    with:\n      wrap: 1\n", "jobs.replay.with.wrap"},
+		{"a sequence for a mapping", "jobs:\n  replay:\n    with:\n      - wrap\n", "jobs.replay.with"},
+		{"not YAML", "jobs: [\n", "the document"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := reread(tree, []byte(tt.text))
+			var se *StructureError
+			switch {
+			case tt.path == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.path != "" && (!errors.As(err, &se) || se.Path != tt.path):
+				t.Errorf("err %v, want a *StructureError at %s", err, tt.path)
+			}
+		})
+	}
+}
