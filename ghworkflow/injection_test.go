@@ -3,6 +3,7 @@ package ghworkflow
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -225,36 +226,63 @@ func FuzzRender(f *testing.F) {
 	f.Add("npx -y x", "a\u0085b", "c\u2028d", 2)
 	f.Add("'\"\\ #: - [] {} & * ! | > % @ `", "x", "y", 3)
 	f.Add("\xff\xfe", "\xc2", "\x85", 4)
+	f.Fuzz(checkRender)
+}
+
+// checkRender renders a job with x in one field (which: the second server
+// command, the skill path, the input name or the writing step; path and
+// input fill the others) and checks it against the job with a mark there.
+func checkRender(t *testing.T, x, path, input string, which int) {
 	opts := Options{Root: ".", Action: "reelier/reelier", Ref: ref, Version: "v0.test"}
-	f.Fuzz(func(t *testing.T, x, path, input string, which int) {
-		const mark = "MARK"
-		build := func(v string) []*job {
-			j := &job{servers: []string{"srv", x}, skills: []string{path}, inputs: []string{input}, writes: []string{path + " step 1 (destructive)"}}
-			switch uint(which) % 4 {
-			case 0:
-				j.servers[1] = v
-			case 1:
-				j.skills[0] = v
-			case 2:
-				j.inputs[0] = v
-			case 3:
-				j.writes[0] = v
+	const mark = "MARK"
+	build := func(v string) []*job {
+		j := &job{servers: []string{"srv", x}, skills: []string{path}, inputs: []string{input}, writes: []string{path + " step 1 (destructive)"}}
+		switch uint(which) % 4 {
+		case 0:
+			j.servers[1] = v
+		case 1:
+			j.skills[0] = v
+		case 2:
+			j.inputs[0] = v
+		case 3:
+			j.writes[0] = v
+		}
+		return []*job{j}
+	}
+	if strings.Contains(x+path+input, mark) {
+		return
+	}
+	want, err := renderJobs(opts, build(mark))
+	if err != nil {
+		return // the other fields are refused already
+	}
+	got, err := renderJobs(opts, build(x))
+	if err != nil {
+		return // refused: a *StructureError, or the encoder's error
+	}
+	checkSameStructure(t, got, want, mark, x)
+}
+
+// TestRenderRandomText runs checkRender on 1,000 texts drawn, with a
+// fixed seed, from pieces that mean something to YAML, a shell, a
+// terminal or GitHub: the fuzz target's property on a corpus that does
+// not depend on the fuzzer getting CPU time.
+func TestRenderRandomText(t *testing.T) {
+	pieces := []string{"a", " ", "\n", "\r", "\u0085", "\u2028", "\u2029", "\x00", "\v", "\f", "\x1b[2K", "\xff", "\xc2", ":", ": ", "#", " #", "\"", "'", "\\",
+		"- ", "{", "}", "[", "]", "&a", "*a", "!!int ", "|", ">", "%", "@", "`", "\t", "${{", "}}", "é", "\u202e", "\u2066", "\ufeff", "\x7f", "\u009b", "---", "...", "~", "null", "true", "0x1F", "1e3"}
+	rng := rand.New(rand.NewSource(28))
+	for i := 0; i < 1000; i++ {
+		var x [3]string
+		for k := range x {
+			for n := rng.Intn(10); n > 0; n-- {
+				x[k] += pieces[rng.Intn(len(pieces))]
 			}
-			return []*job{j}
 		}
-		if strings.Contains(x+path+input, mark) {
-			return
+		checkRender(t, x[0], x[1], x[2], rng.Intn(4))
+		if t.Failed() {
+			t.Fatalf("text %q, path %q, input %q", x[0], x[1], x[2])
 		}
-		want, err := renderJobs(opts, build(mark))
-		if err != nil {
-			return // the other fields are refused already
-		}
-		got, err := renderJobs(opts, build(x))
-		if err != nil {
-			return
-		}
-		checkSameStructure(t, got, want, mark, x)
-	})
+	}
 }
 
 // renderJobs is the writer under test, given jobs directly, with none of
