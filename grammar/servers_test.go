@@ -1,6 +1,7 @@
 package grammar_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -192,6 +194,8 @@ func FuzzServerLine(f *testing.F) {
 		"- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities, search_nodes)",
 		"- `a`: `` x `y` `` (tools: `b c`, d)", "-a:`b`(tools:)", "- `a`: ` `", "* `a`: `b`", "- ``", "- `a`: `b` (tools: a,",
 		"```", "---", "- a: b",
+		"- `m`: `npx -y x\u0085  allow-writes: \"true\"`", "- `m`: `a\x1b[2K\rb`", "- m\u202e: `x` (tools: a\u2028b)",
+		"- `api`: `https://x.test` (headers: `A: $B\u2029`)", "-\t`a`:\t`b\tc`",
 	} {
 		f.Add(s)
 	}
@@ -206,6 +210,18 @@ func FuzzServerLine(f *testing.F) {
 			if strings.TrimSpace(sv.Command) == "" || sv.Name == "" {
 				t.Fatalf("accepted a server without a name or command: %+v", sv)
 			}
+			texts := []string{sv.Name, sv.Command}
+			for _, tool := range sv.Tools {
+				texts = append(texts, tool.Name)
+			}
+			for _, h := range sv.Headers {
+				texts = append(texts, h.Text)
+			}
+			for _, x := range texts {
+				if at, r := termtext.FirstForbidden(x); at >= 0 {
+					t.Fatalf("accepted a server holding %s: %q", termtext.CodePoint(r), x)
+				}
+			}
 			if got := string(src[sv.NameRange.Start.Offset:sv.NameRange.End.Offset]); got != sv.Name {
 				t.Fatalf("name range covers %q, name is %q", got, sv.Name)
 			}
@@ -217,6 +233,13 @@ func FuzzServerLine(f *testing.F) {
 		}
 		if out := format.Source(skill); !diags.HasErrors() && string(out) != string(src) {
 			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
+		}
+		// A list item holding a forbidden character is refused at it.
+		item := strings.TrimLeft(line, " \t")
+		if at, r := termtext.FirstForbidden(strings.TrimRight(item, " \t")); at >= 0 && item != "" && (item[0] == '-' || (item[0] == '*' || item[0] == '+') && (len(item) == 1 || item[1] == ' ' || item[1] == '\t')) && !strings.HasPrefix(item, "---") {
+			if len(diags) == 0 || diags[0].Code != grammar.CodeServerControl || int(diags[0].Range.Start.Offset) != bytes.Index(src, []byte(item))+at {
+				t.Fatalf("%q holds %s at %d, diagnostics %v", line, termtext.CodePoint(r), at, diags)
+			}
 		}
 	})
 }
@@ -314,5 +337,61 @@ func TestServersHeaders(t *testing.T) {
 				t.Errorf("fmt changed the file:\n%s", format.Diff("s", src, out))
 			}
 		})
+	}
+}
+
+// controlChars are the characters no server line may hold: C0 controls
+// but tab, DEL, C1 controls (NEL among them), the line and paragraph
+// separators YAML 1.1 breaks lines on, and the bidi overrides and
+// isolates. Each is named as the diagnostic names it.
+var controlChars = []struct{ r, name string }{
+	{"\x00", "U+0000"}, {"\x07", "U+0007"}, {"\x08", "U+0008"}, {"\v", "U+000B"}, {"\f", "U+000C"},
+	{"\r", "U+000D"}, {"\x1b", "U+001B"}, {"\x1f", "U+001F"}, {"\x7f", "U+007F"},
+	{"\u0080", "U+0080"}, {"\u0085", "U+0085"}, {"\u009b", "U+009B"}, {"\u009f", "U+009F"},
+	{"\u2028", "U+2028"}, {"\u2029", "U+2029"},
+	{"\u202a", "U+202A"}, {"\u202b", "U+202B"}, {"\u202c", "U+202C"}, {"\u202d", "U+202D"}, {"\u202e", "U+202E"},
+	{"\u2066", "U+2066"}, {"\u2067", "U+2067"}, {"\u2068", "U+2068"}, {"\u2069", "U+2069"},
+}
+
+// TestServersControlCharacters: a control, line-break or bidi character
+// anywhere in a server's name, command, tools or headers is a
+// server_control_character error at that character's column, and the
+// server is not read; a tab where blanks go is fine.
+func TestServersControlCharacters(t *testing.T) {
+	// Each place: the line with ¤ where the character goes, and X's column
+	// (the bullet starts in column 1; the é before ¤ counts one column).
+	places := []struct {
+		name, line string
+	}{
+		{"name", "- `mé ¤`: `npx -y @modelcontextprotocol/server-memory`"},
+		{"bare name", "- mé¤: `npx -y @modelcontextprotocol/server-memory`"},
+		{"command", "- `memory`: `npx -y @modelcontextprotocol/server-memoryé¤  allow-writes: \"true\"`"},
+		{"command start", "- `memory`: `¤ sh -c 'touch /tmp/pwned'`"},
+		{"tool", "- `memory`: `npx -y server` (tools: create_entities, sé¤)"},
+		{"header", "- `api`: `https://api.example.test/mcp` (headers: `X-Api-Key: $KEYé ¤`)"},
+	}
+	for _, pl := range places {
+		for _, c := range controlChars {
+			t.Run(pl.name+"/"+c.name, func(t *testing.T) {
+				line := strings.Replace(pl.line, "¤", c.r, 1)
+				col := ast.Column(line, strings.Index(line, c.r))
+				src := serversDoc("## Servers\n" + line + "\n")
+				skill, diags := grammar.Parse("s.skill.md", src)
+				checkRanges(t, src, diags)
+				if len(skill.Servers) != 0 {
+					t.Errorf("the server was read: %+v", skill.Servers[0])
+				}
+				want := fmt.Sprintf("s.skill.md:6:%d: error: Server line holds %s, a control, line-break or bidi character — a server's name, command, tools and headers may not [server_control_character]", col, c.name)
+				if got := diags.Error(); got != want {
+					t.Errorf("diagnostics:\n got %s\nwant %s", got, want)
+				}
+			})
+		}
+	}
+	// A tab where blanks go, and inside a command, is a blank.
+	src := serversDoc("## Servers\n-\t`a`:\t`npx\t-y server`\t(tools:\tt)\n")
+	skill, diags := grammar.Parse("s.skill.md", src)
+	if len(diags) > 0 || len(skill.Servers) != 1 || skill.Servers[0].Command != "npx\t-y server" {
+		t.Errorf("tabs: servers %+v, diagnostics %v", skill.Servers, diags)
 	}
 }
