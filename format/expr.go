@@ -2,6 +2,7 @@ package format
 
 import (
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/reelier/reelier/ast"
@@ -47,6 +48,123 @@ func appendAssert(b []byte, a ast.Assert) []byte {
 		b = append(b, a.Op...)
 		b = append(b, ' ')
 		return appendValue(b, a.Value)
+	case *ast.SelectionAssert:
+		b = appendSelection(b, a.Sel)
+		switch a.Kind {
+		case ast.SelCompare:
+			b = append(b, ' ')
+			b = append(b, a.Op...)
+			b = append(b, ' ')
+			return appendValue(b, a.Value)
+		case ast.SelIs:
+			b = append(b, " is "...)
+			return append(b, a.Type...)
+		case ast.SelMatches:
+			b = append(b, " matches /"...)
+			b = appendSelRegex(b, a.Pattern)
+			return append(b, '/')
+		}
+	}
+	return b
+}
+
+// Selection prints a selection expression in canonical form: one blank
+// around keywords and operators, the parentheses tight, strings as JSON,
+// the ordering in lower case.
+func Selection(s *ast.Selection) string { return shared(appendSelection(make([]byte, 0, 64), s)) }
+
+// appendSelection appends Selection's text of s to b.
+func appendSelection(b []byte, s *ast.Selection) []byte {
+	b = append(b, s.Pick...)
+	b = append(b, '(')
+	switch s.Source.Kind {
+	case ast.SourceJSON:
+		b = append(b, "json"...)
+		for _, e := range s.Source.Path.Elements {
+			b = append(b, '.')
+			b = append(b, e.Name...)
+		}
+	case ast.SourceLines:
+		b = append(b, "lines"...)
+		if s.Source.Pattern != "" {
+			b = append(b, " /"...)
+			b = appendSelRegex(b, s.Source.Pattern)
+			b = append(b, '/')
+		}
+	}
+	for i, c := range s.Where {
+		if i == 0 {
+			b = append(b, " where "...)
+		} else {
+			b = append(b, " and "...)
+		}
+		b = appendKey(b, c.Key)
+		b = append(b, ' ')
+		b = append(b, c.Op...)
+		b = append(b, ' ')
+		if c.Op == ast.CondMatches {
+			b = append(b, '/')
+			b = appendSelRegex(b, c.Pattern)
+			b = append(b, '/')
+		} else {
+			b = appendValue(b, c.Value)
+		}
+	}
+	if s.HasBy {
+		b = append(b, " by "...)
+		b = appendKey(b, s.By)
+		if s.Order != ast.OrderNone {
+			b = append(b, " as "...)
+			b = append(b, strings.ToLower(string(s.Order))...)
+		}
+	}
+	if s.HasSep {
+		b = append(b, " sep "...)
+		b = appendString(b, s.Sep)
+	}
+	b = append(b, ')')
+	for _, e := range s.Field.Elements {
+		b = append(b, '.')
+		b = append(b, e.Name...)
+	}
+	return b
+}
+
+// appendSelRegex appends a selection's regex between its slashes. A
+// selection's regex ends at the first unescaped `/` outside a class, so
+// one built by a program (the compiler) that holds such a slash has it
+// escaped, which means the same in JavaScript; a pattern read from a file
+// never holds one and prints as written.
+func appendSelRegex(b []byte, pat string) []byte {
+	class := false
+	run := 0
+	for i := 0; i < len(pat); i++ {
+		switch pat[i] {
+		case '\\':
+			i++
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if !class {
+				b = append(b, pat[run:i]...)
+				b = append(b, `\/`...)
+				run = i + 1
+			}
+		}
+	}
+	return append(b, pat[run:]...)
+}
+
+// appendKey appends a key read in each element: its segments joined by
+// dots, without a prefix.
+func appendKey(b []byte, p ast.Path) []byte {
+	for i, e := range p.Elements {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, e.Name...)
 	}
 	return b
 }
@@ -66,6 +184,10 @@ func appendBind(b []byte, x ast.Bind) []byte {
 		b = append(b, " = body match /"...)
 		b = append(b, x.Pattern...)
 		return append(b, '/')
+	case *ast.SelectionBind:
+		b = append(b, x.Name...)
+		b = append(b, " = "...)
+		return appendSelection(b, x.Sel)
 	}
 	return b
 }

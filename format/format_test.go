@@ -290,3 +290,23 @@ func TestFrontmatterLiteralBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionRegexSlash: a selection regex built by a program with an
+// unescaped slash outside a class prints escaped, so the text parses back
+// to a selection that means the same; one read from a file prints as
+// written.
+func TestSelectionRegexSlash(t *testing.T) {
+	sel := &ast.Selection{Pick: ast.PickFirst, Source: ast.Source{Kind: ast.SourceLines, Pattern: `^(a/b)[/]c\/d$`}}
+	b := &ast.SelectionBind{Name: "x", Sel: sel}
+	got := format.Bind(b)
+	if want := `x = first(lines /^(a\/b)[/]c\/d$/)`; got != want {
+		t.Fatalf("printed %q, want %q", got, want)
+	}
+	back, d := grammar.ParseBind(got, ast.Pos{Line: 1, Column: 1})
+	if d != nil {
+		t.Fatal(d)
+	}
+	if again := format.Bind(back); again != got {
+		t.Errorf("round trip %q -> %q", got, again)
+	}
+}

@@ -30,12 +30,16 @@ var AssertForms = []Form{
 	{"json.<path> length >|<|>=|<= <int>", "JSONLengthAssert"},
 	{"json.<path> ==|!= <json-scalar>", "JSONCompareAssert"},
 	{"json.<path> >|<|>=|<= <json-scalar>", "JSONCompareAssert"},
+	{"<selection> ==|!=|>|<|>=|<= <json-scalar>", "SelectionAssert"},
+	{"<selection> is array|set|number|string|boolean|null", "SelectionAssert"},
+	{"<selection> matches /<regex>/", "SelectionAssert"},
 }
 
 // BindForms lists the bind language's forms.
 var BindForms = []Form{
 	{"<name> = json.<path>", "JSONBind"},
 	{"<name> = body match /<regex>/", "BodyMatchBind"},
+	{"<name> = <selection>", "SelectionBind"},
 }
 
 // TypeNames are the right-hand sides of the `is` form.
@@ -101,10 +105,10 @@ type bindExpr struct {
 // commands (reelier --version, mcp, push…) never parse a skill.
 var (
 	assertParser = sync.OnceValue(func() *participle.Parser[assertExpr] {
-		return participle.MustBuild[assertExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+		return participle.MustBuild[assertExpr](participle.Lexer(miniLexer{scan: exprMode}), participle.UseLookahead(2))
 	})
 	bindParser = sync.OnceValue(func() *participle.Parser[bindExpr] {
-		return participle.MustBuild[bindExpr](participle.Lexer(miniLexer{exprMode}), participle.UseLookahead(2))
+		return participle.MustBuild[bindExpr](participle.Lexer(miniLexer{scan: exprMode}), participle.UseLookahead(2))
 	})
 )
 
@@ -113,8 +117,11 @@ var (
 type exprCache struct {
 	asserts map[string]*assertExpr
 	binds   map[string]*bindExpr
-	holes   map[string]*ast.Hole
-	bullets map[string]*stepBullet
+	// selAsserts and selBinds keep the participle results of selections.
+	selAsserts map[string]*selAssertExpr
+	selBinds   map[string]*selBindExpr
+	holes      map[string]*ast.Hole
+	bullets    map[string]*stepBullet
 	// toks is the fast paths' token buffer (see lex).
 	toks []lexer.Token
 	// scratch, with chunked set, holds fastBind's and fastAction's
@@ -236,30 +243,73 @@ func (c *exprCache) bind(src string) (*bindExpr, error) {
 type exprError struct {
 	code, msg, detail string
 	at, end           int
+	// fix, when set, replaces bytes [at, end) as the suggested fix (the
+	// nearest name of a "did you mean").
+	fix string
 }
 
 // ParseAssert parses one assert expression that starts at base in its
 // file. src must be a single line without surrounding blanks.
 func ParseAssert(src string, base ast.Pos) (ast.Assert, *ast.Diagnostic) {
-	var c exprCache
 	org := fragment(base, src)
+	if selectionStart(src, 0) {
+		// A cache of its own: the selection path keeps a pointer to it,
+		// and the other forms' stack-allocated cache must not follow.
+		a, err := new(exprCache).parseSelectionAssert(src, org)
+		return a, err.diagnostic(org)
+	}
+	var c exprCache
 	a, err := c.parseAssert(src, org)
 	return a, err.diagnostic(org)
 }
 
 // ParseBind parses one bind expression that starts at base in its file.
 func ParseBind(src string, base ast.Pos) (ast.Bind, *ast.Diagnostic) {
-	var c exprCache
 	org := fragment(base, src)
+	if bindSelectionStart(src) && !reservedBind(src) {
+		b, err := new(exprCache).parseSelectionBind(src, org)
+		return b, err.diagnostic(org)
+	}
+	var c exprCache
 	b, err := c.parseBind(src, org)
 	return b, err.diagnostic(org)
+}
+
+// parseAnyAssert parses an assert of any form, selections included.
+func (c *exprCache) parseAnyAssert(src string, org origin) (ast.Assert, *exprError) {
+	if selectionStart(src, 0) {
+		return c.parseSelectionAssert(src, org)
+	}
+	return c.parseAssert(src, org)
+}
+
+// parseAnyBind parses a bind of any form, selections included.
+func (c *exprCache) parseAnyBind(src string, org origin) (ast.Bind, *exprError) {
+	if bindSelectionStart(src) && !reservedBind(src) {
+		return c.parseSelectionBind(src, org)
+	}
+	return c.parseBind(src, org)
+}
+
+// reservedBind reports whether a bind defines a reserved name, which
+// parseBind refuses whatever its right side.
+func reservedBind(src string) bool {
+	lhs, _, ok := strings.Cut(src, "=")
+	return ok && IsReservedName(strings.TrimSpace(lhs))
 }
 
 func (e *exprError) diagnostic(org origin) *ast.Diagnostic {
 	if e == nil {
 		return nil
 	}
-	return &ast.Diagnostic{Range: org.span(e.at, e.end), Code: e.code, Message: e.msg, Detail: e.detail}
+	d := &ast.Diagnostic{Range: org.span(e.at, e.end), Code: e.code, Message: e.msg, Detail: e.detail}
+	if e.fix != "" {
+		d.Fixes = []ast.SuggestedFix{{
+			Title: fmt.Sprintf("Change %q to %q", org.text[e.at:e.end], e.fix),
+			Edits: []ast.TextEdit{{Range: d.Range, NewText: e.fix}},
+		}}
+	}
+	return d
 }
 
 func unknownAssert(src string, err error) *exprError {

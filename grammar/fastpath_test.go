@@ -126,6 +126,8 @@ func FuzzFastPaths(f *testing.F) {
 		"json.a.0 is string", "json.a is sets", "json.a matches /x/", "json.a length >= 3", "json.a length", `json.a == "x"`,
 		"json.a.", "json..a", "x = json.a.b", "x = json", "x = body match /a/", "_ = json.a", "1x = json.a",
 		`tool {"a": 1}`, "tool", "", " ", "today-7d", "today - 7d", "name", "a b", "a+", "today+1d+", "today", "_x1", "1x", "é",
+		// Selections are never the fast paths' (they decline them).
+		`first(json.a where b == "c").d == 1`, `x = only(json.a where b == "{{c}}").d`, `x = max(lines /(\d+)/ by 1)`,
 	} {
 		f.Add(s)
 	}

@@ -69,6 +69,26 @@ func checkSameParse(t *testing.T, src []byte, skill *ast.Skill, diags ast.Diagno
 	}
 }
 
+// selectionSeeds are selection asserts and binds (SPEC.md §5.1), valid and
+// not, for FuzzAssert and FuzzBind (binds are those with " = ").
+var selectionSeeds = []string{
+	`log = max(lines /^(?<file>app-[\w.-]+\.log)\s+(?<when>\S+)$/ by when as date).file`,
+	`lead = only(json.entities where entityType == "lead" and name contains "{{customer}}").name`,
+	`count(json.entities where name == "{{customer}}") == 0`,
+	`total = sum(json.invoices where status == "overdue").amount`,
+	`ids = join(json.invoices where status == "overdue" by id as name sep ", ").id`,
+	`cheapest = min(lines /^\|\s*(\w+)\s*\|\s*(\d+)\s*\|$/ by 2 as number).1`,
+	`only(json where title matches /stale/i) is set`,
+	`only(json where title matches /stale/) is set`,
+	`first(json.a where n >= -1.5e3 and ok != true and it not contains "\"x\"") == null`,
+	`last(lines where it matches /[/]/).x`,
+	`x = first(lines /a[/]b(c)/ where 1 matches /[)]/ by 0 as Text)`,
+	`x = frist(json.a`,
+	`x = max(lines /(a)/)`,
+	`x = join(json.a sep "\u00e9{{x}}")`,
+	`sum(json.a).b.c > 1`,
+}
+
 func exprSeeds(f *testing.F, pick func(*ast.Step) []string) {
 	for _, c := range testutil.Corpus(f, "valid") {
 		skill, _ := grammar.Parse("", c.Src)
@@ -90,6 +110,11 @@ func FuzzAssert(f *testing.F) {
 		return out
 	})
 	f.Add(`body contains "a"b"`)
+	for _, s := range selectionSeeds {
+		if !strings.Contains(s, " = ") {
+			f.Add(s)
+		}
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		if strings.ContainsAny(src, "\r\n") {
 			return // one physical line by construction of the document parser
@@ -119,6 +144,11 @@ func FuzzBind(f *testing.F) {
 		return out
 	})
 	f.Add("today-1d = json.x")
+	for _, s := range selectionSeeds {
+		if strings.Contains(s, " = ") {
+			f.Add(s)
+		}
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		if strings.ContainsAny(src, "\r\n") {
 			return

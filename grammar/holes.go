@@ -20,7 +20,7 @@ type hole struct {
 
 // holeParser is built on first use (see assertParser).
 var holeParser = sync.OnceValue(func() *participle.Parser[hole] {
-	return participle.MustBuild[hole](participle.Lexer(miniLexer{holeMode}))
+	return participle.MustBuild[hole](participle.Lexer(miniLexer{scan: holeMode}))
 })
 
 // maxOffsetDigits keeps a day offset inside an int; anything longer is out

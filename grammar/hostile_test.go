@@ -27,6 +27,10 @@ func TestHostileInputs(t *testing.T) {
 		"crlf and cr mixed":      []byte("---\r\nname: n\rdescription: d\r\n---\r\n### Step 1 — T\r\n- intent: i\r- action: t {}\r\n- effect: read"),
 		"bom then nothing":       {0xEF, 0xBB, 0xBF},
 		"unclosed frontmatter":   []byte("---\n" + strings.Repeat("key: value\n", 100000)),
+		"selection string storm": []byte(header + "- action: t {}\n- assert: first(json where a == \"" + strings.Repeat(`\"`, 30000) + "\") is set\n"),
+		"selection regex storm":  []byte(header + "- action: t {}\n- bind: x = first(lines /" + strings.Repeat("[/", 30000) + "/)\n"),
+		"selection paren storm":  []byte(header + "- action: t {}\n- bind: x = first(" + strings.Repeat("(", 60000) + "\n"),
+		"selection lines storm":  []byte(header + "- action: t {}\n" + strings.Repeat("- bind: x = max(lines /(a)(b)/ by 2 as date).1\n", 20000)),
 		"many steps misnumbered": []byte(header + strings.Repeat("### Step 7 — x\n- bogus: 1\n", 20000)),
 	}
 	for name, src := range tests {

@@ -377,8 +377,35 @@ func (s shifter) assert(a ast.Assert) ast.Assert {
 		c := *a
 		c.Range, c.Path, c.OpRange, c.Value = s.rng(a.Range), s.path(a.Path), s.rng(a.OpRange), s.value(a.Value)
 		return &c
+	case *ast.SelectionAssert:
+		c := *a
+		c.Range, c.Sel, c.OpRange, c.TypeRange, c.PatternRange = s.rng(a.Range), s.selection(a.Sel), s.rng(a.OpRange), s.rng(a.TypeRange), s.rng(a.PatternRange)
+		if a.Value != nil {
+			c.Value = s.value(a.Value)
+		}
+		return &c
 	}
 	return a
+}
+
+// selection copies a selection with its ranges shifted.
+func (s shifter) selection(x *ast.Selection) *ast.Selection {
+	c := *x
+	c.Range, c.PickRange, c.OrderRange, c.SepRange = s.rng(x.Range), s.rng(x.PickRange), s.rng(x.OrderRange), s.rng(x.SepRange)
+	c.Source.Range, c.Source.Path, c.Source.PatternRange = s.rng(x.Source.Range), s.path(x.Source.Path), s.rng(x.Source.PatternRange)
+	if x.Where != nil {
+		c.Where = make([]*ast.Condition, len(x.Where))
+		for i, w := range x.Where {
+			cw := *w
+			cw.Range, cw.Key, cw.OpRange, cw.PatternRange = s.rng(w.Range), s.path(w.Key), s.rng(w.OpRange), s.rng(w.PatternRange)
+			if w.Value != nil {
+				cw.Value = s.value(w.Value)
+			}
+			c.Where[i] = &cw
+		}
+	}
+	c.By, c.Field = s.path(x.By), s.path(x.Field)
+	return &c
 }
 
 func (s shifter) bind(b ast.Bind) ast.Bind {
@@ -390,6 +417,10 @@ func (s shifter) bind(b ast.Bind) ast.Bind {
 	case *ast.BodyMatchBind:
 		c := *b
 		c.Range, c.NameRange, c.PatternRange = s.rng(b.Range), s.rng(b.NameRange), s.rng(b.PatternRange)
+		return &c
+	case *ast.SelectionBind:
+		c := *b
+		c.Range, c.NameRange, c.Sel = s.rng(b.Range), s.rng(b.NameRange), s.selection(b.Sel)
 		return &c
 	}
 	return b

@@ -22,6 +22,10 @@ const (
 	tRest                                          // the rest of the line, trimmed
 	tTool                                          // a run of non-blank characters
 	tJunk                                          // any character no rule accepts
+	tLParen                                        // ( in a selection
+	tRParen                                        // ) in a selection
+	tString                                        // a JSON string in a selection, to its own closing quote
+	tNumber                                        // a JSON number after an operator in a selection
 )
 
 // Symbols implements lexer.Definition. It builds the map on each call:
@@ -32,6 +36,7 @@ func (miniLexer) Symbols() map[string]lexer.TokenType {
 		"EOF": lexer.EOF, "Word": tWord, "Op": tOp, "Assign": tAssign, "Dot": tDot,
 		"Colon": tColon, "Dash": tDash, "Sign": tSign, "Quoted": tQuoted, "Regex": tRegex,
 		"Rest": tRest, "Tool": tTool, "Junk": tJunk,
+		"LParen": tLParen, "RParen": tRParen, "String": tString, "Number": tNumber,
 	}
 }
 
@@ -41,8 +46,12 @@ func (miniLexer) Symbols() map[string]lexer.TokenType {
 // the line after an operator", "up to the last quote").
 type mode func(s *scanner)
 
-// miniLexer adapts a mode to participle's lexer.Definition.
-type miniLexer struct{ scan mode }
+// miniLexer adapts a mode to participle's lexer.Definition. limit, when
+// not zero, replaces maxTokens as the bound on the tokens of one line.
+type miniLexer struct {
+	scan  mode
+	limit int
+}
 
 // Lex implements lexer.Definition.
 func (m miniLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
@@ -55,9 +64,12 @@ func (m miniLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 
 // LexString implements lexer.StringDefinition.
 func (m miniLexer) LexString(_ string, input string) (lexer.Lexer, error) {
-	s := &scanner{src: input, toks: make([]lexer.Token, 0, 8)}
+	s := &scanner{src: input, toks: make([]lexer.Token, 0, 8), limit: m.limit}
 	m.scan(s)
 	if s.full {
+		if m.limit != 0 {
+			return nil, errTooManySelTokens
+		}
 		return nil, errTooManyTokens
 	}
 	s.toks = append(s.toks, lexer.EOFToken(s.pos(len(input))))
@@ -71,6 +83,9 @@ type scanner struct {
 	i    int
 	toks []lexer.Token
 	full bool // maxTokens were made: the scan stopped
+	// limit, when not zero, replaces maxTokens (selections are longer
+	// than the other forms: maxSelTokens).
+	limit int
 }
 
 func (s *scanner) pos(off int) lexer.Position {
@@ -80,7 +95,7 @@ func (s *scanner) pos(off int) lexer.Position {
 // emit appends a token and moves past it; past maxTokens it ends the
 // scan instead.
 func (s *scanner) emit(t lexer.TokenType, start, end int) {
-	if len(s.toks) == maxTokens {
+	if len(s.toks) == maxTokens && s.limit == 0 || s.limit != 0 && len(s.toks) == s.limit {
 		s.full, s.i = true, len(s.src)
 		return
 	}

@@ -28,6 +28,10 @@ const (
 	// here instead of becoming a token per byte for participle to wade
 	// through.
 	maxTokens = 2*maxPathSegments + 16
+	// maxSelTokens bounds the tokens of a selection line, which holds
+	// several paths (the source, each condition's key, the ordering key,
+	// the trailing path), each of up to maxPathSegments segments.
+	maxSelTokens = 8*maxPathSegments + 64
 	// maxFrontmatterKeys and maxFrontmatterBrackets bound what the
 	// frontmatter's YAML reading costs (fmBudget).
 	maxFrontmatterKeys     = 64
@@ -94,3 +98,7 @@ func checkSize(src string, bind bool) *exprError {
 	}
 	return nil
 }
+
+// errTooManySelTokens is the selection lexer's refusal of a line of more
+// than maxSelTokens tokens.
+var errTooManySelTokens = errors.New("more than " + strconv.Itoa(maxSelTokens) + " words and symbols in one selection")

@@ -56,13 +56,13 @@ var errNoColon = errors.New("a step bullet needs a colon after its key")
 // Built on first use (see assertParser).
 var (
 	keyValueParser = sync.OnceValue(func() *participle.Parser[frontmatterLine] {
-		return participle.MustBuild[frontmatterLine](participle.Lexer(miniLexer{lineMode}))
+		return participle.MustBuild[frontmatterLine](participle.Lexer(miniLexer{scan: lineMode}))
 	})
 	bulletParser = sync.OnceValue(func() *participle.Parser[stepBullet] {
-		return participle.MustBuild[stepBullet](participle.Lexer(miniLexer{lineMode}))
+		return participle.MustBuild[stepBullet](participle.Lexer(miniLexer{scan: lineMode}))
 	})
 	actionParser = sync.OnceValue(func() *participle.Parser[actionLine] {
-		return participle.MustBuild[actionLine](participle.Lexer(miniLexer{actionMode}))
+		return participle.MustBuild[actionLine](participle.Lexer(miniLexer{scan: actionMode}))
 	})
 )
 

@@ -31,6 +31,7 @@ const (
 	CodeBindRegex              = "invalid_bind_regex"
 	CodeAssertRegex            = "invalid_assert_regex"
 	CodeInvalidEffect          = "invalid_effect"
+	CodeSelection              = "invalid_selection"
 	CodeTooManyProblems        = "too_many_problems"
 	CodeFileTooLarge           = "file_too_large"
 
@@ -77,6 +78,7 @@ var Rules = []Rule{
 	{CodeBindRegex, fmt.Sprintf(msgBindRegex, "…")},
 	{CodeAssertRegex, fmt.Sprintf(msgAssertRegex, "…")},
 	{CodeInvalidEffect, fmt.Sprintf(msgInvalidEffect, "…")},
+	{CodeSelection, fmt.Sprintf(msgSelection, "…")},
 	{CodeTooManyProblems, msgTooManyProblems},
 	{CodeFileTooLarge, fmt.Sprintf(msgFileTooLarge, "…")},
 	{CodeMalformedServer, fmt.Sprintf(msgMalformedServer, "…")},
@@ -110,6 +112,7 @@ const (
 	msgBindRegex              = "Invalid regex in bind: %s"
 	msgAssertRegex            = "Invalid regex in assert: %s"
 	msgInvalidEffect          = "Invalid effect %s — must be one of read, idempotent-write, destructive"
+	msgSelection              = "Invalid selection: %s"
 
 	msgMalformedServer         = "Malformed server line, expected '- `name`: `command` (tools: a, b)': %s"
 	msgEmptyServerCommand      = "Server '%s' has an empty command"

@@ -76,6 +76,10 @@ func TestSpecContract(t *testing.T) {
 	check("Rejections", column(t, tables["Rejections"], 0), codes)
 	check("Rejections", column(t, tables["Rejections"], 1), msgs)
 
+	// §5.1: the picks and orderings are the AST's, in its order.
+	check("Selections", column(t, tables["Selections"], 0), grammar.Picks)
+	check("Orderings", column(t, tables["Orderings"], 0), grammar.Orderings)
+
 	holes := column(t, tables["Template holes"], 0)
 	check("Template holes", holes, []string{"{{name}}", "{{today}}", "{{today-Nd}}", "{{today+Nd}}"})
 }
@@ -93,6 +97,9 @@ func TestSpecAssertFormsParse(t *testing.T) {
 		"json.<path> length >|<|>=|<= <int>":                  "json.items length >= 1",
 		"json.<path> ==|!= <json-scalar>":                     `json.s == "x"`,
 		"json.<path> >|<|>=|<= <json-scalar>":                 "json.n <= 3",
+		"<selection> ==|!=|>|<|>=|<= <json-scalar>":           `count(json.items where state == "open") == 0`,
+		"<selection> is array|set|number|string|boolean|null": `only(json.items where name == "{{name}}").id is set`,
+		"<selection> matches /<regex>/":                       `max(lines /^(\S+) (\S+)$/ by 2 as date).1 matches /\.log$/`,
 	}
 	for _, f := range grammar.AssertForms {
 		ex, ok := examples[f.Syntax]
@@ -107,6 +114,65 @@ func TestSpecAssertFormsParse(t *testing.T) {
 		}
 		if got := strings.TrimPrefix(fmt.Sprintf("%T", a), "*ast."); got != f.Type {
 			t.Errorf("%q parsed as %s, spec says %s", ex, got, f.Type)
+		}
+	}
+}
+
+// TestSpecBindFormsParse: every bind form in the spec, instantiated,
+// parses to the node type the spec names.
+func TestSpecBindFormsParse(t *testing.T) {
+	examples := map[string]string{
+		"<name> = json.<path>":          "id = json.items.0.id",
+		"<name> = body match /<regex>/": "tok = body match /token=(\\w+)/",
+		"<name> = <selection>":          `ids = join(json.inv where status == "late" by id as name sep ", ").id`,
+	}
+	for _, f := range grammar.BindForms {
+		ex, ok := examples[f.Syntax]
+		if !ok {
+			t.Errorf("no example for form %q", f.Syntax)
+			continue
+		}
+		b, d := grammar.ParseBind(ex, ast.Pos{Line: 1, Column: 1})
+		if d != nil {
+			t.Errorf("%q: %v", ex, d)
+			continue
+		}
+		if got := strings.TrimPrefix(fmt.Sprintf("%T", b), "*ast."); got != f.Type {
+			t.Errorf("%q parsed as %s, spec says %s", ex, got, f.Type)
+		}
+	}
+}
+
+// TestSpecSelectionTables: each pick and ordering SPEC.md §5.1 lists is
+// accepted in a selection and printed back as written.
+func TestSpecSelectionTables(t *testing.T) {
+	tables := contractTables(t)
+	for _, p := range column(t, tables["Selections"], 0) {
+		src := "x = " + p + "(json.a by n)"
+		if p == "join" || p == "sum" {
+			src = "x = " + p + "(json.a).n"
+		}
+		if p == "count" {
+			src = "x = count(json.a where n > 1)"
+		}
+		b, d := grammar.ParseBind(src, ast.Pos{Line: 1, Column: 1})
+		if d != nil {
+			t.Errorf("%q: %v", src, d)
+			continue
+		}
+		if got := string(b.(*ast.SelectionBind).Sel.Pick); got != p {
+			t.Errorf("%q picks %q", src, got)
+		}
+	}
+	for _, o := range column(t, tables["Orderings"], 0) {
+		src := "x = max(json.a by n as " + strings.ToUpper(o) + ")"
+		b, d := grammar.ParseBind(src, ast.Pos{Line: 1, Column: 1})
+		if d != nil {
+			t.Errorf("%q: %v", src, d)
+			continue
+		}
+		if got := string(b.(*ast.SelectionBind).Sel.Order); got != o {
+			t.Errorf("%q orders %q", src, got)
 		}
 	}
 }

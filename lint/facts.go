@@ -10,7 +10,8 @@ type facts struct {
 	// binds lists every bind in file order.
 	binds []*bindSite
 	// uses lists every `{{name}}` hole (not the computed dates) in action
-	// arguments, in file order.
+	// arguments and in the conditions and compared values of selections
+	// (SPEC.md §5.1), in file order.
 	uses []*useSite
 	// inputs is the preamble's Inputs documentation.
 	inputs inputsDoc
@@ -60,19 +61,27 @@ func computeFacts(s *ast.Skill) *facts {
 	f := &facts{inputs: findInputs(s), binds: make([]*bindSite, 0, len(s.Steps))}
 	live := make(map[string]*bindSite, len(s.Steps))
 	for _, st := range s.Steps {
+		use := func(h *ast.Hole) {
+			if h.Kind != ast.HoleVar {
+				return
+			}
+			u := &useSite{step: st, hole: h}
+			f.uses = append(f.uses, u)
+			if b := live[h.Name]; b != nil {
+				b.used = true
+			} else if !f.inputs.words[h.Name] {
+				f.unresolved = append(f.unresolved, &unresolvedUse{useSite: u, suggestion: closest(h.Name, live, f.inputs.vars)})
+			}
+		}
 		if st.Action != nil {
 			for _, h := range ast.Holes(st.Action.Args) {
-				if h.Kind != ast.HoleVar {
-					continue
-				}
-				u := &useSite{step: st, hole: h}
-				f.uses = append(f.uses, u)
-				if b := live[h.Name]; b != nil {
-					b.used = true
-				} else if !f.inputs.words[h.Name] {
-					f.unresolved = append(f.unresolved, &unresolvedUse{useSite: u, suggestion: closest(h.Name, live, f.inputs.vars)})
-				}
+				use(h)
 			}
+		}
+		// A selection's holes are filled from the earlier steps' binds,
+		// like the action's.
+		for _, h := range selectionHoles(st) {
+			use(h)
 		}
 		for _, bf := range st.Binds {
 			b := &bindSite{step: st, field: bf, name: bf.Expr.BoundName()}
@@ -123,4 +132,27 @@ func closest(name string, live map[string]*bindSite, inputs map[string]bool) str
 	}
 	cands = append(cands, "today")
 	return suggest(name, cands)
+}
+
+// selectionHoles returns the template holes of a step's selection asserts
+// and binds, in file order: those in `where` values and those in an
+// assert's compared value.
+func selectionHoles(st *ast.Step) []*ast.Hole {
+	var out []*ast.Hole
+	for _, af := range st.Asserts {
+		sa, ok := af.Expr.(*ast.SelectionAssert)
+		if !ok {
+			continue
+		}
+		out = append(out, sa.Sel.Holes()...)
+		if str, ok := sa.Value.(*ast.String); ok {
+			out = append(out, str.Holes...)
+		}
+	}
+	for _, bf := range st.Binds {
+		if sb, ok := bf.Expr.(*ast.SelectionBind); ok {
+			out = append(out, sb.Sel.Holes()...)
+		}
+	}
+	return out
 }

@@ -15,7 +15,9 @@ var ruleNumericCompare = &Rule{
 	Doc: "`json.<path> > <value>` (and `<`, `>=`, `<=`) is true only when both sides are " + `
 numbers. Against a string, a boolean or null it is never true, so the
 assert always fails — with a message that does not say why. Compare
-numbers with numbers, or use ` + "`==`/`!=`" + ` or ` + "`matches`" + ` for strings.`,
+numbers with numbers, or use ` + "`==`/`!=`" + ` or ` + "`matches`" + ` for strings. The same
+holds for a selection's value and for its ` + "`where`" + ` conditions, which then
+keep no element.`,
 	FixDoc: "When the right-hand side is a quoted number (`\"5\"`), the fix removes the quotes.",
 	Example: `---
 name: stock
@@ -35,25 +37,53 @@ description: Check stock levels
 func runNumericCompare(p *Pass) {
 	for _, st := range p.Skill.Steps {
 		for _, af := range st.Asserts {
-			a, ok := af.Expr.(*ast.JSONCompareAssert)
-			if !ok || a.Op == ast.OpEq || a.Op == ast.OpNe {
-				continue
+			switch a := af.Expr.(type) {
+			case *ast.JSONCompareAssert:
+				checkNumericCompare(p, st.Number, format.Path(a.Path), a.Op, a.Value)
+			case *ast.SelectionAssert:
+				selectionNumericCompares(p, st.Number, a.Sel)
+				if a.Kind == ast.SelCompare {
+					checkNumericCompare(p, st.Number, format.Selection(a.Sel), a.Op, a.Value)
+				}
 			}
-			if _, isNum := a.Value.(*ast.Number); isNum {
-				continue
+		}
+		for _, bf := range st.Binds {
+			if sb, ok := bf.Expr.(*ast.SelectionBind); ok {
+				selectionNumericCompares(p, st.Number, sb.Sel)
 			}
-			lit := format.Value(a.Value)
-			d := ast.Diagnostic{
-				Step:    st.Number,
-				Range:   a.Value.Span(),
-				Message: fmt.Sprintf("%s %s %s compares against a non-number, so it is never true", format.Path(a.Path), a.Op, lit),
-			}
-			if s, ok := a.Value.(*ast.String); ok && isJSONNumber(s.Value) {
-				d.Fixes = fix("Compare with the number "+s.Value, replace(s.Range, s.Value))
-			}
-			p.Report(d)
 		}
 	}
+}
+
+// selectionNumericCompares checks the ordering comparisons of a
+// selection's conditions: against a non-number they keep no element.
+func selectionNumericCompares(p *Pass, step int, s *ast.Selection) {
+	for _, c := range s.Where {
+		switch op := ast.Op(c.Op); op {
+		case ast.OpGt, ast.OpLt, ast.OpGe, ast.OpLe:
+			checkNumericCompare(p, step, c.Key.String(), op, c.Value)
+		}
+	}
+}
+
+// checkNumericCompare reports `<subject> <op> <value>` when op orders and
+// the value is not a number.
+func checkNumericCompare(p *Pass, step int, subject string, op ast.Op, v ast.Value) {
+	if op == ast.OpEq || op == ast.OpNe {
+		return
+	}
+	if _, isNum := v.(*ast.Number); isNum {
+		return
+	}
+	d := ast.Diagnostic{
+		Step:    step,
+		Range:   v.Span(),
+		Message: fmt.Sprintf("%s %s %s compares against a non-number, so it is never true", subject, op, format.Value(v)),
+	}
+	if s, ok := v.(*ast.String); ok && isJSONNumber(s.Value) {
+		d.Fixes = fix("Compare with the number "+s.Value, replace(s.Range, s.Value))
+	}
+	p.Report(d)
 }
 
 // isJSONNumber reports whether s is written as a JSON number:

@@ -28,6 +28,9 @@ behaves differently under the two implementations. This rule reports:
 - a ` + "`body match`" + ` bind whose pattern has no capture group: the bind takes
   group 1, so it can never succeed.
 
+Every regex of a selection (` + "`lines /…/`" + ` and ` + "`matches /…/`" + `) is checked
+the same way.
+
 A pattern that does not compile at all is rejected by the parser and
 reported by ` + "`parse_error`" + `.`,
 	FixDoc: "`\\A` becomes `^` and `\\z` becomes `$`; a bind pattern without a group is wrapped in one, so the bind takes the whole match.",
@@ -49,11 +52,21 @@ description: Read the service version
 func runRegex(p *Pass) {
 	for _, st := range p.Skill.Steps {
 		for _, af := range st.Asserts {
-			if a, ok := af.Expr.(*ast.JSONMatchesAssert); ok {
+			switch a := af.Expr.(type) {
+			case *ast.JSONMatchesAssert:
 				checkPattern(p, st.Number, a.Pattern, a.PatternRange)
+			case *ast.SelectionAssert:
+				checkSelectionPatterns(p, st.Number, a.Sel)
+				if a.Kind == ast.SelMatches {
+					checkPattern(p, st.Number, a.Pattern, a.PatternRange)
+				}
 			}
 		}
 		for _, bf := range st.Binds {
+			if sb, ok := bf.Expr.(*ast.SelectionBind); ok {
+				checkSelectionPatterns(p, st.Number, sb.Sel)
+				continue
+			}
 			b, ok := bf.Expr.(*ast.BodyMatchBind)
 			if !ok {
 				continue
@@ -68,6 +81,19 @@ func runRegex(p *Pass) {
 					Fixes:   fix("Capture the whole match", replace(b.PatternRange, "("+b.Pattern+")")),
 				})
 			}
+		}
+	}
+}
+
+// checkSelectionPatterns checks the regexes of a selection: its `lines`
+// source's and its conditions'.
+func checkSelectionPatterns(p *Pass, step int, s *ast.Selection) {
+	if s.Source.Pattern != "" {
+		checkPattern(p, step, s.Source.Pattern, s.Source.PatternRange)
+	}
+	for _, c := range s.Where {
+		if c.Op == ast.CondMatches {
+			checkPattern(p, step, c.Pattern, c.PatternRange)
 		}
 	}
 }

@@ -69,6 +69,7 @@ var registry = []*Rule{
 	ruleUncheckedStep,
 	ruleUnusedBind,
 	ruleDriftIndex,
+	rulePositionalPick,
 	ruleDateLiteral,
 	ruleEffectVerb,
 	ruleSecretLiteral,

@@ -172,8 +172,12 @@ func (c *completer) effects(col int) {
 }
 
 // asserts offers the assert forms; once a json path is written, the rest
-// of each json form; after `is`, the type names.
+// of each json form; after `is`, the type names; inside a selection, what
+// may follow there.
 func (c *completer) asserts(valueAt int, value string) {
+	if c.selection(value) {
+		return
+	}
 	if m := prefixes().is.FindStringSubmatch(value); m != nil {
 		for _, t := range grammar.TypeNames {
 			c.add(string(t), "type", "Holds when the value is "+typeDocs[t]+".", protocol.CompletionItemKindTypeParameter, len(c.prefix)-len(m[2]), string(t), false)
@@ -189,20 +193,148 @@ func (c *completer) asserts(valueAt int, value string) {
 		return
 	}
 	for _, f := range grammar.AssertForms {
-		c.add(f.Syntax, f.Type, "", protocol.CompletionItemKindSnippet, valueAt, snippet(f.Syntax, 1), true)
+		if !strings.HasPrefix(f.Syntax, "<selection>") {
+			c.add(f.Syntax, f.Type, "", protocol.CompletionItemKindSnippet, valueAt, snippet(f.Syntax, 1), true)
+		}
+	}
+	c.picks(valueAt)
+}
+
+// picks offers each pick of a selection (SPEC.md §5.1) as a snippet that
+// reads a JSON array.
+func (c *completer) picks(col int) {
+	for _, p := range ast.Picks {
+		c.add(string(p)+"(…)", "selection", pickDoc(p), protocol.CompletionItemKindFunction, col, string(p)+"(json.${1:path})$0", true)
 	}
 }
 
+func pickDoc(p ast.Pick) string { return fmt.Sprintf("**%s(…)** returns %s", p, pickDocs[p]) }
+
+// selectionHead matches an open selection at the start of an assert or a
+// bind's right side: the pick and what follows its parenthesis.
+var selectionHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z]+)[ \t]*\((.*)$`) })
+
+// selection completes inside an open selection: the source right after
+// `(`, the orderings after `as`, and otherwise the clauses that may still
+// follow (where/and, by, sep for join) and `)`. It reports whether the
+// value is an open selection.
+func (c *completer) selection(value string) bool {
+	m := selectionHead().FindStringSubmatch(value)
+	if m == nil || !grammarPick(m[1]) {
+		return false
+	}
+	inner, ok := openSelection(m[2])
+	if !ok {
+		return true // inside a string or a regex, or past ')': nothing to offer
+	}
+	n := len(inner)
+	for n > 0 && isNameByte(inner[n-1]) {
+		n--
+	}
+	partial, before := inner[n:], strings.TrimRight(inner[:n], " \t")
+	col := len(c.prefix) - len(partial)
+	words := strings.Fields(before)
+	if len(words) == 0 {
+		c.add("json", "source", "The elements of the JSON result, or with `.path` of the array there.", protocol.CompletionItemKindKeyword, col, "json", false)
+		c.add("lines", "source", "The body's non-blank lines; `lines /regex/` keeps the matching ones, each an object of its captures.", protocol.CompletionItemKindKeyword, col, "lines", false)
+		return true
+	}
+	if n > 0 && !isBlankByte(inner[n-1]) {
+		return true // the partial word is glued to something else (a path)
+	}
+	last := words[len(words)-1]
+	if last == "as" {
+		for _, o := range ast.Orderings {
+			c.add(string(o), "ordering", "`"+string(o)+"` "+orderingDocs[o], protocol.CompletionItemKindEnumMember, col, string(o), false)
+		}
+		return true
+	}
+	switch last {
+	case "where", "and", "by", "sep", "not", "matches", "contains", "==", "!=", ">", "<", ">=", "<=":
+		return true // a key, a value or a string comes next
+	}
+	has := map[string]bool{}
+	for _, w := range words {
+		has[w] = true
+	}
+	kw := func(word, doc string) {
+		c.add(word, "selection clause", doc, protocol.CompletionItemKindKeyword, col, word, false)
+	}
+	if !has["by"] && !has["sep"] {
+		if has["where"] {
+			kw("and", "Adds a condition: an element is kept when every condition holds.")
+		} else {
+			kw("where", "Keeps the elements for which a condition holds: `where key == \"value\"`, `matches /re/`, `contains \"text\"`.")
+		}
+		kw("by", "Orders the kept elements by a key; `as number|date|version|name|text` says how.")
+	}
+	if m[1] == string(ast.PickJoin) && !has["sep"] {
+		kw("sep", "The text between the joined values, a JSON string (`,` when not written).")
+	}
+	kw(")", "Closes the selection; a `.path` after it is read in the element picked.")
+	return true
+}
+
+// openSelection returns the text after a selection's `(` when the cursor
+// is in code: not inside a string or a regex, and before the closing `)`.
+func openSelection(inner string) (string, bool) {
+	inString, inRegex, inClass := false, false, false
+	for i := 0; i < len(inner); i++ {
+		ch := inner[i]
+		switch {
+		case (inString || inRegex) && ch == '\\':
+			i++
+		case inString:
+			inString = ch != '"'
+		case inRegex && ch == '[':
+			inClass = true
+		case inRegex && ch == ']':
+			inClass = false
+		case inRegex:
+			inRegex = ch != '/' || inClass
+		case ch == '"':
+			inString = true
+		case ch == '/':
+			inRegex = true
+		case ch == ')':
+			return "", false
+		}
+	}
+	return inner, !inString && !inRegex
+}
+
+func grammarPick(w string) bool {
+	for _, p := range ast.Picks {
+		if string(p) == w {
+			return true
+		}
+	}
+	return false
+}
+
+func isBlankByte(b byte) bool { return b == ' ' || b == '\t' }
+
 // binds offers the bind forms, or their right-hand sides after `name =`.
 func (c *completer) binds(valueAt int, value string) {
+	if _, rhs, ok := strings.Cut(value, "="); ok && c.selection(strings.TrimLeft(rhs, " \t")) {
+		return
+	}
 	if m := prefixes().bindRHS.FindStringSubmatch(value); m != nil {
 		for _, f := range grammar.BindForms {
 			_, rhs, _ := strings.Cut(f.Syntax, "= ")
-			c.add(rhs, f.Type, "", protocol.CompletionItemKindSnippet, len(c.prefix)-len(m[1]), snippet(rhs, 1), true)
+			if rhs != "<selection>" {
+				c.add(rhs, f.Type, "", protocol.CompletionItemKindSnippet, len(c.prefix)-len(m[1]), snippet(rhs, 1), true)
+			}
 		}
+		c.picks(len(c.prefix) - len(m[1]))
 		return
 	}
 	for _, f := range grammar.BindForms {
+		if strings.HasSuffix(f.Syntax, "<selection>") {
+			c.add(f.Syntax, f.Type, "Binds a value picked from a collection by a rule (SPEC.md §5.1).", protocol.CompletionItemKindSnippet, valueAt,
+				"${1:name} = ${2|"+strings.Join(grammar.Picks, ",")+"|}(json.${3:path})$0", true)
+			continue
+		}
 		c.add(f.Syntax, f.Type, "", protocol.CompletionItemKindSnippet, valueAt, snippet(f.Syntax, 1), true)
 	}
 }
@@ -230,7 +362,21 @@ func (c *completer) holes() bool {
 	if open < 0 || strings.Contains(c.prefix[open:], "}}") || c.step == nil {
 		return false
 	}
-	if m := prefixes().bullet.FindStringSubmatch(c.prefix); m == nil || m[1] != "action" {
+	m := prefixes().bullet.FindStringSubmatchIndex(c.prefix)
+	if m == nil {
+		return false
+	}
+	switch key, value := c.prefix[m[2]:m[3]], c.prefix[m[1]:]; key {
+	case "action":
+	case "assert", "bind":
+		// Only a selection's strings hold holes in asserts and binds.
+		if key == "bind" {
+			_, value, _ = strings.Cut(value, "=")
+		}
+		if h := selectionHead().FindStringSubmatch(strings.TrimLeft(value, " \t")); h == nil || !grammarPick(h[1]) {
+			return false
+		}
+	default:
 		return false
 	}
 	col := open + 2

@@ -49,6 +49,14 @@ func TestHover(t *testing.T) {
 		{"tools-meta.skill.md", pos(7, 6), []string{"This `reelier-tools` line does not read: column 17: in= wants 8 hex digits"}},
 		{"tools-meta.skill.md", pos(4, 4), []string{"**reelier-timeout**"}},
 		{"tools-meta.skill.md", pos(1, 2), nil},
+		{"select.skill.md", pos(10, 11), []string{"**count(…)** — a selection's pick", "how many elements are kept"}},
+		{"select.skill.md", pos(12, 71), []string{"**as date**", "RFC 3339"}},
+		{"select.skill.md", pos(10, 55), []string{"`{{customer}}` — an input, documented on line 6"}},
+		{"select.skill.md", pos(10, 40), []string{"Holds when the value is = `1`.", "the elements of the array at `json.entities`, keeping those where `name` == `\"{{customer}}\"`", "`count` returns how many elements are kept"}},
+		{"select.skill.md", pos(11, 30), []string{"**bind** `lead = only(", "Binds `{{lead}}` to selecting from the elements of the array at `json.entities`", "`only` returns the one element kept", "Then `.id` is read in the element picked.", "Read by:\n- step 2, line 18"}},
+		{"select.skill.md", pos(12, 30), []string{"the body's lines that `/^(?<file>\\S+)\\s+(?<when>\\S+)$/` matches", "ordered by `when` as date"}},
+		{"select.skill.md", pos(18, 12), []string{"**last(…)**", "with `by`, the highest"}},
+		{"select.skill.md", pos(18, 40), []string{"**as version**"}},
 		{"bookings.skill.md", pos(0, 0), nil},
 		{"bookings.skill.md", pos(12, 15), nil},
 		{"bookings.skill.md", pos(9999, 0), nil},
@@ -132,6 +140,8 @@ func TestReferences(t *testing.T) {
 		{"typo.skill.md", pos(14, 63), true, []protocol.Range{rng(14, 63, 14, 70)}},
 		{"typo.skill.md", pos(9, 10), true, []protocol.Range{rng(9, 8, 9, 16)}},
 		{"bookings.skill.md", pos(1, 1), true, nil},
+		// Holes in selections' conditions read the same variables.
+		{"select.skill.md", pos(10, 50), true, []protocol.Range{rng(9, 64, 9, 72), rng(10, 47, 10, 55), rng(11, 82, 11, 90)}},
 	}
 	for _, tc := range cases {
 		u := c.openFile(tc.file)
@@ -223,6 +233,14 @@ func TestCompletion(t *testing.T) {
 		{"complete.skill.md", pos(99, 0), "past the end"},
 		{"inputs.skill.md", pos(18, 55), "in a hole: binds first, then documented inputs"},
 		{"inputs-meta.skill.md", pos(11, 33), "in a hole: inputs documented in the frontmatter"},
+		{"complete-select.skill.md", pos(15, 16), "selection: the source after ("},
+		{"complete-select.skill.md", pos(16, 27), "selection: clauses after the source"},
+		{"complete-select.skill.md", pos(17, 44), "selection: a hole in a condition's string"},
+		{"complete-select.skill.md", pos(18, 41), "selection: orderings after as"},
+		{"complete-select.skill.md", pos(19, 43), "selection: join's clauses after a condition"},
+		{"complete-select.skill.md", pos(20, 47), "selection: nothing inside a string"},
+		{"complete-select.skill.md", pos(21, 12), "bind after =: forms and picks"},
+		{"complete-select.skill.md", pos(22, 8), "empty bind: forms, the selection one as a snippet"},
 	}
 	var b strings.Builder
 	for _, tc := range cases {
@@ -299,7 +317,12 @@ func TestFolding(t *testing.T) {
 // positions and the text each token covers.
 func TestSemanticTokens(t *testing.T) {
 	c := newClient(t, testdataRoot(t))
-	file := "bookings.skill.md"
+	for file, golden := range map[string]string{"bookings.skill.md": "tokens", "select.skill.md": "tokens-select"} {
+		semanticTokens(t, c, file, golden)
+	}
+}
+
+func semanticTokens(t *testing.T, c *client, file, golden string) {
 	u := c.openFile(file)
 	var toks *protocol.SemanticTokens
 	if err := c.call(protocol.MethodSemanticTokensFull, &protocol.SemanticTokensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &toks); err != nil {
@@ -324,7 +347,7 @@ func TestSemanticTokens(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%d:%d %-10s %-30q %s\n", line, char, legend.TokenTypes[d[3]], utf16String(units[char:char+d[2]]), strings.Join(mods, ","))
 	}
-	testutil.Golden(t).Assert(t, "tokens", []byte(b.String()))
+	testutil.Golden(t).Assert(t, golden, []byte(b.String()))
 }
 
 func TestCodeActions(t *testing.T) {
@@ -339,6 +362,8 @@ func TestCodeActions(t *testing.T) {
 		{"broken.skill.md", rng(12, 9, 12, 9), nil, "step numbered 3 after 1"},
 		{"typo.skill.md", rng(14, 62, 14, 62), nil, "misspelt variable (a lint fix)"},
 		{"typo.skill.md", rng(14, 62, 14, 62), []protocol.CodeActionKind{protocol.RefactorRewrite}, "only refactor.rewrite"},
+		{"broken-select.skill.md", rng(8, 15, 8, 15), nil, "misspelt pick"},
+		{"broken-select.skill.md", rng(9, 35, 9, 35), nil, "misspelt ordering"},
 		{"bookings.skill.md", rng(31, 5, 31, 5), nil, "step without a status assert"},
 		{"bookings.skill.md", rng(14, 5, 14, 5), nil, "nothing to do"},
 		{"bookings.skill.md", rng(400, 0, 400, 0), nil, "out of range"},

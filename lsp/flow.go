@@ -37,16 +37,23 @@ func flowOf(s *ast.Skill) *dataflow {
 	f := &dataflow{}
 	live := map[string]*binding{}
 	for _, st := range s.Steps {
+		read := func(h *ast.Hole) {
+			if h.Kind == ast.HoleVar {
+				u := &use{step: st, hole: h, bind: live[h.Name]}
+				if u.bind != nil {
+					u.bind.uses = append(u.bind.uses, u)
+				}
+				f.uses = append(f.uses, u)
+			}
+		}
 		if st.Action != nil {
 			for _, h := range ast.Holes(st.Action.Args) {
-				if h.Kind == ast.HoleVar {
-					u := &use{step: st, hole: h, bind: live[h.Name]}
-					if u.bind != nil {
-						u.bind.uses = append(u.bind.uses, u)
-					}
-					f.uses = append(f.uses, u)
-				}
+				read(h)
 			}
+		}
+		// A selection's holes read the earlier steps' binds too.
+		for _, h := range selectionHoles(st) {
+			read(h)
 		}
 		for _, bf := range st.Binds {
 			b := &binding{step: st, field: bf}
@@ -55,6 +62,26 @@ func flowOf(s *ast.Skill) *dataflow {
 		}
 	}
 	return f
+}
+
+// selectionHoles returns the holes of a step's selection asserts and
+// binds, in file order: in `where` values and an assert's compared value.
+func selectionHoles(st *ast.Step) []*ast.Hole {
+	var out []*ast.Hole
+	for _, af := range st.Asserts {
+		if sa, ok := af.Expr.(*ast.SelectionAssert); ok {
+			out = append(out, sa.Sel.Holes()...)
+			if str, ok := sa.Value.(*ast.String); ok {
+				out = append(out, str.Holes...)
+			}
+		}
+	}
+	for _, bf := range st.Binds {
+		if sb, ok := bf.Expr.(*ast.SelectionBind); ok {
+			out = append(out, sb.Sel.Holes()...)
+		}
+	}
+	return out
 }
 
 // symbol is a variable name under the cursor: in a bind or in a hole.

@@ -119,6 +119,9 @@ func explainField(doc *Document, flow *dataflow, st *ast.Step, f *ast.Bullet, of
 	case st.Effect != nil && f == &st.Effect.Bullet:
 		return explainEffect(st.Effect.Value), f.ValueRange
 	}
+	if text, rng := explainSelectionWord(st, f, off); text != "" {
+		return text, rng
+	}
 	for _, a := range st.Asserts {
 		if f == &a.Bullet {
 			return explainAssert(a.Expr), f.ValueRange
@@ -234,8 +237,99 @@ func bindMeaning(b ast.Bind) string {
 		return fmt.Sprintf("Binds `{{%s}}` to the value at `%s` in the step's JSON result. When the path is absent the step diverges.", b.Name, format.Path(b.Path))
 	case *ast.BodyMatchBind:
 		return fmt.Sprintf("Binds `{{%s}}` to capture group 1 of the first match of `/%s/` in the result's body. When nothing matches the step diverges.", b.Name, b.Pattern)
+	case *ast.SelectionBind:
+		return fmt.Sprintf("Binds `{{%s}}` to %s When the selection picks nothing the step diverges.", b.Name, selectionMeaning(b.Sel))
 	}
 	return ""
+}
+
+// pickDocs says what each pick returns, as SPEC.md §5.1's table does.
+var pickDocs = map[ast.Pick]string{
+	ast.PickFirst: "the first element kept, in the source's order — or, with `by`, the lowest. Fails when nothing is kept.",
+	ast.PickLast:  "the last element kept, in the source's order — or, with `by`, the highest. Fails when nothing is kept.",
+	ast.PickOnly:  "the one element kept. Fails when none or several are kept, so the step stops where an agent would hesitate.",
+	ast.PickMax:   "the element whose `by` key is highest (the element itself when the elements are scalars). Fails when nothing is kept, a key is missing or cannot be ordered, or two elements tie.",
+	ast.PickMin:   "the element whose `by` key is lowest (the element itself when the elements are scalars). Fails when nothing is kept, a key is missing or cannot be ordered, or two elements tie.",
+	ast.PickCount: "how many elements are kept, a number. Takes no path after `)`.",
+	ast.PickSum:   "the sum of the elements kept (or of the path after `)` in each), a number.",
+	ast.PickJoin:  "the elements kept (or the path after `)` in each) joined as text by `sep` (`,` when not written).",
+}
+
+// orderingDocs says how each ordering compares, as SPEC.md §5.1's table does.
+var orderingDocs = map[ast.Ordering]string{
+	ast.OrderNumber:  "compares JSON numbers, or strings that read as decimal numbers.",
+	ast.OrderDate:    "compares RFC 3339 / ISO 8601 dates and times; a date alone is midnight UTC.",
+	ast.OrderVersion: "compares dotted versions part by part as numbers (`v1.10.0` after `v1.9.2`); a pre-release comes before its release.",
+	ast.OrderName:    "compares names naturally: runs of digits as numbers, the rest byte by byte (`file2` before `file10`).",
+	ast.OrderText:    "compares strings byte by byte.",
+}
+
+// explainSelectionWord explains the pick or the ordering under the cursor
+// in a selection assert or bind of the bullet f.
+func explainSelectionWord(st *ast.Step, f *ast.Bullet, off int) (string, ast.Range) {
+	var sel *ast.Selection
+	for _, a := range st.Asserts {
+		if f == &a.Bullet {
+			sel = ast.StepSelection(a.Expr)
+		}
+	}
+	for _, b := range st.Binds {
+		if f == &b.Bullet {
+			sel = ast.StepSelection(b.Expr)
+		}
+	}
+	switch {
+	case sel == nil:
+	case sel.PickRange.Contains(off):
+		return fmt.Sprintf("**%s(…)** — a selection's pick\n\nReturns %s", sel.Pick, pickDocs[sel.Pick]), sel.PickRange
+	case sel.Order != ast.OrderNone && sel.OrderRange.Contains(off):
+		return fmt.Sprintf("**as %s** — how `by` orders the keys\n\n`%s` %s", sel.Order, sel.Order, orderingDocs[sel.Order]), sel.OrderRange
+	}
+	return "", ast.Range{}
+}
+
+// selectionMeaning describes a selection's value in words: what it reads,
+// what it keeps, how it orders and what it picks.
+func selectionMeaning(s *ast.Selection) string {
+	var b strings.Builder
+	switch {
+	case s.Source.Kind == ast.SourceJSON && len(s.Source.Path.Elements) == 0:
+		b.WriteString("the elements of the JSON result (an array)")
+	case s.Source.Kind == ast.SourceJSON:
+		fmt.Fprintf(&b, "the elements of the array at `json.%s`", s.Source.Path.String())
+	case s.Source.Pattern != "":
+		fmt.Fprintf(&b, "the body's lines that `/%s/` matches, each an object of its captures", s.Source.Pattern)
+	default:
+		b.WriteString("the body's non-blank lines")
+	}
+	if len(s.Where) > 0 {
+		b.WriteString(", keeping those where ")
+		for i, c := range s.Where {
+			if i > 0 {
+				b.WriteString(" and ")
+			}
+			key := "the element"
+			if !ast.IsIt(c.Key) {
+				key = "`" + c.Key.String() + "`"
+			}
+			if c.Op == ast.CondMatches {
+				fmt.Fprintf(&b, "%s matches `/%s/`", key, c.Pattern)
+			} else {
+				fmt.Fprintf(&b, "%s %s `%s`", key, c.Op, format.Value(c.Value))
+			}
+		}
+	}
+	if s.HasBy {
+		fmt.Fprintf(&b, ", ordered by `%s`", s.By.String())
+		if s.Order != ast.OrderNone {
+			fmt.Fprintf(&b, " as %s", s.Order)
+		}
+	}
+	fmt.Fprintf(&b, " — `%s` returns %s", s.Pick, pickDocs[s.Pick])
+	if len(s.Field.Elements) > 0 && s.Pick != ast.PickSum && s.Pick != ast.PickJoin {
+		fmt.Fprintf(&b, " Then `.%s` is read in the element picked.", s.Field.String())
+	}
+	return "selecting from " + b.String()
 }
 
 // typeDocs says what each `is` type name accepts.
@@ -276,6 +370,17 @@ func explainAssert(a ast.Assert) string {
 			return head + fmt.Sprintf("Holds when `%s` is anything but `%s` (strict JSON equality).", format.Path(a.Path), v) + paths
 		}
 		return head + fmt.Sprintf("Holds when `%s` and `%s` are both numbers and the value is %s %s.", format.Path(a.Path), v, opWords[a.Op], v) + paths
+	case *ast.SelectionAssert:
+		var test string
+		switch a.Kind {
+		case ast.SelCompare:
+			test = fmt.Sprintf("is %s `%s`", opWords[a.Op], format.Value(a.Value))
+		case ast.SelIs:
+			test = "is " + typeDocs[a.Type]
+		case ast.SelMatches:
+			test = fmt.Sprintf("is a string that `/%s/` matches", a.Pattern)
+		}
+		return head + fmt.Sprintf("Holds when the value %s. The value comes from %s", test, selectionMeaning(a.Sel))
 	}
 	return ""
 }

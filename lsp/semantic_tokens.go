@@ -165,8 +165,67 @@ func (t *tokenizer) assert(a ast.Assert) {
 	case *ast.JSONCompareAssert:
 		t.add(a.OpRange, tokOperator, 0)
 		t.value(a.Value)
+	case *ast.SelectionAssert:
+		t.selection(a.Sel)
+		switch a.Kind {
+		case ast.SelCompare:
+			t.add(a.OpRange, tokOperator, 0)
+			t.value(a.Value)
+		case ast.SelIs:
+			t.add(a.TypeRange, tokType, 0)
+		case ast.SelMatches:
+			t.span(int(a.PatternRange.Start.Offset)-1, int(a.PatternRange.End.Offset)+1, tokRegexp, 0)
+		}
 	}
 	t.keywords(a.Span(), first)
+}
+
+// selection colours a selection: the pick as a function, the source's
+// path or regex, each condition's key, operator and value, the ordering
+// key and name, the separator and the trailing path; the keywords
+// (where, and, by, as, sep, lines, not, contains, matches) are left to
+// keywords.
+func (t *tokenizer) selection(s *ast.Selection) {
+	t.add(s.PickRange, tokFunction, modDefaultLib)
+	if s.Source.Kind == ast.SourceJSON {
+		t.path(s.Source.Path)
+	} else if s.Source.Pattern != "" {
+		t.span(int(s.Source.PatternRange.Start.Offset)-1, int(s.Source.PatternRange.End.Offset)+1, tokRegexp, 0)
+	}
+	for _, c := range s.Where {
+		t.key(c.Key)
+		switch c.Op {
+		case ast.CondMatches:
+			t.span(int(c.PatternRange.Start.Offset)-1, int(c.PatternRange.End.Offset)+1, tokRegexp, 0)
+		case ast.CondContains, ast.CondNotContains:
+			t.value(c.Value)
+		default:
+			t.add(c.OpRange, tokOperator, 0)
+			t.value(c.Value)
+		}
+	}
+	if s.HasBy {
+		t.key(s.By)
+		if s.Order != ast.OrderNone {
+			t.add(s.OrderRange, tokEnumMember, 0)
+		}
+	}
+	if s.HasSep {
+		t.add(s.SepRange, tokString, 0)
+	}
+	t.key(s.Field)
+}
+
+// key colours the segments of a key read in each element; `it`, the
+// element itself, is a keyword.
+func (t *tokenizer) key(p ast.Path) {
+	if ast.IsIt(p) {
+		t.add(p.Elements[0].Range, tokKeyword, 0)
+		return
+	}
+	for _, e := range p.Elements {
+		t.add(e.Range, tokProperty, 0)
+	}
 }
 
 func (t *tokenizer) bind(b ast.Bind) {
@@ -177,6 +236,8 @@ func (t *tokenizer) bind(b ast.Bind) {
 		t.path(b.Path)
 	case *ast.BodyMatchBind:
 		t.span(int(b.PatternRange.Start.Offset)-1, int(b.PatternRange.End.Offset)+1, tokRegexp, 0)
+	case *ast.SelectionBind:
+		t.selection(b.Sel)
 	}
 	t.keywords(b.Span(), first)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/internal/astdump"
 	"github.com/spf13/cobra"
 )
 
@@ -21,7 +22,9 @@ With --json one JSON document goes to stdout:
            "binds":["…"],"effect":…}]}}
   failure: {"ok":false,"errors":[{"line":N,"column":N,"step":N|null,
            "code":"…","message":"…"}]}
-asserts and binds are printed in canonical form; args keep key order.
+asserts and binds are printed in canonical form; args keep key order. A
+step with selections (first(…), count(…), …) also has "selections": each
+one typed, with "in" ("assert" or "bind") and "index" saying where it is.
 
 Exit status: 0 when the file parses, 2 when it does not or cannot be read.
 
@@ -60,6 +63,9 @@ type parsedStep struct {
 	Asserts []string        `json:"asserts"`
 	Binds   []string        `json:"binds"`
 	Effect  string          `json:"effect"`
+	// Selections types the step's selection asserts and binds (SPEC.md
+	// §5.1); absent when it has none, so other steps print as before.
+	Selections []astdump.Selection `json:"selections,omitempty"`
 }
 
 type parsedSkill struct {
@@ -162,6 +168,7 @@ func summarize(s *ast.Skill) *parsedSkill {
 		for _, b := range st.Binds {
 			step.Binds = append(step.Binds, format.Bind(b.Expr))
 		}
+		step.Selections = astdump.Selections(st)
 		ps.Steps = append(ps.Steps, step)
 	}
 	return ps

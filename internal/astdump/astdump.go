@@ -103,8 +103,11 @@ func (d *dumper) step(st *ast.Step) {
 	}
 	for _, b := range st.Binds {
 		d.bullet(&b.Bullet, "bind %T %q name=%s", b.Expr, format.Bind(b.Expr), rng(b.Expr.BoundNameRange()))
-		if jb, ok := b.Expr.(*ast.JSONBind); ok {
-			d.path(jb.Path)
+		switch x := b.Expr.(type) {
+		case *ast.JSONBind:
+			d.path(x.Path)
+		case *ast.SelectionBind:
+			d.selection(x.Sel)
 		}
 	}
 	if e := st.Effect; e != nil {
@@ -141,15 +144,60 @@ func (d *dumper) assertParts(a ast.Assert) {
 	case *ast.JSONCompareAssert:
 		d.f(3, "op %s %s", a.Op, rng(a.OpRange))
 		d.value(3, a.Value)
+	case *ast.SelectionAssert:
+		d.selection(a.Sel)
+		switch a.Kind {
+		case ast.SelCompare:
+			d.f(3, "op %s %s", a.Op, rng(a.OpRange))
+			d.value(3, a.Value)
+		case ast.SelIs:
+			d.f(3, "type %s %s", a.Type, rng(a.TypeRange))
+		case ast.SelMatches:
+			d.f(3, "pattern %q %s", a.Pattern, rng(a.PatternRange))
+		}
 	}
 }
 
-func (d *dumper) path(p ast.Path) {
+// selection outlines a selection's parts with their positions.
+func (d *dumper) selection(s *ast.Selection) {
+	d.f(3, "selection %s pick %s %s", rng(s.Range), s.Pick, rng(s.PickRange))
+	switch s.Source.Kind {
+	case ast.SourceJSON:
+		d.f(4, "source json %s", rng(s.Source.Range))
+		d.pathAt(5, s.Source.Path)
+	case ast.SourceLines:
+		d.f(4, "source lines %s pattern %q %s", rng(s.Source.Range), s.Source.Pattern, rng(s.Source.PatternRange))
+	}
+	for _, c := range s.Where {
+		d.f(4, "where %s op %q %s", rng(c.Range), c.Op, rng(c.OpRange))
+		d.pathAt(5, c.Key)
+		if c.Op == ast.CondMatches {
+			d.f(5, "pattern %q %s", c.Pattern, rng(c.PatternRange))
+		} else {
+			d.value(5, c.Value)
+		}
+	}
+	if s.HasBy {
+		d.f(4, "by as=%q %s", s.Order, rng(s.OrderRange))
+		d.pathAt(5, s.By)
+	}
+	if s.HasSep {
+		d.f(4, "sep %q %s", s.Sep, rng(s.SepRange))
+	}
+	if len(s.Field.Elements) > 0 {
+		d.f(4, "field")
+		d.pathAt(5, s.Field)
+	}
+}
+
+func (d *dumper) path(p ast.Path) { d.pathAt(3, p) }
+
+func (d *dumper) pathAt(depth int, p ast.Path) {
 	parts := make([]string, len(p.Elements))
 	for i, e := range p.Elements {
 		parts[i] = fmt.Sprintf("%s[%d]@%s", e.Name, e.Index, rng(e.Range))
 	}
-	d.f(3, "path %s %s", rng(p.Range), strings.Join(parts, " "))
+	d.f(depth, "path %s %s", rng(p.Range), strings.Join(parts, " "))
 }
 
 func (d *dumper) value(depth int, v ast.Value) {
