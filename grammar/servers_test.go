@@ -246,13 +246,18 @@ func FuzzServerLine(f *testing.F) {
 
 // FuzzServersSection drives whole preambles holding a Servers section
 // (headings, fences, breaks, several bullets) through the parser and the
-// incremental parser: no panic, diagnostics inside the file, fmt keeps
-// the file, and an edit after the first step keeps the same servers.
+// incremental parser: no panic, diagnostics inside the file; an accepted
+// file's canonical form parses to the same tree and servers and formats
+// to itself; fmt keeps the file but for the one step header it may
+// respell; and an edit after the first step keeps the same servers.
 func FuzzServersSection(f *testing.F) {
 	for _, s := range []string{
 		"## Servers\n\n- `a`: `x` (tools: t)\n- `b`: `y`\n\n## Steps\n\n",
 		"## Servers\n```\n- x\n```\n- `a`: `x`\n## Servers\n- `a`: `y`\n",
 		"Servers\n---\n- `a`: `x`\n", "# T\n\n## servers\n* a: `b`\n+ c: `d` (tools: e,f)\n---\n",
+		// A preamble ending in blanks without a line end indents the
+		// step header that follows it.
+		" ", "## Servers\n- `a`: `x`\n\n   ", "## Servers\n- `a`: `x`\n  ",
 	} {
 		f.Add(s)
 	}
@@ -260,10 +265,17 @@ func FuzzServersSection(f *testing.F) {
 		src := serversDoc(preamble)
 		skill, diags := grammar.Parse("", src)
 		checkRanges(t, src, diags)
+		if diags.HasErrors() {
+			return
+		}
+		out := format.Source(skill)
+		checkCanonical(t, skill, src, out)
 		// A step header in the preamble makes steps the printer may
-		// respell; otherwise the file is canonical already.
-		if out := format.Source(skill); !strings.Contains(preamble, "Step") && !diags.HasErrors() && string(out) != string(src) {
-			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
+		// respell; otherwise the file is canonical already, but for the
+		// header serversDoc adds: a preamble whose last line is blanks
+		// indents it, and fmt prints a header unindented (SPEC §9).
+		if want := unindentedDoc(preamble); !strings.Contains(preamble, "Step") && string(out) != string(want) {
+			t.Fatalf("fmt gives:\n%s", format.Diff("want", want, out))
 		}
 		edited := append(append([]byte{}, src...), "\nMore text.\n"...)
 		got, _ := grammar.Reparse("", src, skill, diags, edited)
@@ -272,6 +284,123 @@ func FuzzServersSection(f *testing.F) {
 			t.Fatalf("Reparse gives servers %v, Parse %v", servers(got), servers(want))
 		}
 	})
+}
+
+// unindentedDoc is serversDoc(preamble) in canonical form when preamble
+// holds no step header: the blanks (at most three) that end preamble
+// without a line end indent the step header, and fmt drops them.
+func unindentedDoc(preamble string) []byte {
+	last := preamble[strings.LastIndexByte(preamble, '\n')+1:]
+	if len(last) <= 3 && strings.Trim(last, " ") == "" {
+		preamble = preamble[:len(preamble)-len(last)]
+	}
+	return serversDoc(preamble)
+}
+
+// checkCanonical fails unless out, the canonical form of skill (parsed
+// from src), parses without errors to the same tree and servers, formats
+// to itself, and format.Matches says whether src is already out.
+func checkCanonical(t *testing.T, skill *ast.Skill, src, out []byte) {
+	t.Helper()
+	again, diags := grammar.Parse("", out)
+	if diags.HasErrors() {
+		t.Fatalf("canonical form does not parse: %v\ninput: %q\noutput: %q", diags, src, out)
+	}
+	if d := testutil.DiffSkills(skill, again); d != "" {
+		t.Fatalf("re-parsed tree differs (-input +canonical):\n%s\ninput: %q\noutput: %q", d, src, out)
+	}
+	if fmt.Sprint(servers(again)) != fmt.Sprint(servers(skill)) {
+		t.Fatalf("canonical form has servers %v, input %v", servers(again), servers(skill))
+	}
+	if twice := format.Source(again); !bytes.Equal(twice, out) {
+		t.Fatalf("fmt is not idempotent:\n%s", format.Diff("canonical", out, twice))
+	}
+	if got := format.Matches(skill, src); got != bytes.Equal(src, out) {
+		t.Fatalf("Matches(input) = %v; input canonical: %v", got, bytes.Equal(src, out))
+	}
+	if !format.Matches(again, out) {
+		t.Fatalf("Matches(canonical) = false")
+	}
+}
+
+// TestIndentedStepHeader: a step header indented by one to three spaces
+// is a CommonMark heading and opens the step, after a Servers section or
+// not; fmt prints it unindented (SPEC §9) and leaves the preamble and
+// servers alone, and the canonical form parses to the same tree. Right
+// after a list item (a server's bullet among them), blank line or not,
+// two or three spaces put the header inside the item, as CommonMark
+// reads it: that is no step header, so the file has no steps and the
+// item's section reads the step's bullets. Four spaces are a code block.
+func TestIndentedStepHeader(t *testing.T) {
+	const step = "### Step 1 — T\n- intent: i\n- action: create_entities {}\n- effect: read\n"
+	preambles := []struct {
+		name, text string
+		servers    []server
+		maxIndent  int  // the most blanks that still open a step
+		open       bool // the Servers section runs on to the header
+	}{
+		{"no preamble", "", nil, 3, false},
+		{"blank line", "\n", nil, 3, false},
+		{"prose", "# Title\n\nSome text.\n", nil, 3, false},
+		{"list item", "- item\n", nil, 1, false},
+		{"servers", "## Servers\n- `a`: `x` (tools: t)\n", []server{{"a", "x", []string{"t"}}}, 1, true},
+		{"servers, blank line", "## Servers\n\n- `a`: `x` (tools: t)\n- `b`: `y`\n\n", []server{{"a", "x", []string{"t"}}, {"b", "y", nil}}, 1, true},
+		{"servers, then a section", "## Servers\n- `a`: `x`\n\n## Steps\n\n", []server{{"a", "x", nil}}, 3, false},
+		{"servers, then prose", "## Servers\n- `a`: `x`\n\nRun them first.\n", []server{{"a", "x", nil}}, 3, true},
+	}
+	for _, pre := range preambles {
+		for indent := 1; indent <= 4; indent++ {
+			t.Run(fmt.Sprintf("%s/%d", pre.name, indent), func(t *testing.T) {
+				blanks := strings.Repeat(" ", indent)
+				src := []byte("---\nname: s\ndescription: d\n---\n" + pre.text + blanks + step)
+				skill, diags := grammar.Parse("s.skill.md", src)
+				checkRanges(t, src, diags)
+				if got := servers(skill); fmt.Sprint(got) != fmt.Sprint(pre.servers) {
+					t.Errorf("servers %v; want %v", got, pre.servers)
+				}
+				if indent > pre.maxIndent {
+					// No step, and an open Servers section reads the
+					// step's three bullets as malformed servers.
+					want := []string{grammar.CodeNoSteps}
+					if pre.open {
+						want = append(want, grammar.CodeMalformedServer, grammar.CodeMalformedServer, grammar.CodeMalformedServer)
+					}
+					var codes []string
+					for _, d := range diags {
+						codes = append(codes, d.Code)
+					}
+					if fmt.Sprint(codes) != fmt.Sprint(want) {
+						t.Errorf("diagnostics %v; want codes %v", diags, want)
+					}
+					if len(skill.Steps) != 0 {
+						t.Errorf("steps %+v; want none", skill.Steps)
+					}
+					return
+				}
+				if len(diags) > 0 {
+					t.Fatalf("diagnostics:\n%v", diags)
+				}
+				if len(skill.Steps) != 1 || skill.Steps[0].Number != 1 || skill.Steps[0].Title != "T" {
+					t.Fatalf("steps %+v; want step 1 titled T", skill.Steps)
+				}
+				h := skill.Steps[0].HeaderRange
+				if got := string(src[h.Start.Offset:h.End.Offset]); got != blanks+"### Step 1 — T" {
+					t.Errorf("header range covers %q", got)
+				}
+				if got, want := int(skill.Steps[0].TitleRange.Start.Column), indent+len("### Step 1 - ")+1; got != want {
+					t.Errorf("title at column %d; want %d", got, want)
+				}
+				if skill.Preamble.Text != pre.text {
+					t.Errorf("preamble %q; want %q", skill.Preamble.Text, pre.text)
+				}
+				out := format.Source(skill)
+				if want := "---\nname: s\ndescription: d\n---\n" + pre.text + step; string(out) != want {
+					t.Errorf("fmt gives:\n%s", format.Diff("want", []byte(want), out))
+				}
+				checkCanonical(t, skill, src, out)
+			})
+		}
+	}
 }
 
 func TestHasStepHeader(t *testing.T) {
