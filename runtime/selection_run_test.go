@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +109,25 @@ func TestDryRunSelections(t *testing.T) {
 	}
 	if a.total() != 0 {
 		t.Errorf("a dry run made %d requests", a.total())
+	}
+}
+
+// TestSelectionInputs: a selection's condition or compared value that takes
+// a variable no earlier step binds needs it as an input, checked before
+// anything runs — the step's own binds do not count, since they are made
+// after its selections are read.
+func TestSelectionInputs(t *testing.T) {
+	s := parse(t, skill(
+		step{action: `t {}`, asserts: []string{`only(json.items where id == "{{customer}}").n == "{{expected}}"`},
+			binds: []string{`x = first(json.items where name contains "{{x}}").id`, `y = last(json.items).id`}},
+		step{action: `t {"a": "{{x}}"}`, binds: []string{`z = only(json.items where id == "{{y}}" and tag == "{{tag}}").id`}},
+	))
+	var got []string
+	for _, in := range runtime.Inputs(s) {
+		got = append(got, fmt.Sprintf("%s@%d:%d", in.Name, in.Step, in.Range.Start.Line))
+	}
+	want := []string{"customer@1:11", "expected@1:11", "x@1:12", "tag@2:19"}
+	if !slices.Equal(got, want) {
+		t.Errorf("inputs %v, want %v", got, want)
 	}
 }
