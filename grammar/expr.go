@@ -251,18 +251,51 @@ type exprError struct {
 // ParseAssert parses one assert expression that starts at base in its
 // file. src must be a single line without surrounding blanks.
 func ParseAssert(src string, base ast.Pos) (ast.Assert, *ast.Diagnostic) {
-	var c exprCache
 	org := fragment(base, src)
+	if selectionStart(src, 0) {
+		// A cache of its own: the selection path keeps a pointer to it,
+		// and the other forms' stack-allocated cache must not follow.
+		a, err := new(exprCache).parseSelectionAssert(src, org)
+		return a, err.diagnostic(org)
+	}
+	var c exprCache
 	a, err := c.parseAssert(src, org)
 	return a, err.diagnostic(org)
 }
 
 // ParseBind parses one bind expression that starts at base in its file.
 func ParseBind(src string, base ast.Pos) (ast.Bind, *ast.Diagnostic) {
-	var c exprCache
 	org := fragment(base, src)
+	if bindSelectionStart(src) && !reservedBind(src) {
+		b, err := new(exprCache).parseSelectionBind(src, org)
+		return b, err.diagnostic(org)
+	}
+	var c exprCache
 	b, err := c.parseBind(src, org)
 	return b, err.diagnostic(org)
+}
+
+// parseAnyAssert parses an assert of any form, selections included.
+func (c *exprCache) parseAnyAssert(src string, org origin) (ast.Assert, *exprError) {
+	if selectionStart(src, 0) {
+		return c.parseSelectionAssert(src, org)
+	}
+	return c.parseAssert(src, org)
+}
+
+// parseAnyBind parses a bind of any form, selections included.
+func (c *exprCache) parseAnyBind(src string, org origin) (ast.Bind, *exprError) {
+	if bindSelectionStart(src) && !reservedBind(src) {
+		return c.parseSelectionBind(src, org)
+	}
+	return c.parseBind(src, org)
+}
+
+// reservedBind reports whether a bind defines a reserved name, which
+// parseBind refuses whatever its right side.
+func reservedBind(src string) bool {
+	lhs, _, ok := strings.Cut(src, "=")
+	return ok && IsReservedName(strings.TrimSpace(lhs))
 }
 
 func (e *exprError) diagnostic(org origin) *ast.Diagnostic {
@@ -297,9 +330,6 @@ func explain(err error) string {
 }
 
 func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError) {
-	if selectionStart(src, 0) {
-		return c.parseSelectionAssert(src, org)
-	}
 	if e := checkSize(src, false); e != nil {
 		return nil, e
 	}
@@ -372,9 +402,6 @@ func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 			e.detail = explain(err)
 		}
 		return e
-	}
-	if bindSelectionStart(src) {
-		return c.parseSelectionBind(src, org, unknown)
 	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e

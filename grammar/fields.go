@@ -114,7 +114,7 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 			}
 		}
 	case "assert":
-		a, err := p.exprs.parseAssert(value, org)
+		a, err := p.exprs.parseAnyAssert(value, org)
 		if p.exprReport(step.Number, err, org) {
 			if step.Asserts == nil {
 				step.Asserts = make([]*ast.AssertField, 0, 4)
@@ -122,7 +122,7 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 			step.Asserts = append(step.Asserts, p.newAssert(ast.AssertField{Bullet: b, Expr: a}))
 		}
 	case "bind":
-		bd, err := p.exprs.parseBind(value, org)
+		bd, err := p.exprs.parseAnyBind(value, org)
 		if p.exprReport(step.Number, err, org) {
 			f := p.nodes.binds.new()
 			*f = ast.BindField{Bullet: b, Expr: bd}

@@ -380,7 +380,14 @@ func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *e
 	return a, nil
 }
 
-func (c *exprCache) parseSelectionBind(src string, org origin, unknown func(error) *exprError) (ast.Bind, *exprError) {
+func (c *exprCache) parseSelectionBind(src string, org origin) (ast.Bind, *exprError) {
+	unknown := func(err error) *exprError {
+		e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
+		if err != nil {
+			e.detail = explain(err)
+		}
+		return e
+	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
