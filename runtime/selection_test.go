@@ -599,3 +599,21 @@ func TestSelectionBudget(t *testing.T) {
 		t.Errorf("where: %v", err)
 	}
 }
+
+// TestSelectionRedactsByPlace: a value quoted in a selection's failure is
+// blanked when the member it sits under names a secret, as the JSON
+// forms' failures are.
+func TestSelectionRedactsByPlace(t *testing.T) {
+	body := `{"xs": [{"token": "s3cr3t-value-1234"}, {"token": "s3cr3t-value-1234"}]}`
+	for _, sel := range []tsel{
+		{pick: ast.PickMax, src: "json.xs", by: "token", as: ast.OrderDate},
+		{pick: ast.PickMax, src: "json.xs", by: "token"},
+		{pick: ast.PickSum, src: "json.xs", field: "token"},
+	} {
+		e := &evaluation{obs: &Observation{Body: body}}
+		_, _, err := e.selectValue(sel.node())
+		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "json.xs.") {
+			t.Errorf("%s by %s: %v", sel.pick, sel.by, err)
+		}
+	}
+}
