@@ -268,13 +268,18 @@ func parseVersion(s string) (version, bool) {
 	if rel == "" {
 		return v, false
 	}
-	for _, part := range strings.Split(rel, ".") {
-		if part == "" || strings.Trim(part, "0123456789") != "" {
+	v.release = make([]string, 0, strings.Count(rel, ".")+1)
+	for rest := rel; ; {
+		part, after, more := strings.Cut(rest, ".")
+		if !allDigits(part) {
 			return v, false
 		}
 		v.release = append(v.release, trimZeros(part))
+		if !more {
+			return v, true
+		}
+		rest = after
 	}
-	return v, true
 }
 
 // trimZeros drops a digit run's leading zeros ("007" → "7", "000" → "0").
