@@ -165,6 +165,11 @@ func (r *Report) judge(step int, a ast.Assert, obs []*runtime.Observation) {
 	case *ast.JSONMatchesAssert:
 		r.loosen(step, a.Path, before, obs, failed)
 		return
+	case *ast.SelectionAssert:
+		if a.Kind == ast.SelMatches || (a.Kind == ast.SelCompare && a.Op == ast.OpEq) {
+			r.loosenSelection(step, a.Sel, before, obs, failed)
+			return
+		}
 	case *ast.BodyContainsAssert:
 		if a.Negated || failed == len(obs) {
 			// Every run disagreed with the recording alike: the world
@@ -183,16 +188,41 @@ func (r *Report) judge(step int, a ast.Assert, obs []*runtime.Observation) {
 // loosen turns a value or shape assert at path into a type assert when the
 // runs agree on the type, or removes it when a run had no value there.
 func (r *Report) loosen(step int, path ast.Path, before string, obs []*runtime.Observation, failed int) {
+	read := func(o *runtime.Observation) (any, bool, error) {
+		root, err := o.JSON()
+		if err != nil {
+			return nil, false, nil
+		}
+		v, ok := runtime.Resolve(root, path)
+		return v, ok, nil
+	}
+	r.loosenTo(step, before, obs, failed, read, func(t ast.TypeName) ast.Assert { return &ast.JSONIsAssert{Path: path, Type: t} })
+}
+
+// loosenSelection is loosen for a selection's value. A run where the
+// selection could not be evaluated (no element kept, a tie, a key
+// missing) did not see a volatile value: the assert stays, with a
+// warning.
+func (r *Report) loosenSelection(step int, sel *ast.Selection, before string, obs []*runtime.Observation, failed int) {
+	read := func(o *runtime.Observation) (any, bool, error) { return runtime.SelectionValue(o, sel) }
+	r.loosenTo(step, before, obs, failed, read, func(t ast.TypeName) ast.Assert { return &ast.SelectionAssert{Sel: sel, Kind: ast.SelIs, Type: t} })
+}
+
+// loosenTo holds the values read from each run: one type throughout makes
+// the assert the type assert typed builds, a run without a value removes
+// it, one value throughout (not the recorded one) is a warning.
+func (r *Report) loosenTo(step int, before string, obs []*runtime.Observation, failed int,
+	read func(*runtime.Observation) (any, bool, error), typed func(ast.TypeName) ast.Assert) {
 	var seen []string
 	types := map[string]bool{}
 	missing := 0
 	for _, o := range obs {
-		root, err := o.JSON()
+		v, ok, err := read(o)
 		if err != nil {
-			missing++
-			continue
+			r.Warnings = append(r.Warnings, Warning{Step: step, Assert: before, Failed: failed,
+				Why: fmt.Sprintf("failed in %d of %d runs, and a run could not evaluate it (%v); not a value calibration can loosen — look at the step", failed, len(obs), err)})
+			return
 		}
-		v, ok := runtime.Resolve(root, path)
 		if !ok || v == nil {
 			missing++
 			continue
@@ -220,7 +250,7 @@ func (r *Report) loosen(step int, path ast.Path, before string, obs []*runtime.O
 	for t := range types {
 		typ = t
 	}
-	after := &ast.JSONIsAssert{Path: path, Type: ast.TypeName(typ)}
+	after := typed(ast.TypeName(typ))
 	r.replace[stepAssert{step, before}] = after
 	r.Changes = append(r.Changes, Change{Step: step, Before: before, After: format.Assert(after),
 		Why: fmt.Sprintf("the value changed from run to run (%d of %d runs disagreed; seen: %s)", failed, len(obs), values)})

@@ -165,3 +165,50 @@ func TestNothingToLoosen(t *testing.T) {
 		t.Error("Apply changed a skill with nothing to loosen")
 	}
 }
+
+// readings answers a list whose newest reading changes with every call.
+type readings struct{ n int }
+
+func (*readings) Effect() ast.Effect { return ast.EffectRead }
+
+func (r *readings) Call(context.Context, []byte) (*runtime.Observation, error) {
+	r.n++
+	body := fmt.Sprintf(`{"items":[{"id":"a","t":%d},{"id":"b","t":1}]}`, 10+r.n)
+	return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: body}, nil
+}
+
+// TestCalibrateSelection: a selection's value that changes from run to run
+// becomes a type assert on the same selection; a selection a run cannot
+// evaluate is a warning, never loosened.
+func TestCalibrateSelection(t *testing.T) {
+	src := `---
+name: readings
+description: Calibration fixture
+---
+
+### Step 1 — Read
+- intent: Read
+- action: get_readings {}
+- assert: max(json.items by t).t == 11
+- assert: only(json.items where id == "z").t == 1
+- assert: count(json.items) == 2
+- effect: read
+`
+	skill, diags := grammar.Parse("r.skill.md", []byte(src))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	rep := calibrate.Measure(context.Background(), skill, calibrate.Options{Runs: 3, Run: runtime.Options{
+		Tools: runtime.Registry{"get_readings": &readings{}},
+	}})
+	if len(rep.Changes) != 1 || rep.Changes[0].Before != "max(json.items by t).t == 11" || rep.Changes[0].After != "max(json.items by t).t is number" {
+		t.Errorf("changes %+v, want the max loosened to its type", rep.Changes)
+	}
+	if len(rep.Warnings) != 1 || rep.Warnings[0].Assert != `only(json.items where id == "z").t == 1` ||
+		!strings.Contains(rep.Warnings[0].Why, "no element of json.items (2) is kept") {
+		t.Errorf("warnings %+v, want one for the only() no run could evaluate", rep.Warnings)
+	}
+	if rep.Held != 1 {
+		t.Errorf("held %d, want 1 (the count)", rep.Held)
+	}
+}

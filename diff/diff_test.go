@@ -345,3 +345,36 @@ func TestWriteTextEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileSelectionBind: an argument filled from a selection the step
+// holds only to a type is type-only; one from a selection held to a value
+// is compared by value.
+func TestProfileSelectionBind(t *testing.T) {
+	p := parseSkill(t, `---
+name: sel
+description: pick the newest, use it
+---
+
+## Steps
+
+### Step 1 — List
+- intent: list
+- action: list_items {}
+- assert: max(json.items by at as date).id is string
+- assert: only(json.items where name == "main").id == "m1"
+- bind: newest = max(json.items by at as date).id
+- bind: main = only(json.items where name == "main").id
+- effect: read
+
+### Step 2 — Read
+- intent: read both
+- action: get_item {"a": "{{newest}}", "b": "{{main}}"}
+- effect: read
+`)
+	if got := keysOf(p.Step(2).ArgsTypeOnly); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("step 2 type-only arguments %v, want [a]", got)
+	}
+	if got := keysOf(p.Step(1).TypeOnly); got != nil {
+		t.Errorf("step 1 type-only paths %v, want none (selections are not paths)", got)
+	}
+}

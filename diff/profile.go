@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/jsregex"
 )
 
@@ -63,7 +64,18 @@ func NewProfile(s *ast.Skill) *Profile {
 			})
 		}
 		kinds := map[string]bool{} // path → only type and shape asserts so far
+		// selKinds is kinds for the step's selections, by their text.
+		selKinds := map[string]bool{}
 		for _, a := range st.Asserts {
+			if sa, ok := a.Expr.(*ast.SelectionAssert); ok {
+				key := format.Selection(sa.Sel)
+				isType := sa.Kind == ast.SelIs || sa.Kind == ast.SelMatches
+				if prev, seen := selKinds[key]; seen {
+					isType = prev && isType
+				}
+				selKinds[key] = isType
+				continue
+			}
 			path := ast.AssertPath(a.Expr)
 			if path == nil {
 				continue
@@ -92,6 +104,13 @@ func NewProfile(s *ast.Skill) *Profile {
 		}
 		for _, b := range st.Binds {
 			name := b.Expr.BoundName()
+			if sb, ok := b.Expr.(*ast.SelectionBind); ok {
+				// A value picked by a selection the step holds only to a
+				// type changes by design, like a type-only path's; what
+				// takes it is type-only too.
+				volatile[name] = selKinds[format.Selection(sb.Sel)]
+				continue
+			}
 			jb, ok := b.Expr.(*ast.JSONBind)
 			volatile[name] = ok && sp.TypeOnly[jb.Path.String()]
 			if volatile[name] {

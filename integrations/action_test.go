@@ -77,7 +77,7 @@ func TestActionShape(t *testing.T) {
 		t.Errorf("runs.using = %q", a.Runs.Using)
 	}
 	want := map[string]string{"skills": "", "wrap": "", "allow-writes": "false", "yes": "false", "max-level": "0", "vars": "",
-		"var-file": "", "junit": "", "fail-on-unchecked": "false", "cloud-url": "", "cloud-key": "", "push": "always"}
+		"var-file": "", "junit": "", "fail-on-unchecked": "false", "fail-on-open-questions": "false", "cloud-url": "", "cloud-key": "", "push": "always"}
 	for name, def := range want {
 		in, ok := a.Inputs[name]
 		if !ok {

@@ -68,6 +68,7 @@ var registry = []*Rule{
 	ruleToolSignature,
 	ruleUncheckedStep,
 	ruleUnusedBind,
+	ruleOpenQuestion,
 	ruleDriftIndex,
 	rulePositionalPick,
 	ruleDateLiteral,

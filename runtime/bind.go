@@ -47,6 +47,22 @@ func (e *evaluation) bind(b ast.Bind) {
 		default:
 			e.binds = append(e.binds, binding{b.Name, group})
 		}
+	case *ast.SelectionBind:
+		v, found, err := e.selectValue(b.Sel)
+		switch {
+		case err == errBadBody:
+		case err != nil:
+			e.fail(&Failure{Message: format.Bind(b) + ": " + err.Error(), Expr: format.Bind(b)})
+		case !found:
+			e.fail(&Failure{
+				Message:  fmt.Sprintf("%s failed: the picked element has no %s", format.Bind(b), b.Sel.Field.String()),
+				Expr:     format.Bind(b),
+				Expected: "a value at ." + b.Sel.Field.String() + " in the picked element",
+				Observed: notFound,
+			})
+		default:
+			e.binds = append(e.binds, binding{b.Name, v})
+		}
 	default:
 		e.fail(&Failure{Message: fmt.Sprintf("unsupported bind %T", b)})
 	}

@@ -2,8 +2,10 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/format"
 )
 
 // PlannedStep is one step of a dry run: its filled action and whether the
@@ -21,6 +23,10 @@ type PlannedStep struct {
 	// NeedsFlag names the flag the step's effect requires ("--yes" or
 	// "--allow-writes") when the run's options do not give it, else "".
 	NeedsFlag string
+	// Picks are the step's selection binds as the skill writes them
+	// (`newest = max(json.items by modified as date).id`): what the run
+	// will pick from the step's result, which a dry run cannot know.
+	Picks []string
 }
 
 // A dry run's filled arguments are written into chunks of dryArgsChunk
@@ -65,6 +71,14 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 			p.Action.Args = filled[start:len(filled):len(filled)]
 			args = filled
 		}
+		for _, b := range st.Binds {
+			if sb, ok := b.Expr.(*ast.SelectionBind); ok {
+				p.Picks = append(p.Picks, format.Bind(sb))
+			}
+		}
+		if p.Err == nil {
+			p.Err = unboundSelectionHole(st, f.env)
+		}
 		switch {
 		case p.Effect == ast.EffectDestructive && !opts.Yes:
 			p.NeedsFlag = "--yes"
@@ -77,4 +91,42 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 		plan = append(plan, p)
 	}
 	return plan
+}
+
+// unboundSelectionHole reports a hole in one of the step's selections (a
+// condition's value, a selection assert's value) that names a variable
+// neither an input nor an earlier step binds: the run would fail there.
+func unboundSelectionHole(st *ast.Step, env *scope) error {
+	check := func(expr string, holes []*ast.Hole) error {
+		for _, h := range holes {
+			if h.Kind != ast.HoleVar {
+				continue
+			}
+			if _, ok := env.lookup(h.Name); !ok {
+				return fmt.Errorf("Unbound template variable {{%s}} in %s", h.Name, expr)
+			}
+		}
+		return nil
+	}
+	for _, a := range st.Asserts {
+		sa, ok := a.Expr.(*ast.SelectionAssert)
+		if !ok {
+			continue
+		}
+		holes := sa.Sel.Holes()
+		if v, ok := sa.Value.(*ast.String); ok {
+			holes = append(holes, v.Holes...)
+		}
+		if err := check(format.Assert(sa), holes); err != nil {
+			return err
+		}
+	}
+	for _, b := range st.Binds {
+		if sb, ok := b.Expr.(*ast.SelectionBind); ok {
+			if err := check(format.Bind(sb), sb.Sel.Holes()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

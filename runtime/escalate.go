@@ -55,6 +55,16 @@ func (d *Divergence) Bound(name string) bool {
 	return ok
 }
 
+// Check evaluates asserts and binds against obs as the run would at this
+// step: the holes of a selection's conditions are filled from the run's
+// bindings so far (the package's Check has none).
+func (d *Divergence) Check(obs *Observation, asserts []ast.Assert, binds []ast.Bind) []Failure {
+	if d.r == nil {
+		return Check(obs, asserts, binds)
+	}
+	return evaluate(obs, asserts, binds, &d.r.fill).failures
+}
+
 // BoundNames returns every name Bound accepts, sorted.
 func (d *Divergence) BoundNames() []string {
 	if d.visible == nil {
@@ -157,7 +167,7 @@ func (r *runner) escalate(ctx context.Context, sr *StepResult, failures []Failur
 	if h.Observation != nil {
 		obs = h.Observation
 	}
-	ev := evaluate(obs, h.Asserts, h.Binds)
+	ev := evaluate(obs, h.Asserts, h.Binds, &d.r.fill)
 	if len(ev.failures) > 0 {
 		return append(failures, Failure{Message: fmt.Sprintf("The Level %d heal did not hold when the runner checked it: %s",
 			h.Level, ev.failures[0].Message)}), false
@@ -177,12 +187,12 @@ func (r *runner) escalate(ctx context.Context, sr *StepResult, failures []Failur
 // does (every expression, no short cut) and returns the failures; none means
 // every one held.
 func Check(obs *Observation, asserts []ast.Assert, binds []ast.Bind) []Failure {
-	return evaluate(obs, asserts, binds).failures
+	return evaluate(obs, asserts, binds, nil).failures
 }
 
 // evaluate runs asserts, then binds, against obs.
-func evaluate(obs *Observation, asserts []ast.Assert, binds []ast.Bind) *evaluation {
-	ev := &evaluation{obs: obs}
+func evaluate(obs *Observation, asserts []ast.Assert, binds []ast.Bind, fill *filler) *evaluation {
+	ev := &evaluation{obs: obs, fill: fill}
 	for _, a := range asserts {
 		ev.assert(a)
 	}

@@ -16,7 +16,11 @@ import (
 // evaluation checks a step's asserts and binds against one observation.
 // Every expression is evaluated; failures accumulate.
 type evaluation struct {
-	obs      *Observation
+	obs *Observation
+	// fill fills the template holes of selection conditions and values
+	// from the run's bindings; nil outside a run (Check), where every
+	// variable hole is unbound.
+	fill     *filler
 	failures []Failure
 	binds    []binding
 	// badJSON is set once the body has been reported as not JSON, so the
@@ -72,6 +76,10 @@ func (e *evaluation) assert(a ast.Assert) {
 		}
 		f = failed(strings.TrimPrefix(format.Assert(a), "body "), observed)
 		f.Message = fmt.Sprintf("%s failed (body length %d)", format.Assert(a), len(e.obs.Body))
+	case *ast.SelectionAssert:
+		if f = e.checkSelection(a); f == nil {
+			return
+		}
 	default:
 		root, ok := e.json()
 		if !ok {

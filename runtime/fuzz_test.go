@@ -18,6 +18,14 @@ func FuzzReplay(f *testing.F) {
 		f.Add(c.Src, []byte(itemsBody))
 	}
 	f.Add([]byte(skill(step{action: `t {"a": "{{x}}"}`, binds: []string{"x = json.a"}})), []byte(`{"a":"{{x}}"}`))
+	// Selections over JSON and over lines, feeding the next step.
+	f.Add([]byte(skill(
+		step{action: `t {}`, asserts: []string{`count(json.items where n > 1) >= 1`}, binds: []string{`x = max(json.items by at as date).id`, `s = join(json.items by id as name sep "|").id`}},
+		step{action: `t {"a": "{{x}}"}`, asserts: []string{`only(json.items where id == "{{x}}").n is number`}, binds: []string{`t = sum(json.items).n`}},
+	)), []byte(`{"items":[{"id":"a2","n":2,"at":"2026-01-05"},{"id":"a10","n":1.5,"at":"2026-01-06T10:00:00Z"}]}`))
+	f.Add([]byte(skill(
+		step{action: `t {}`, binds: []string{`f = last(lines /^(?<name>\S+) (\d+)$/ by 2 as number).name`, `c = count(lines)`}},
+	)), []byte("a 1\r\nb 20\n\nc 3\n"))
 	f.Fuzz(func(t *testing.T, src, body []byte) {
 		s, diags := grammar.Parse("fuzz.skill.md", src)
 		if diags.HasErrors() {

@@ -57,6 +57,9 @@ type Options struct {
 	// Path and SkillSHA256 identify the skill file on the record.
 	Path        string
 	SkillSHA256 string
+	// OpenQuestions are the skill's unresolved open questions
+	// (grammar.OpenQuestions), put on the record as they are.
+	OpenQuestions []runlog.OpenQuestion
 	// IgnoreToolDrift runs the steps even when the tools the skill's
 	// reelier-tools metadata keeps differ from those the servers offer
 	// now (CheckTools); the record keeps the drift, marked ignored.
@@ -165,7 +168,7 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 		limits: opts.Limits.Or(limits), unavailable: map[string]int{}}
 	res := &Result{
 		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps)),
-			Path: opts.Path, SkillSHA256: opts.SkillSHA256},
+			Path: opts.Path, SkillSHA256: opts.SkillSHA256, OpenQuestions: opts.OpenQuestions},
 		Steps: make([]*StepResult, len(skill.Steps)),
 	}
 	// The drift check, before any step: the tools the skill was compiled
@@ -428,7 +431,7 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 		return stepFailure(runlog.KindTool, "Tool execution failed: the tool returned no observation"), false
 	}
 	sr.Observation = obs
-	ev := evaluation{obs: obs}
+	ev := evaluation{obs: obs, fill: &r.fill}
 	for _, a := range st.Asserts {
 		ev.assert(a.Expr)
 	}

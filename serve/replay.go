@@ -87,6 +87,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	res := runtime.Run(ctx, skill, runtime.Options{
 		Tools: tools, Vars: in.Vars, Yes: in.AllowDestructive, AllowWrites: in.AllowWrites, Clock: s.opts.Clock,
 		Path: s.skillDisplay(base, in.SkillPath), SkillSHA256: hex.EncodeToString(sum[:]),
+		OpenQuestions: openQuestions(skill),
 	})
 	res.Record.Provenance = provenance.FromEnv(os.Getenv)
 	if err := s.appendRecord(base, &res.Record); err != nil {
@@ -171,3 +172,13 @@ func isIdentifier(s string) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// openQuestions are the skill's unresolved open questions as the run
+// record keeps them.
+func openQuestions(skill *ast.Skill) []runlog.OpenQuestion {
+	var out []runlog.OpenQuestion
+	for _, q := range grammar.OpenQuestions(skill) {
+		out = append(out, runlog.OpenQuestion{Line: int(q.Range.Start.Line), Step: q.Step})
+	}
+	return out
+}

@@ -115,12 +115,21 @@ an error), no headers, and a body of its text blocks joined by newlines.
 
 Exit status (the worst over the skills of a suite): 0 passed or
 unchecked; 1 a check did not hold (or a run checked nothing and
---fail-on-unchecked was given); 2 bad usage or input — a skill that
+--fail-on-unchecked was given, or a skill that ran has unresolved open
+questions and --fail-on-open-questions was given); 2 bad usage or input — a skill that
 cannot be read or parsed, missing inputs, a write the gate refused,
 recorded servers not trusted yet; 3 a tool or environment error — a
 server that cannot start or crashed, a call that timed out, a refused
 connection, a record that could not be written; 130 interrupted (Ctrl-C).
 A skill of a suite that cannot run is reported and the others still run.
+
+Open questions: a compiled skill lists under "## Open questions" what
+the compiler could not know (a position in an array it could not explain,
+a literal it would not guess). A run says how many are unresolved and on
+which lines, on the receipt (PASSED — 3 open questions …), in the run
+record (openQuestions), in JUnit and in reelier summary; a question is
+resolved by deleting its bullet or checking it off (- [x] …).
+--fail-on-open-questions makes any unresolved one fail the run (exit 1).
 
 Tool drift: a skill compiled from a trace that kept its servers' tool
 definitions carries, in its metadata reelier-tools, a signature of each
@@ -175,6 +184,9 @@ type runOptions struct {
 	timeout, retryInterval, handshake time.Duration
 	retry                             int
 	skipWrites, failOnUnchecked       bool
+	// failOnOpenQuestions makes a skill with unresolved open questions
+	// exit 1, whatever its verdict.
+	failOnOpenQuestions bool
 	// ignoreToolDrift runs skills whose tools drifted anyway.
 	ignoreToolDrift bool
 }
@@ -213,6 +225,7 @@ func newRunCmd() *cobra.Command {
 	f.DurationVar(&opts.retryInterval, "retry-interval", 0, "wait `D` before each retry (default 1s when --retry is set)")
 	f.BoolVar(&opts.skipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
 	f.BoolVar(&opts.failOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
+	f.BoolVar(&opts.failOnOpenQuestions, "fail-on-open-questions", false, "exit 1 when a skill that ran has unresolved open questions (bullets under ## Open questions), whatever its verdict")
 	f.BoolVar(&opts.ignoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
 	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")

@@ -23,6 +23,8 @@ type dryStep struct {
 	// Needs names the flag the step's effect requires, when not given.
 	Needs string `json:"needs,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Picks are the step's selection binds, picked at run time.
+	Picks []string `json:"picks,omitempty"`
 }
 
 type dryPlan struct {
@@ -105,13 +107,18 @@ func writeDryText(w *bufio.Writer, l *loadedSkill, plan []runtime.PlannedStep, s
 		w.WriteByte(' ')
 		w.WriteString(line(unsafe.String(unsafe.SliceData(p.Action.Args), len(p.Action.Args))))
 		w.WriteByte('\n')
+		for _, pick := range p.Picks {
+			w.WriteString("         picks at run time: ")
+			w.WriteString(line(pick))
+			w.WriteByte('\n')
+		}
 	}
 }
 
 func writeDryJSON(w io.Writer, skill string, plan []runtime.PlannedStep) {
 	out := dryPlan{Skill: skill, DryRun: true, Steps: []dryStep{}}
 	for _, p := range plan {
-		st := dryStep{N: p.Step.Number, Title: p.Step.Title, Tool: p.Action.Tool, Args: p.Action.Args, Effect: string(p.Effect), Needs: p.NeedsFlag}
+		st := dryStep{N: p.Step.Number, Title: p.Step.Title, Tool: p.Action.Tool, Args: p.Action.Args, Effect: string(p.Effect), Needs: p.NeedsFlag, Picks: p.Picks}
 		if p.Err != nil {
 			st.Error = p.Err.Error()
 			st.Args = json.RawMessage("null")

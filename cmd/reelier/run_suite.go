@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/replaytrace"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/provenance"
@@ -109,6 +111,7 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 	}
 	sum := sha256.Sum256(l.src)
 	o.SkillSHA256 = hex.EncodeToString(sum[:])
+	o.OpenQuestions = openQuestions(l.skill)
 	var tr *replaytrace.Recorder
 	if s.opts.trace != "" {
 		tr = replaytrace.Attach(&o, l.skill, replaytrace.Options{Wrapped: len(s.opts.wrap) > 0})
@@ -126,8 +129,8 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 // report prints what follows a receipt (or the record, with --json) and
 // notes failures.
 func (s *suite) report(o *outcome) {
-	s.runs = append(s.runs, receipt.Run{File: o.skill.path, Result: o.res})
-	s.worst(runExit(&o.res.Record, s.opts.failOnUnchecked))
+	s.runs = append(s.runs, receipt.Run{File: o.skill.path, Result: o.res, FailOpenQuestions: s.opts.failOnOpenQuestions})
+	s.worst(runExit(&o.res.Record, s.opts.failOnUnchecked, s.opts.failOnOpenQuestions))
 	if s.opts.json {
 		if line, err := runlog.Marshal(&o.res.Record); err == nil {
 			s.out.Write(line)
@@ -219,12 +222,16 @@ func severity(code int) int {
 
 // runExit is the exit status one run earns (SPEC.md §14): its verdict, and
 // for a failed run the kind of its failing step.
-func runExit(rec *runlog.Record, failOnUnchecked bool) int {
+func runExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int {
+	open := failOnOpenQuestions && len(rec.OpenQuestions) > 0
 	switch rec.RunVerdict() {
 	case runlog.VerdictPassed:
+		if open {
+			return exitFailed
+		}
 		return exitOK
 	case runlog.VerdictUnchecked:
-		if failOnUnchecked {
+		if failOnUnchecked || open {
 			return exitFailed
 		}
 		return exitOK
@@ -243,4 +250,18 @@ func runExit(rec *runlog.Record, failOnUnchecked bool) int {
 		}
 	}
 	return exitFailed
+}
+
+// openQuestions are the skill's unresolved open questions as the run
+// record keeps them.
+func openQuestions(skill *ast.Skill) []runlog.OpenQuestion {
+	qs := grammar.OpenQuestions(skill)
+	if len(qs) == 0 {
+		return nil
+	}
+	out := make([]runlog.OpenQuestion, len(qs))
+	for i, q := range qs {
+		out[i] = runlog.OpenQuestion{Line: int(q.Range.Start.Line), Step: q.Step}
+	}
+	return out
 }

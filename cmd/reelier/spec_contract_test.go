@@ -39,7 +39,8 @@ func TestSpecReplayContract(t *testing.T) {
 	// Every added field is in the table, and every field in the table is
 	// one the record marshals when set.
 	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"},
-		ToolDrift: &runlog.ToolDrift{Tools: []runlog.DriftedTool{{Tool: "t", Changes: []string{"c"}}}}, Steps: []runlog.StepRecord{{
+		ToolDrift:     &runlog.ToolDrift{Tools: []runlog.DriftedTool{{Tool: "t", Changes: []string{"c"}}}},
+		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, Steps: []runlog.StepRecord{{
 			Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
 			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
 		}}}

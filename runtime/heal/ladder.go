@@ -86,7 +86,7 @@ func (e *escalation) try(ctx context.Context, level int, previous string) (strin
 	e.h.Attempted = level
 	p, obs, why := e.propose(ctx, level, previous)
 	if why == "" {
-		if failures := runtime.Check(obs, p.asserts, p.binds); len(failures) > 0 {
+		if failures := e.d.Check(obs, p.asserts, p.binds); len(failures) > 0 {
 			why = fmt.Sprintf("the patch does not hold: %s", failures[0].Message)
 			if len(failures) > 1 {
 				why += fmt.Sprintf(" (and %d more)", len(failures)-1)

@@ -16,7 +16,9 @@ import (
 // A value check is an assert that pins what a value is: `status ==|!= N`,
 // `body contains|not contains "…"`, `json.P ==|!=|>|<|>=|<= scalar`,
 // `json.P matches /…/`, `json.P length <op> N`, and `json.P is null`
-// (it admits the one value null, so it is the same check as `== null`).
+// (it admits the one value null, so it is the same check as `== null`),
+// and the same forms on a selection (`only(json.items where …).id == "x"`),
+// whose subject is the selection as printed.
 // The other `is` forms (`is string`, `is set`, …) only check a shape; they
 // may be changed, moved or dropped freely.
 //
@@ -78,6 +80,25 @@ func classify(a ast.Assert) check {
 			c.form = string(a.Op)
 		default:
 			c.form = "order"
+		}
+	case *ast.SelectionAssert:
+		// A selection is its own subject, compared as printed: a check on
+		// max(json.items by modified).id stands in only for a check on
+		// that same selection.
+		c.subject = format.Selection(a.Sel)
+		switch a.Kind {
+		case ast.SelCompare:
+			c.form = string(a.Op)
+			if a.Op != ast.OpEq && a.Op != ast.OpNe {
+				c.form = "order"
+			}
+		case ast.SelMatches:
+			c.form = "matches"
+		case ast.SelIs:
+			c.shape = a.Type
+			if a.Type == ast.TypeNull {
+				c.form = "=="
+			}
 		}
 	}
 	return c

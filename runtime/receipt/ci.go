@@ -15,6 +15,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/runtime/runlog"
 )
@@ -199,8 +200,8 @@ func (s CISkill) line(n int) int {
 }
 
 // Annotations writes GitHub workflow commands: an error at each failed
-// step's header line, and a warning at each healed step saying the heal
-// is not in the repository. Parse errors are `reelier lint --format
+// step's header line, a warning at each healed step saying the heal
+// is not in the repository, and a notice at each unresolved open question. Parse errors are `reelier lint --format
 // github`'s to annotate.
 func (r *CIReport) Annotations(w io.Writer) error {
 	var b strings.Builder
@@ -230,8 +231,47 @@ func (r *CIReport) Annotations(w io.Writer) error {
 			}
 		}
 	}
+	for _, s := range r.Skills {
+		if s.Record == nil {
+			continue
+		}
+		texts := map[int]string{}
+		if s.Skill != nil {
+			for _, q := range grammar.OpenQuestions(s.Skill) {
+				// The skill's own words, shown where the job's log shows
+				// them: redacted as a failed expression is.
+				texts[int(q.Range.Start.Line)] = scrub.Text(defaultRedactor(), "", q.Text)
+			}
+		}
+		for _, q := range s.Record.OpenQuestions {
+			text := texts[q.Line]
+			if text == "" {
+				text = "an open question the compiler could not answer"
+			}
+			fmt.Fprintf(&b, "::notice file=%s,line=%d,title=%s::%s\n", escapeProperty(s.File), q.Line,
+				escapeProperty("Reelier: open question — the replay cannot vouch for it"), escapeData(clipNote(text)))
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// openQuestions lists, for each skill that ran with unresolved open
+// questions, how many and on which lines.
+func (r *CIReport) openQuestions(m *markdown) {
+	var b strings.Builder
+	for _, s := range r.Skills {
+		if s.Record == nil {
+			continue
+		}
+		if note := OpenQuestionsNote(s.Record.OpenQuestions); note != "" {
+			fmt.Fprintf(&b, "- %s: %s\n", code(s.File), esc(note))
+		}
+	}
+	if b.Len() == 0 {
+		return
+	}
+	m.printf("**Open questions** (under `## Open questions` in each file: what the compiler could not know, which a pass does not vouch for; resolve one by deleting it or checking it off, `- [x]`):\n\n%s\n", b.String())
 }
 
 // escapeData and escapeProperty encode text for a workflow command, the
@@ -308,6 +348,7 @@ func (r *CIReport) Markdown(w io.Writer) error {
 	r.failedSteps(m)
 	r.healedSteps(m)
 	r.notRun(m)
+	r.openQuestions(m)
 	if r.Push != "" {
 		text := ciPushStatuses[r.Push]
 		if strings.Contains(text, "%s") {

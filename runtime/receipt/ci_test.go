@@ -56,6 +56,11 @@ func TestCIReport(t *testing.T) {
 	failed := parse("skills/b.skill.md", "b")
 	failed.Record = ciRecord("b", runlog.VerdictFailed, ok, runlog.StepRecord{N: 2, Title: "Check it", Outcome: runlog.Failed, Ms: 30, Kind: runlog.KindCheck,
 		Failures: []string{"assert json.ok == true: got false\n::error::injected <b>bold</b>"}})
+	// a's file asks two open questions (lines 22 and 23: the section
+	// after its steps); its record kept them.
+	passed.Skill, _ = grammar.Parse("skills/a.skill.md", []byte(strings.ReplaceAll(ciSkill, "%s", "a")+
+		"\n## Open questions\n\n- Step 1 (http.get): is https://x.example/a fixed?\n- The trace has no recording date.\n"))
+	passed.Record.OpenQuestions = []runlog.OpenQuestion{{Line: 22, Step: 1}, {Line: 23}}
 	healed := parse("skills/c.skill.md", "c")
 	healed.Record = ciRecord("c", runlog.VerdictPassed, ok, runlog.StepRecord{N: 2, Title: "Check it", Outcome: runlog.Passed, Level: 1, Ms: 900,
 		Why: &runlog.Why{Change: "L1: the API renamed ok to okay"}})

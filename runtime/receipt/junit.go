@@ -18,6 +18,10 @@ type Run struct {
 	// Err is why a skill of the suite could not run at all (missing,
 	// unreadable, unparseable, inputs missing); Result is nil then.
 	Err error
+	// FailOpenQuestions says the run was told to fail on unresolved open
+	// questions (--fail-on-open-questions): JUnit then reports them as a
+	// failed testcase, as the exit status does.
+	FailOpenQuestions bool
 }
 
 // The JUnit XML document, in the shape CI systems read (the schema of
@@ -79,7 +83,10 @@ const reasonUnchecked = "unchecked: the step ran but has no asserts, so nothing 
 // tool, a gate, its inputs — is an <error>; the text lists every failure
 // message and the type is the kind. Unchecked and skipped steps are
 // <skipped> with a reason. Each suite's reelier.verdict property is the
-// run's verdict.
+// run's verdict; reelier.openQuestions counts the skill's unresolved open
+// questions, and reelier.openQuestionsNote, when there are some, says
+// where they are; with Run.FailOpenQuestions, a failed testcase named
+// "open questions" lists them too.
 func JUnit(runs []Run) ([]byte, error) {
 	doc := junitSuites{Name: "reelier"}
 	var total time.Duration
@@ -131,7 +138,11 @@ func suite(r Run) junitSuite {
 			{Name: "reelier.verdict", Value: string(rec.RunVerdict())},
 			{Name: "reelier.level", Value: fmt.Sprint(highestLevel(rec.Steps))},
 			{Name: "reelier.llmTokens", Value: fmt.Sprint(rec.Totals.LLMInputTokens + rec.Totals.LLMOutputTokens)},
+			{Name: "reelier.openQuestions", Value: fmt.Sprint(len(rec.OpenQuestions))},
 		},
+	}
+	if note := OpenQuestionsNote(rec.OpenQuestions); note != "" {
+		s.Properties = append(s.Properties, junitProperty{Name: "reelier.openQuestionsNote", Value: note})
 	}
 	for _, st := range rec.Steps {
 		c := junitCase{Name: fmt.Sprintf("step %d: %s", st.N, st.Title), Classname: rec.Skill, Time: seconds(st.Ms)}
@@ -157,6 +168,15 @@ func suite(r Run) junitSuite {
 			c.Skipped = &junitSkipped{Message: "not run: " + skipReason(st.Skip)}
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	if note := OpenQuestionsNote(rec.OpenQuestions); note != "" && r.FailOpenQuestions {
+		// The run fails on them (--fail-on-open-questions): one failed
+		// testcase says where they are.
+		s.Tests++
+		s.Failures++
+		s.Cases = append(s.Cases, junitCase{Name: "open questions", Classname: rec.Skill, Time: seconds(0),
+			Failure: &junitFailure{Message: note, Type: "open-questions",
+				Text: note + "; --fail-on-open-questions fails a run while any is unresolved"}})
 	}
 	if d := rec.ToolDrift; d != nil && !d.Ignored && len(d.Tools) > 0 {
 		// The run stopped before step 1: one failed testcase says why.

@@ -89,6 +89,9 @@ func runSrc(t *testing.T, ctx context.Context, src string, handler http.HandlerF
 	opts.Clock = func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }
 	res := runtime.Run(ctx, s, opts)
 	for i := range res.Record.Steps {
+		// Pinned: a skipped step (a write gate held it back) is timed
+		// too, and on a loaded machine that is not always 0 ms.
+		res.Record.Steps[i].Ms = 0
 		if res.Record.Steps[i].Outcome != runlog.Skipped {
 			res.Record.Steps[i].Ms = int64(3 * (i + 1))
 		}
@@ -152,6 +155,7 @@ func TestJUnit(t *testing.T) {
 	passing.Record.Skill = "bookings-ok"
 	passing.Record.Steps = passing.Record.Steps[:2]
 	passing.Record.Finish(false)
+	passing.Record.OpenQuestions = []runlog.OpenQuestion{{Line: 12, Step: 1}, {Line: 30, Step: 2}}
 	const gateSrc = "---\nname: cancel\ndescription: d\n---\n\n## Steps\n\n" +
 		"### Step 1 — Cancel it\n- intent: i\n- action: http.post {\"url\": \"{{base}}/x\"}\n- effect: destructive\n\n" +
 		"### Step 2 — Upsert\n- intent: i\n- action: http.post {\"url\": \"{{base}}/y\"}\n- assert: status == 200\n- effect: idempotent-write\n"
@@ -164,6 +168,7 @@ func TestJUnit(t *testing.T) {
 	stopped.Record.Skill = "cancel-interrupted"
 	out, err := JUnit([]Run{
 		{File: "skills/bookings.skill.md", Result: failing}, {File: "skills/ok.skill.md", Result: passing},
+		{File: "skills/ok.skill.md", Result: passing, FailOpenQuestions: true},
 		{File: "skills/cancel.skill.md", Result: gated}, {File: "skills/cancel.skill.md", Result: held},
 		{File: "skills/cancel.skill.md", Result: stopped},
 	})
@@ -171,7 +176,8 @@ func TestJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	validateJUnit(t, out)
-	for _, want := range []string{`<failure message=`, `<error message="Refusing to execute destructive step`, `type="gate"`, `<skipped message="not run: the run was interrupted">`, `<skipped message="not run: the write gate held it back`} {
+	for _, want := range []string{`<failure message=`, `<testcase name="open questions" classname="bookings-ok" time="0.000">`,
+		`<failure message="2 open questions the compiler could not answer (lines 12, 30)" type="open-questions">`, `<error message="Refusing to execute destructive step`, `type="gate"`, `<skipped message="not run: the run was interrupted">`, `<skipped message="not run: the write gate held it back`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("report lacks %s", want)
 		}

@@ -146,6 +146,13 @@ func (m *markdown) record(e runlog.Entry) {
 	case e.Inconsistent:
 		m.printf("> The totals stored in this record do not match its steps; the counts above are derived from the steps.\n\n")
 	}
+	if note := OpenQuestionsNote(r.OpenQuestions); note != "" {
+		file := "the skill"
+		if r.Path != "" {
+			file = code(r.Path)
+		}
+		m.printf("> **%s** under `## Open questions` in %s: the replay cannot vouch for what they ask. Resolve one by deleting it or checking it off (`- [x]`).\n\n", esc(note), file)
+	}
 	if d := r.ToolDrift; d != nil && len(d.Tools) > 0 {
 		if d.Ignored {
 			m.printf("> **Tool drift, ignored** (`--ignore-tool-drift`): the steps ran against tools that differ from the skill's `reelier-tools`:\n")

@@ -46,6 +46,12 @@ func TestSummaryMarkdown(t *testing.T) {
 			Corrupt: []runlog.Corrupt{{Line: 2, Err: errors.New("unexpected end of JSON input")}}}},
 		{"tool drift", driftRecord(false)},
 		{"tool drift ignored", driftRecord(true)},
+		{"open questions", func() *runlog.History {
+			h := record(runlog.VerdictPassed, ran)
+			h.Entries[0].Record.Path = "skills/weekly.skill.md"
+			h.Entries[0].Record.OpenQuestions = []runlog.OpenQuestion{{Line: 12, Step: 1}, {Line: 30, Step: 3}, {Line: 41}}
+			return h
+		}()},
 		{"corrupt older", &runlog.History{Entries: []runlog.Entry{{Line: 2, Record: record(runlog.VerdictPassed, ran).Entries[0].Record}},
 			Corrupt: []runlog.Corrupt{{Line: 1, Err: errors.New("invalid character 'x'")}}}},
 	}

@@ -337,7 +337,20 @@ func Footer(w io.Writer, res *runtime.Result, s Style) {
 	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
 	writeHealed(w, res)
 	v := res.Record.RunVerdict()
-	fmt.Fprintf(w, "  result:       %s%s\n", s.paint(verdictColor(v), VerdictWord(v)), verdictNote(v))
+	open := ""
+	// A run that did not fail says what it cannot vouch for; a failed or
+	// interrupted run has its failure to show.
+	if note := OpenQuestionsNote(res.Record.OpenQuestions); note != "" && (v == runlog.VerdictPassed || v == runlog.VerdictUnchecked) {
+		open = " — " + note
+	}
+	fmt.Fprintf(w, "  result:       %s%s%s\n", s.paint(verdictColor(v), VerdictWord(v)), open, verdictNote(v))
+	switch {
+	case open == "":
+	case len(res.Record.OpenQuestions) == 1:
+		fmt.Fprintf(w, "                (read it under ## Open questions: the replay cannot vouch for what it asks; resolve it by deleting it or checking it off, - [x])\n")
+	default:
+		fmt.Fprintf(w, "                (read them under ## Open questions: the replay cannot vouch for what they ask; resolve one by deleting it or checking it off, - [x])\n")
+	}
 }
 
 // ToolDrift writes the drift check's report: each tool whose live
@@ -392,19 +405,25 @@ func verdictNote(v runlog.Verdict) string {
 // not run at all only when there are some).
 func Suite(w io.Writer, runs []Run) {
 	count := map[runlog.Verdict]int{}
-	broken := 0
+	broken, open := 0, 0
 	for _, r := range runs {
 		if r.Result == nil {
 			broken++
 			continue
 		}
 		count[r.Result.Record.RunVerdict()]++
+		if len(r.Result.Record.OpenQuestions) > 0 {
+			open++
+		}
 	}
 	fmt.Fprintf(w, "suite: %d skills, %d passed, %d failed", len(runs), count[runlog.VerdictPassed], count[runlog.VerdictFailed])
 	for _, v := range []runlog.Verdict{runlog.VerdictUnchecked, runlog.VerdictInterrupted} {
 		if count[v] > 0 {
 			fmt.Fprintf(w, ", %d %s", count[v], v)
 		}
+	}
+	if open > 0 {
+		fmt.Fprintf(w, ", %d with open questions", open)
 	}
 	if broken > 0 {
 		fmt.Fprintf(w, ", %d could not run", broken)

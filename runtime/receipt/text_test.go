@@ -164,10 +164,18 @@ func TestTextVerdicts(t *testing.T) {
 		{"failed", context.Background(), "- assert: status == 404\n- effect: read\n", runlog.VerdictFailed, true},
 		{"unchecked", context.Background(), "- effect: read\n", runlog.VerdictUnchecked, false},
 		{"interrupted", cancelled, "- assert: status == 200\n- effect: read\n", runlog.VerdictInterrupted, false},
+		{"passed with open questions", context.Background(), "- assert: status == 200\n- effect: read\n", runlog.VerdictPassed, false},
+		{"passed with one open question", context.Background(), "- assert: status == 200\n- effect: read\n", runlog.VerdictPassed, false},
+		{"unchecked with open questions", context.Background(), "- effect: read\n", runlog.VerdictUnchecked, false},
+	}
+	questions := map[string][]runlog.OpenQuestion{
+		"passed with open questions":    {{Line: 12, Step: 1}, {Line: 30, Step: 1}, {Line: 41}},
+		"passed with one open question": {{Line: 12, Step: 1}},
+		"unchecked with open questions": {{Line: 12, Step: 1}, {Line: 13, Step: 1}},
 	}
 	var b bytes.Buffer
 	for _, tt := range tests {
-		res, url := runSrc(t, tt.ctx, head+tt.step, serve("{}"), runtime.Options{})
+		res, url := runSrc(t, tt.ctx, head+tt.step, serve("{}"), runtime.Options{OpenQuestions: questions[tt.name]})
 		if got := res.Record.RunVerdict(); got != tt.want {
 			t.Errorf("%s: verdict %s", tt.name, got)
 		}
@@ -182,6 +190,9 @@ func TestSuite(t *testing.T) {
 	rec := func(v runlog.Verdict) Run {
 		return Run{Result: &runtime.Result{Record: runlog.Record{Verdict: v}}}
 	}
+	open := func(v runlog.Verdict) Run {
+		return Run{Result: &runtime.Result{Record: runlog.Record{Verdict: v, OpenQuestions: []runlog.OpenQuestion{{Line: 3}}}}}
+	}
 	tests := []struct {
 		runs []Run
 		want string
@@ -189,6 +200,7 @@ func TestSuite(t *testing.T) {
 		{[]Run{rec(runlog.VerdictPassed), rec(runlog.VerdictPassed)}, "suite: 2 skills, 2 passed, 0 failed\n"},
 		{[]Run{rec(runlog.VerdictPassed), rec(runlog.VerdictFailed), rec(runlog.VerdictUnchecked)}, "suite: 3 skills, 1 passed, 1 failed, 1 unchecked\n"},
 		{[]Run{rec(runlog.VerdictUnchecked), rec(runlog.VerdictInterrupted), {File: "gone.skill.md"}}, "suite: 3 skills, 0 passed, 0 failed, 1 unchecked, 1 interrupted, 1 could not run\n"},
+		{[]Run{open(runlog.VerdictPassed), rec(runlog.VerdictPassed), open(runlog.VerdictFailed)}, "suite: 3 skills, 2 passed, 1 failed, 2 with open questions\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

@@ -103,6 +103,20 @@ type Record struct {
 	// 1: then no step ran and the verdict is failed, unless the run was
 	// told to ignore it (Ignored).
 	ToolDrift *ToolDrift `json:"toolDrift,omitempty"`
+	// OpenQuestions are the questions the skill's Open questions section
+	// left unresolved when it ran, in file order: what the compiler could
+	// not know, which a passed verdict does not vouch for. Absent when
+	// there are none.
+	OpenQuestions []OpenQuestion `json:"openQuestions,omitempty"`
+}
+
+// OpenQuestion is one unresolved open question of the skill that ran.
+type OpenQuestion struct {
+	// Line is the question's line in the skill file.
+	Line int `json:"line"`
+	// Step is the step the question names; absent for a question about
+	// the skill as a whole.
+	Step int `json:"step,omitempty"`
 }
 
 // ToolDrift is what the check before step 1 found.
