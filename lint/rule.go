@@ -68,6 +68,7 @@ var registry = []*Rule{
 	ruleDriftIndex,
 	ruleDateLiteral,
 	ruleEffectVerb,
+	ruleEffectArguments,
 	ruleSecretLiteral,
 	ruleShadowedBind,
 	ruleReservedName,

@@ -18,6 +18,7 @@ func FuzzReplay(f *testing.F) {
 		f.Add(c.Src, []byte(itemsBody))
 	}
 	f.Add([]byte(skill(step{action: `t {"a": "{{x}}"}`, binds: []string{"x = json.a"}})), []byte(`{"a":"{{x}}"}`))
+	f.Add([]byte(skill(step{action: `t {"a": "x"}`, binds: []string{"x = json.a"}}, step{action: `t {"b c": ["{{x}}", "«redacted:A»"]}`})), []byte(`{"a":"«redacted»"}`))
 	f.Fuzz(func(t *testing.T, src, body []byte) {
 		s, diags := grammar.Parse("fuzz.skill.md", src)
 		if diags.HasErrors() {

@@ -1,0 +1,105 @@
+package trace
+
+import "strings"
+
+// markerOpen starts every placeholder the redactor writes: Redacted, and
+// «redacted:NAME» for the value of the environment variable NAME.
+const markerOpen = "«redacted"
+
+// maxMarkerName bounds the NAME of a «redacted:NAME» placeholder; a longer
+// run of text is not one.
+const maxMarkerName = 256
+
+// Marker is one redaction placeholder inside a string: s[Start:End] is the
+// placeholder, and Name the environment variable it stands for ("" for
+// Redacted, a secret found by its shape or its key).
+type Marker struct {
+	Start, End int
+	Name       string
+}
+
+// NamedRedacted returns the placeholder the redactor writes for the value
+// of the environment variable name.
+func NamedRedacted(name string) string { return markerOpen + ":" + name + "»" }
+
+// Markers appends to out the redaction placeholders in s, in order: the
+// exact text Redacted, or «redacted:NAME» with a NAME of 1 to 256
+// characters holding no «, », line break or control character. Look-alikes
+// («redacted, «redacted:», «Redacted») are not placeholders.
+func Markers(s string, out []Marker) []Marker {
+	for off := 0; ; {
+		i := strings.Index(s[off:], markerOpen)
+		if i < 0 {
+			return out
+		}
+		start := off + i
+		rest := s[start+len(markerOpen):]
+		off = start + len(markerOpen)
+		switch {
+		case strings.HasPrefix(rest, "»"):
+			end := off + len("»")
+			out = append(out, Marker{Start: start, End: end})
+			off = end
+		case strings.HasPrefix(rest, ":"):
+			name, ok := markerName(rest[1:])
+			if !ok {
+				continue
+			}
+			end := off + 1 + len(name) + len("»")
+			out = append(out, Marker{Start: start, End: end, Name: name})
+			off = end
+		}
+	}
+}
+
+// markerName returns the NAME that s starts with, up to its closing ».
+func markerName(s string) (string, bool) {
+	end := strings.Index(s, "»")
+	if end <= 0 || end > maxMarkerName {
+		return "", false
+	}
+	name := s[:end]
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || r == '«' {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// HasMarker reports whether s holds a redaction placeholder.
+func HasMarker(s string) bool {
+	if !strings.Contains(s, markerOpen) {
+		return false
+	}
+	return len(Markers(s, nil)) > 0
+}
+
+// InputName is the input variable a skill compiled from the trace sends
+// in the placeholder's place when it is «redacted:NAME»: NAME in lower
+// case, each run of other characters one _, at most 40 characters, never
+// starting with a digit (PAYMENTS_TOKEN → payments_token); "" for the
+// unnamed placeholder or a NAME with no letter or digit.
+func (m Marker) InputName() string {
+	var b strings.Builder
+	under := false
+	for _, r := range strings.ToLower(m.Name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if under && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			under = false
+			b.WriteRune(r)
+			if b.Len() >= 40 {
+				break
+			}
+			continue
+		}
+		under = true
+	}
+	out := b.String()
+	if out != "" && out[0] >= '0' && out[0] <= '9' {
+		out = "v_" + out
+	}
+	return out
+}
