@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -84,52 +85,75 @@ func readSchemas(meta *trace.Meta) argSchemas {
 }
 
 // readArgs reads one call's arguments; ok is false when they say nothing
-// that could make a step more careful than a read.
+// that could make a step more careful than a read. It walks the members
+// of the arguments itself, and turns a name into a string only for a
+// member that may count: every call's arguments pass through here.
 func readArgs(args []byte, enums map[string]bool) (r argReading, ok bool) {
-	var reachWord string
-	jsondata.EachMember(args, func(rawKey []byte, esc bool, value []byte) bool {
-		if len(value) == 0 {
-			return true
+	var reachKey string
+	i := jsondata.SpaceEnd(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return r, false
+	}
+	for j := jsondata.SpaceEnd(args, i+1); j < len(args) && args[j] == '"'; {
+		kEnd := jsondata.StringEnd(args, j)
+		if kEnd-1 <= j {
+			break
 		}
-		key := string(rawKey)
-		if esc && json.Unmarshal(append(append([]byte{'"'}, rawKey...), '"'), &key) != nil {
-			return true
+		rawKey := args[j+1 : kEnd-1]
+		j = jsondata.SpaceEnd(args, jsondata.SpaceEnd(args, kEnd)+1) // past the colon
+		end := jsondata.ValueEnd(args, j)
+		value := args[j:end]
+		j = jsondata.SpaceEnd(args, end)
+		if j < len(args) && args[j] == ',' {
+			j = jsondata.SpaceEnd(args, j+1)
 		}
-		switch value[0] {
-		case 't':
-			if string(value) != "true" {
-				return true
-			}
+		switch {
+		case string(value) == "true":
+			key := memberName(rawKey)
 			if w := verbs.FlagWord(key); w != "" {
 				if r.class < verbs.Destructive {
 					r = argReading{class: verbs.Destructive, verb: w, what: fmt.Sprintf("the flag %s: true", quoteKey(key))}
 				}
-			} else if reachWord == "" && verbs.ReachWord(key) != "" {
-				reachWord = key
+			} else if reachKey == "" && verbs.ReachWord(key) != "" {
+				reachKey = key
 			}
-		case '"':
-			if !enums[key] && !verbs.IsModeKey(key) {
-				return true
+		case len(value) > 0 && value[0] == '"':
+			if !enums[string(rawKey)] && !verbs.IsModeKey(string(rawKey)) {
+				continue
 			}
-			var s string
-			if json.Unmarshal(value, &s) != nil {
-				return true
+			m, text := readMode(value)
+			if m.Class == verbs.None || m.Class == verbs.Read || m.Class <= r.class {
+				continue
 			}
-			m := verbs.Mode(s)
-			if m.Class == verbs.None || m.Class == verbs.Opaque || m.Class == verbs.Read || m.Class <= r.class {
-				return true
-			}
-			r = argReading{class: m.Class, verb: m.Verb, what: fmt.Sprintf("the argument %s %s", quoteKey(key), quoteText(s))}
+			r = argReading{class: m.Class, verb: m.Verb, what: fmt.Sprintf("the argument %s %s", quoteKey(memberName(rawKey)), quoteText(text))}
 		}
-		return true
-	})
+	}
 	if r.class == verbs.None {
 		return r, false
 	}
-	if reachWord != "" && r.class == verbs.Destructive {
-		r.reach = reachWord + ": true"
+	if reachKey != "" && r.class == verbs.Destructive {
+		r.reach = reachKey + ": true"
 	}
 	return r, true
+}
+
+// memberName decodes a member name as written between its quotes.
+func memberName(raw []byte) string {
+	var key string
+	if bytes.IndexByte(raw, '\\') < 0 || json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &key) != nil {
+		return string(raw)
+	}
+	return key
+}
+
+// readMode reads a mode argument's JSON string value through the verb
+// table.
+func readMode(value []byte) (verbs.Match, string) {
+	var s string
+	if json.Unmarshal(value, &s) != nil {
+		return verbs.Match{}, ""
+	}
+	return verbs.Mode(s), s
 }
 
 // pairReadingArguments is the first walk (pair) with each call's
@@ -152,7 +176,9 @@ func (c *compiler) pairReadingArguments() ([]string, error) {
 					if c.argReadings == nil {
 						c.argReadings = map[int]*argReading{}
 					}
-					c.argReadings[calls] = &r
+					p := new(argReading)
+					*p = r
+					c.argReadings[calls] = p
 				}
 			}
 			return fn(rec, at)
@@ -164,7 +190,10 @@ func (c *compiler) pairReadingArguments() ([]string, error) {
 // stepClass is a step's classification: its tool's (classify), made more
 // careful by what its own call's arguments say.
 func (c *compiler) stepClass(st *step) *Classification {
-	base := c.classify(st.tool, c.annotations(st.tool))
+	base := c.classes[st.tool]
+	if base == nil {
+		base = c.classify(st.tool, c.annotations(st.tool))
+	}
 	r := c.argReadings[st.n]
 	if r == nil {
 		return base

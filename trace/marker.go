@@ -28,43 +28,56 @@ func NamedRedacted(name string) string { return markerOpen + ":" + name + "»" }
 // («redacted, «redacted:», «Redacted») are not placeholders.
 func Markers(s string, out []Marker) []Marker {
 	for off := 0; ; {
-		i := strings.Index(s[off:], markerOpen)
-		if i < 0 {
+		start, end, name, ok := nextMarker(s, off)
+		if !ok {
 			return out
 		}
-		start := off + i
-		rest := s[start+len(markerOpen):]
+		m := Marker{Start: start, End: end}
+		if name > 0 {
+			m.Name = s[name : end-len("»")]
+		}
+		out = append(out, m)
+		off = end
+	}
+}
+
+// nextMarker finds the first placeholder in s at or after off: its start
+// and end, and where its NAME starts (0 for the unnamed one). It keeps no
+// part of s, so a caller that only asks whether there is one lets s stay
+// where it is.
+func nextMarker(s string, off int) (start, end, name int, ok bool) {
+	for {
+		i := strings.Index(s[off:], markerOpen)
+		if i < 0 {
+			return 0, 0, 0, false
+		}
+		start = off + i
 		off = start + len(markerOpen)
+		rest := s[off:]
 		switch {
 		case strings.HasPrefix(rest, "»"):
-			end := off + len("»")
-			out = append(out, Marker{Start: start, End: end})
-			off = end
+			return start, off + len("»"), 0, true
 		case strings.HasPrefix(rest, ":"):
-			name, ok := markerName(rest[1:])
-			if !ok {
-				continue
+			if n := markerName(rest[1:]); n > 0 {
+				return start, off + 1 + n + len("»"), off + 1, true
 			}
-			end := off + 1 + len(name) + len("»")
-			out = append(out, Marker{Start: start, End: end, Name: name})
-			off = end
 		}
 	}
 }
 
-// markerName returns the NAME that s starts with, up to its closing ».
-func markerName(s string) (string, bool) {
+// markerName returns the length of the NAME that s starts with, up to its
+// closing », or 0 when s does not start with one.
+func markerName(s string) int {
 	end := strings.Index(s, "»")
 	if end <= 0 || end > maxMarkerName {
-		return "", false
+		return 0
 	}
-	name := s[:end]
-	for _, r := range name {
+	for _, r := range s[:end] {
 		if r < 0x20 || r == 0x7f || r == '«' {
-			return "", false
+			return 0
 		}
 	}
-	return name, true
+	return end
 }
 
 // HasMarker reports whether s holds a redaction placeholder.
@@ -72,7 +85,8 @@ func HasMarker(s string) bool {
 	if !strings.Contains(s, markerOpen) {
 		return false
 	}
-	return len(Markers(s, nil)) > 0
+	_, _, _, ok := nextMarker(s, 0)
+	return ok
 }
 
 // InputName is the input variable a skill compiled from the trace sends
