@@ -82,3 +82,20 @@ func TestRedactionLookalikesSent(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunShowsPlaceholder: a dry run reports the step a replay would
+// refuse, with the same message, and plans the others as usual.
+func TestDryRunShowsPlaceholder(t *testing.T) {
+	s := parse(t, skill(
+		step{action: `pay {"token": "{{payments_token}}"}`},
+		step{action: `pay {"auth": "Bearer «redacted»"}`},
+	))
+	plan := runtime.DryRun(s, runtime.Options{Vars: map[string]string{"payments_token": "tok_live_4242"}, Clock: fixedClock})
+	if len(plan) != 2 || plan[0].Err != nil {
+		t.Fatalf("plan %+v", plan)
+	}
+	want := `Refusing to send step 2's argument auth: it holds the recording's redaction placeholder «redacted», not a value — make it an input and supply it with --var, a --var-file line or REELIER_VAR_<name>`
+	if plan[1].Err == nil || plan[1].Err.Error() != want {
+		t.Errorf("step 2: %v\nwant %s", plan[1].Err, want)
+	}
+}
