@@ -68,6 +68,11 @@ func nextMarker(s string, off int) (start, end, name int, ok bool) {
 // markerName returns the length of the NAME that s starts with, up to its
 // closing », or 0 when s does not start with one.
 func markerName(s string) int {
+	// Only a name's length is searched for its end, so text with many
+	// unclosed «redacted: is read once, not once per opening.
+	if len(s) > maxMarkerName+len("»") {
+		s = s[:maxMarkerName+len("»")]
+	}
 	end := strings.Index(s, "»")
 	if end <= 0 || end > maxMarkerName {
 		return 0

@@ -3,6 +3,7 @@ package trace_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -89,4 +90,22 @@ func FuzzMarkers(f *testing.F) {
 			t.Fatalf("%q: HasMarker disagrees with %d markers", s, len(ms))
 		}
 	})
+}
+
+// TestMarkersLinear: text made of unclosed openings is read once, not
+// once per opening. At 2.2 MB a quadratic scan reads some 200 GB (minutes);
+// a linear one a few tens of MB (milliseconds), so the generous bound
+// below holds on a loaded machine and still catches the quadratic case.
+func TestMarkersLinear(t *testing.T) {
+	s := strings.Repeat("«redacted:", 200_000) + "»"
+	start := time.Now()
+	if ms := trace.Markers(s, nil); len(ms) != 0 {
+		t.Fatalf("%d markers in unclosed openings", len(ms))
+	}
+	if trace.HasMarker(s) {
+		t.Fatal("HasMarker finds a marker in unclosed openings")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("reading %d bytes of unclosed openings took %s", len(s), d)
+	}
 }
