@@ -73,6 +73,7 @@ var registry = []*Rule{
 	rulePositionalPick,
 	ruleDateLiteral,
 	ruleEffectVerb,
+	ruleEffectArguments,
 	ruleSecretLiteral,
 	ruleControlCharacter,
 	ruleShadowedBind,

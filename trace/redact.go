@@ -283,7 +283,7 @@ func (r *Redactor) textOnce(key, s string) (string, bool) {
 	}
 	orig := s
 	for _, n := range r.named {
-		s = strings.ReplaceAll(s, n.value, "«redacted:"+n.name+"»")
+		s = strings.ReplaceAll(s, n.value, NamedRedacted(n.name))
 	}
 	s = replaceMatches(s, secrets.FindAll(key, s))
 	return s, s != orig
