@@ -696,6 +696,90 @@ const customerUpgrade = {
   },
 };
 
+const reportLines = (file, rows) => rows.map(([region, revenue]) => ({ file, region, revenue }));
+
+const latestReport = {
+  name: "sqlite-latest-report",
+  server: "sqlite",
+  needs: "--allow-writes",
+  rerunnable: true,
+  rerunWhy: "INSERT OR REPLACE writes the same summary row again",
+  seed(w) {
+    w.table("reports", "file TEXT PRIMARY KEY, period TEXT NOT NULL", [
+      { file: "report-2026-01.csv", period: "2026-01" },
+      { file: "report-2026-02.csv", period: "2026-02" },
+      { file: "report-2026-03.csv", period: "2026-03" },
+    ]);
+    w.table("report_lines", "file TEXT NOT NULL, region TEXT NOT NULL, revenue INTEGER NOT NULL", [
+      ...reportLines("report-2026-01.csv", [["north", 15100], ["south", 9800]]),
+      ...reportLines("report-2026-02.csv", [["north", 16250], ["south", 10400], ["west", 7020]]),
+      ...reportLines("report-2026-03.csv", [["north", 17930], ["south", 11210], ["west", 8090]]),
+    ]);
+    w.table("summaries", "file TEXT PRIMARY KEY, regions INTEGER NOT NULL, total INTEGER NOT NULL", []);
+  },
+  scenarios: [
+    {
+      id: "older-report-above", kind: "irrelevant",
+      what: "an older report (report-2025-12.csv) is listed above the others; the newest is still March",
+      drift(w) {
+        w.rows("reports").unshift({ file: "report-2025-12.csv", period: "2025-12" });
+        w.rows("report_lines").push(...reportLines("report-2025-12.csv", [["north", 14800]]));
+      },
+    },
+    {
+      id: "rows-reversed", kind: "irrelevant",
+      what: "the listing is in reverse order, newest first",
+      drift(w) { w.rows("reports").reverse(); },
+    },
+    {
+      id: "older-lines-changed", kind: "irrelevant",
+      what: "January's north revenue was corrected; March is untouched",
+      drift(w) { w.row("report_lines", (l) => l.file === "report-2026-01.csv" && l.region === "north").revenue = 15350; },
+    },
+    {
+      id: "newer-report", kind: "relevant",
+      what: "April's report is listed last; the agent summarises April",
+      drift(w) {
+        w.rows("reports").push({ file: "report-2026-04.csv", period: "2026-04" });
+        w.rows("report_lines").push(...reportLines("report-2026-04.csv", [["north", 18400], ["south", 11900]]));
+      },
+    },
+    {
+      id: "newer-report-above", kind: "relevant",
+      what: "April's report is listed first; the agent summarises April",
+      drift(w) {
+        w.rows("reports").unshift({ file: "report-2026-04.csv", period: "2026-04" });
+        w.rows("report_lines").push(...reportLines("report-2026-04.csv", [["north", 18400], ["south", 11900]]));
+      },
+    },
+    {
+      id: "region-added", kind: "relevant",
+      what: "March has one more region (east): four regions, another total",
+      drift(w) { w.rows("report_lines").push(...reportLines("report-2026-03.csv", [["east", 4410]])); },
+    },
+  ],
+  async play(a) {
+    a.note("List the reports as CSV");
+    const listing = await a.call("export_query", { query: "SELECT file, period FROM reports", format: "csv" });
+    const reports = listing.text.split("\n").slice(1)
+      .map((l) => /^"([^"]*)","([^"]*)"$/.exec(l))
+      .filter(Boolean)
+      .map((m) => ({ file: m[1], period: m[2] }));
+    if (reports.length === 0) a.giveUp("no reports");
+    const newest = reports.reduce((n, r) => (r.period > n.period ? r : n));
+    a.note("Read the newest report's lines");
+    const lines = sqlRows(await a.call("read_query", { query: `SELECT region, revenue FROM report_lines WHERE file = ${quote(newest.file)}` }));
+    if (lines.length === 0) a.giveUp(`${newest.file} has no lines`);
+    const total = lines.reduce((s, l) => s + l.revenue, 0);
+    a.note("Write its summary: how many regions and the total revenue");
+    await a.call("write_query", {
+      query: `INSERT OR REPLACE INTO summaries (file, regions, total) VALUES (${quote(newest.file)}, ${lines.length}, ${total})`,
+    });
+    a.note("Read the summaries back");
+    await a.call("read_query", { query: "SELECT file, regions, total FROM summaries" });
+  },
+};
+
 // ------------------------------------------------------------------- git
 //
 // @cyanheads/git-mcp-server on the world's repo/. Its tools answer JSON
@@ -935,6 +1019,7 @@ export const workflows = [
   overdueReminder,
   csvLowestMargin,
   customerUpgrade,
+  latestReport,
   tagRelease,
   pruneMerged,
   backportFix,

@@ -19,8 +19,9 @@ export const sqliteFile = "shop.db";
 export const repoDir = "repo";
 
 // gitEnv is all the environment git gets while a world is built: no
-// configuration of the machine's, and one author. Commit and tag dates
-// are given per call, so a world's hashes are the same on every build.
+// configuration of the machine's, and one author. Each commit names its
+// date and every other command gets a fixed one, so a world's hashes and
+// reflogs are the same on every build.
 const gitEnv = {
   PATH: process.env.PATH ?? "/usr/bin:/bin",
   GIT_CONFIG_NOSYSTEM: "1",
@@ -43,7 +44,8 @@ export class World {
     if (this.tables.size === 0) return;
     const dir = process.env.REELIER_NPM_DIR;
     if (!dir) throw new Error("REELIER_NPM_DIR is not set (the sqlite3 driver comes from there)");
-    const sqlite3 = createRequire(path.join(dir, "package.json"))("sqlite3");
+    // The driver the database server itself uses, wherever npm put it.
+    const sqlite3 = createRequire(path.join(dir, "node_modules", "@executeautomation", "database-server", "package.json"))("sqlite3");
     const file = this.at(sqliteFile);
     fs.rmSync(file, { force: true });
     const db = new sqlite3.Database(file);
