@@ -404,6 +404,14 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 			return nil, fmt.Errorf("--wrap %s: %v", name, err)
 		}
 		values.Add(h.Name, v)
+		// A value from the environment is the user's secret: every
+		// redactor of the process blanks it, whatever the header is
+		// called and wherever the server echoes it.
+		for _, name := range h.Vars() {
+			if val, ok := os.LookupEnv(name); ok {
+				trace.RegisterSecret(name, val)
+			}
+		}
 	}
 	rt := &headerTransport{base: newHTTPTransport(), header: values, red: red, max: opts.maxMessage(), name: name}
 	httpClient := &http.Client{Transport: rt, CheckRedirect: rt.refuseRedirect}
