@@ -1,6 +1,8 @@
 package scrub_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -81,5 +83,26 @@ func BenchmarkTextClosed(b *testing.B) {
 				scrub.Text(r, "", in)
 			}
 		})
+	}
+}
+
+// TestTextContextCancelled: once the context has ended, TextContext stops
+// looking into quoted JSON and says so, but the redactor's own pass has
+// still blanked the secrets it finds by shape.
+func TestTextContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := "use " + ghToken + " " + nested(1<<20, "mixed")
+	got, err := scrub.TextContext(ctx, redactor(), "", in)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if strings.Contains(got, ghToken) {
+		t.Error("the token survived a cancelled scrub")
+	}
+	// Not cancelled: the same text is scrubbed whole.
+	got, err = scrub.TextContext(context.Background(), redactor(), "", in)
+	if err != nil || strings.Contains(got, password) {
+		t.Errorf("err %v; password kept: %v", err, strings.Contains(got, password))
 	}
 }
