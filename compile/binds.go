@@ -14,8 +14,10 @@ import (
 type binding struct {
 	name string
 	path string // dotted; "" for a body match
-	// raw is the recorded value's text, for the step's assert on it.
+	// raw is the recorded value's text, for the step's assert on it;
+	// val is the value itself (a string decoded).
 	raw string
+	val string
 	// pattern is a body match bind's pattern; positional when it counts
 	// lines.
 	pattern string
@@ -30,6 +32,14 @@ type binding struct {
 	// settled is set once a pick bind's selector and element checks
 	// are decided.
 	settled bool
+	// sel, when set, is the selection that picks the value by the
+	// reason the agent had (rule says which kind); path and pattern are
+	// then empty.
+	sel  *ast.Selection
+	rule ruleKind
+	// unexplained is set for a pick among several candidates that no
+	// rule explains: the position stays, and a question says so.
+	unexplained bool
 }
 
 // volatile reports whether the bound value changes from run to run, by
@@ -61,6 +71,11 @@ type binder struct {
 	consumers map[*binding][]int
 	next      map[string]int // per stem, how many numbered names were tried
 	all       []*binding     // in the order they were made
+	// byVal holds the first bind made of each value, for the rules that
+	// name a value the agent had.
+	byVal map[string]*binding
+	// aggs holds the binds of computed values, by source step and rule.
+	aggs map[string]*binding
 }
 
 // newBinder returns a binder for a trace of n steps: its names are
@@ -75,7 +90,10 @@ func newBinder(n int) *binder {
 func (b *binder) use(steps []*step, src *source, n int, member string) *binding {
 	bd := src.bound
 	if bd == nil {
-		bd = &binding{step: int(src.step), array: src.array, kind: src.kind, raw: src.raw}
+		bd = &binding{step: int(src.step), array: src.array, kind: src.kind, raw: src.raw, val: src.raw}
+		if !src.text && src.kind == 's' {
+			bd.val = unquoteRaw(src.raw)
+		}
 		var cands []string
 		if m := singular(snake(member)); m != "" && !genericKeys[m] && !genericLeafKeys[m] && !grammar.IsReservedName(m) && !strings.HasPrefix(m, "today") {
 			cands = append(cands, m)
@@ -97,15 +115,29 @@ func (b *binder) use(steps []*step, src *source, n int, member string) *binding 
 		bd.name = b.fresh(cands, steps[int(src.step)].n)
 		src.bound = bd
 		b.all = append(b.all, bd)
+		if b.byVal == nil {
+			b.byVal = map[string]*binding{}
+		}
+		if b.byVal[bd.val] == nil {
+			b.byVal[bd.val] = bd
+		}
 		st := steps[int(src.step)]
 		st.binds = append(st.binds, bd)
 	}
-	if bd.array || bd.positional {
+	if bd.array || bd.positional || bd.pattern != "" {
 		if ns := b.consumers[bd]; len(ns) == 0 || ns[len(ns)-1] != n {
 			b.consumers[bd] = append(ns, n)
 		}
 	}
 	return bd
+}
+
+// rename gives a bind, not yet used in any hole, a better name.
+func (b *binder) rename(bd *binding, name string, step int) {
+	if !b.taken[name] && !grammar.IsReservedName(name) {
+		delete(b.taken, bd.name)
+		bd.name = b.fresh([]string{name}, step)
+	}
 }
 
 // fresh returns the first candidate that is neither taken nor reserved;

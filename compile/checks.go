@@ -415,7 +415,7 @@ func (c *compiler) readPicks() error {
 		})
 		for _, bd := range st.binds {
 			if bd.array && bd.path != "" {
-				c.pickFor(st, bd, doc, res.Text(), sent)
+				c.pickFor(st, bd, doc, res.Text(), sent, nil)
 			}
 		}
 	}
@@ -436,6 +436,14 @@ type recentResult struct {
 	doc  document // the JSON json paths read
 	text string
 	sent map[string]bool // what the result's own call sent
+	// arrs are the document's arrays of objects, once parsed is set
+	// (aggregate.go).
+	arrs   []docArray
+	parsed bool
+	// sums are the sums its collections give, by value, once asked for.
+	sums map[int64]sumRef
+	// root is the parsed document, once arrays parsed it.
+	root any
 }
 
 // keepRecent keeps a parsed result, forgetting the oldest beyond
@@ -457,18 +465,36 @@ func (c *compiler) keepRecent(r *recentResult) {
 // otherwise by checks on the picked element. It needs the source's parsed
 // result; when that is no longer kept, readPicks reads it again.
 func (c *compiler) settlePick(bd *binding) {
+	if bd.settled {
+		return
+	}
+	if bd.path == "" && bd.pattern != "" {
+		// A token of a text: a row of a listing is picked by a rule.
+		if r := c.recent[bd.step]; r != nil {
+			c.lineRule(bd, r.text)
+		}
+		return
+	}
 	if !bd.array || bd.path == "" {
 		return
 	}
 	if r := c.recent[bd.step]; r != nil {
-		c.pickFor(c.steps[bd.step], bd, r.doc, r.text, r.sent)
+		c.pickForRoot(c.steps[bd.step], bd, r)
 		return
 	}
 	c.steps[bd.step].unsettled = true
 }
 
-// pickFor settles one pick bind with its source step's parsed result.
-func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sent map[string]bool) {
+// pickForRoot is pickFor on a kept result, reading its parsed document
+// when the sums already parsed it (else only the parts the pick reads
+// are parsed).
+func (c *compiler) pickForRoot(st *step, bd *binding, r *recentResult) {
+	c.pickFor(st, bd, r.doc, r.text, r.sent, r.root)
+}
+
+// pickFor settles one pick bind with its source step's parsed result
+// (root, the parsed document, or nil to parse what it reads).
+func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sent map[string]bool, root any) {
 	if bd.settled {
 		return
 	}
@@ -476,17 +502,46 @@ func (c *compiler) pickFor(st *step, bd *binding, doc document, text string, sen
 	segs := strings.Split(bd.path, ".")
 	// The selector and the element checks mostly read the same element:
 	// it is parsed once.
-	var memoN = -1
-	var memoV any
-	var memoOK bool
-	at := func(n int) (any, bool) {
-		if n != memoN {
-			memoN = n
-			memoV, memoOK = doc.at(segs[:n])
-		}
-		return memoV, memoOK
+	// The rule reads the array, the checks its element: both kept.
+	type memo struct {
+		n  int
+		v  any
+		ok bool
 	}
-	if c.selector(bd, segs, at, text, sent) {
+	memos := [2]memo{{n: -1}, {n: -1}}
+	at := func(n int) (any, bool) {
+		for _, m := range memos {
+			if m.n == n {
+				return m.v, m.ok
+			}
+		}
+		m := memo{n: n}
+		if root != nil {
+			m.v, m.ok = walkParsed(root, segs[:n])
+		} else if k := len(segs); n > 0 && memos[0].n >= 0 && memos[0].n < n && n <= k {
+			// Inside a value already parsed: walk it instead.
+			if v, ok := walkParsed(memos[0].v, segs[memos[0].n:n]); ok && memos[0].ok {
+				m.v, m.ok = v, true
+			} else {
+				m.v, m.ok = doc.at(segs[:n])
+			}
+		} else {
+			m.v, m.ok = doc.at(segs[:n])
+		}
+		if memos[0].n < 0 {
+			memos[0] = m
+		} else {
+			memos[1] = m
+		}
+		return m.v, m.ok
+	}
+	if c.jsonRule(bd, segs, at, &recentResult{doc: doc, text: text, sent: sent}) && bd.rule != ruleOnly {
+		return
+	}
+	// The only element there was is no reason by itself: the element's
+	// own fields are still checked, so a lone element that is another
+	// thing fails instead of being acted on.
+	if bd.sel == nil && c.selector(bd, segs, at, text, sent) {
 		return
 	}
 	// The element is the path up to the last index.
@@ -626,4 +681,33 @@ func (p *pathInterner) of(b []byte) string {
 		p.m[s] = s
 	}
 	return s
+}
+
+// walkParsed follows path segments inside a parsed value: an object's key
+// (its last member of that name, as json paths read), an array's index.
+func walkParsed(v any, segs []string) (any, bool) {
+	for _, sg := range segs {
+		switch x := v.(type) {
+		case *jsondata.Object:
+			found := false
+			for i := len(x.Members) - 1; i >= 0; i-- {
+				if x.Members[i].Key == sg {
+					v, found = x.Members[i].Value, true
+					break
+				}
+			}
+			if !found {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(sg)
+			if err != nil || !isDigits(sg) || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }

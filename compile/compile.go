@@ -107,6 +107,9 @@ type compiler struct {
 	// questions.
 	argReadings map[int]*argReading
 	toolCalls   map[string]int
+	// fixed holds, by tool, the argument members its schema fixes
+	// (fixedargs.go).
+	fixed map[string]map[string]bool
 }
 
 // Compile turns a trace into a skill, deterministically and without any

@@ -641,6 +641,48 @@ func (x *valueIndex) leaf(kind byte, raw []byte, esc bool, path []segment) bool 
 	if src.array {
 		rank++
 	}
+	rank += refRank(src.path)
 	x.pending = append(x.pending, pending{slot: s, src: src, rank: rank})
 	return true
+}
+
+// refRank ranks a place where a value is another element's reference to
+// it below the element's own copy: under a reference key (`parents`,
+// `parent_id`, `customerId`, a relation's `to`), or inside an array
+// nested in an element. The element the agent picked holds the value as
+// its own id or name; a bind on the reference would act on the wrong
+// element when the list changes (#33).
+func refRank(path []pathSeg) int32 {
+	r, idx := int32(0), 0
+	for i, seg := range path {
+		if seg.index >= 0 {
+			idx++
+			continue
+		}
+		if isRefKey(seg.key, i == len(path)-1) {
+			r = 2
+		}
+	}
+	if idx > 1 {
+		r += int32(idx - 1)
+	}
+	return r
+}
+
+// refWords are the words of a key that holds a reference to something
+// else.
+var refWords = setOf(`parent parents ref refs reference references depends dependencies
+	blocked blocker blockers related links linked from to source target duplicate duplicates`)
+
+// isRefKey reports a key naming a reference: one of refWords, or, as the
+// last key, an id of something else (`parent_id`, `customerId`; `id`
+// alone is the element's own).
+func isRefKey(k string, last bool) bool {
+	ws := strings.Split(snake(k), "_")
+	for _, w := range ws {
+		if refWords[w] {
+			return true
+		}
+	}
+	return last && len(ws) > 1 && (ws[len(ws)-1] == "id" || ws[len(ws)-1] == "ids")
 }

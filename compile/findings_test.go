@@ -39,7 +39,7 @@ func TestFindings(t *testing.T) {
 		{
 			finding: "a search that finds another entity first does not feed it on: the pick is by what the step asked for",
 			trace:   "36-memory-echo.jsonl",
-			want:    []string{`~^- bind: entity_name = body match /.*"entityType".*"customer"/$`, `- action: open_nodes {"names": ["{{entity_name}}"]}`},
+			want:    []string{`- bind: entity_name = only(json.entities where entityType == "customer").name`, `- action: open_nodes {"names": ["{{entity_name}}"]}`},
 		},
 		{
 			finding: "a name from a text listing is bound, inside the longer path that holds it",

@@ -54,6 +54,9 @@ type step struct {
 	// binds are the dataflow binds this step's result feeds; each also
 	// gets a `json.<path> is set` assert.
 	binds []*binding
+	// pre are the preconditions a later step's choice rested on: nothing
+	// of what it created existed here (aggregate.go).
+	pre   []*ast.SelectionAssert
 	class *Classification
 	// nAsserts is how many asserts the step got when it was built
 	// (counted set): the summary counts them without building them a

@@ -40,6 +40,9 @@ const (
 	// KindSelectedBind: a bind picks the element whose field holds what
 	// the step sent.
 	KindSelectedBind Kind = "selected_bind"
+	// KindChosenValue: a value the agent chose (a schema enum or const, a
+	// category word) that an earlier result also held stays a literal.
+	KindChosenValue Kind = "chosen_value"
 	// KindLinePositionBind: a body match bind counts lines of a text.
 	KindLinePositionBind Kind = "line_position_bind"
 	// KindStructuredMismatch: a result's text and structuredContent differ.
@@ -80,7 +83,7 @@ var kindOrder = []Kind{
 	KindUnminedBody, KindUnclassifiedEffect, KindEffectConflict, KindArgumentEffect,
 	KindArgsNotObject, KindStructuredMismatch, KindNoStableCheck,
 	KindArrayIndexBind, KindSelectedBind, KindLinePositionBind, KindRedactedInput,
-	KindUnbindablePath, KindShortValue, KindDerivedText, KindNotRerunnable,
+	KindUnbindablePath, KindChosenValue, KindShortValue, KindDerivedText, KindNotRerunnable,
 	KindTemplateLiteral, KindDateLiteral, KindImpossibleDate, KindUUIDLiteral,
 	KindUnixTimestamp, KindRepeatedLiteral, KindTrailingNote, KindNoRecordingDate,
 }

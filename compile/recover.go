@@ -63,6 +63,9 @@ func (c *compiler) dataflow() error {
 			for _, l := range c.leaves {
 				c.recover(st, l, idx, b)
 			}
+			for _, l := range c.leaves {
+				c.precondition(st, l)
+			}
 			// What the call sent, which its result merely echoes. A value
 			// is forgotten once the last step that sends it has looked it
 			// up: no later call can use where it was seen, so the index
@@ -110,6 +113,10 @@ func (c *compiler) bindQuestions() {
 		switch {
 		case bd.selector != "":
 			c.q.add(from.n, KindSelectedBind, "%s: the bind %s takes the first element whose %s — the value the step itself sent — so another element listed before it is passed over; if the result can hold several such elements, %s would receive the first — is that the one?", ref(from), bd.name, bd.selector, stepsPhrase(c.binder.consumers[bd]))
+		case bd.unexplained && bd.array:
+			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position among several elements, because no rule explains the pick: the element is not the only one holding a value the agent sent, bound or named in a note, not the unique newest (or the extreme a note asks for), not the only one of its kind; %s — if the agent had a reason, write it as a selection (`only(json.… where …)`, `max(json.… by …)`).", ref(from), bd.name, bd.path, pickCheckPhrase(bd, stepsPhrase(c.binder.consumers[bd])))
+		case bd.unexplained && bd.positional:
+			c.q.add(from.n, KindLinePositionBind, "%s: the bind %s takes the value from a fixed line among several of the same shape (/%s/), because no rule explains the pick (not the only line holding a value the agent sent, bound or named in a note, not the unique newest or the extreme a note asks for); if lines come back in another order or number, %s would receive a different value — if the agent had a reason, write it as a selection (`max(lines /…/ by …)`).", ref(from), bd.name, bd.pattern, stepsPhrase(c.binder.consumers[bd]))
 		case bd.array && bd.volatile():
 			c.q.add(from.n, KindArrayIndexBind, "%s: the bind %s reads json.%s, a position in an array, and the value looks generated (it is checked by type only); if the array comes back in another order or length, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.path, stepsPhrase(c.binder.consumers[bd]))
 		case bd.array:
@@ -118,6 +125,15 @@ func (c *compiler) bindQuestions() {
 			c.q.add(from.n, KindLinePositionBind, "%s: the bind %s takes the value from a fixed line of the text result (/%s/); if lines come back in another order or number, %s would receive a different value — is the order guaranteed?", ref(from), bd.name, bd.pattern, stepsPhrase(c.binder.consumers[bd]))
 		}
 	}
+}
+
+// pickCheckPhrase says how a positional pick is checked, and what a
+// reordered list then does to the steps that use it.
+func pickCheckPhrase(bd *binding, users string) string {
+	if bd.volatile() {
+		return "the value looks generated, so it is checked by type only, and a reordered list would feed " + users + " another element"
+	}
+	return "a value assert holds the position to the recorded " + clipQuote(bd.raw) + ", so a reordered list fails instead of feeding " + users + " another element"
 }
 
 // clipQuote shows a recorded JSON value in a question.
@@ -185,9 +201,9 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 	if checks != nil && len(checks.out) > 0 {
 		st.checks = slices.Clone(checks.out)
 	}
-	if doc != nil {
-		c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
-	}
+	// Kept for the binds later calls make: a JSON result for its arrays,
+	// a text for its listings.
+	c.keepRecent(&recentResult{step: st.n - 1, doc: document{text: doc}, text: text, sent: echo})
 	if (doc == nil || wrapped) && strings.TrimSpace(text) != "" {
 		st.lines = textChecks(text, st.sent)
 	}
@@ -254,6 +270,14 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 		c.redactedInput(st, l, b)
 		return
 	}
+	if l.member != "" && c.fixedMembers(st.tool)[l.member] {
+		// The schema lists the values: the agent chose one (fixedargs.go).
+		if s := idx.lookup(idx.slots(l), l.key); l.key != "" && s != nil {
+			c.q.add(st.n, KindChosenValue, "%s: %s sends %s, one of the values the tool's input schema allows; step %d's result also shows it (%s), but the agent chose it, so it stays a literal — make it an input if it should vary.", ref(st), memberPhrase(l), quote(l.value()), c.steps[int(s.src.step)].n, s.src.where())
+		}
+		c.literal(st, l)
+		return
+	}
 	if l.key != "" {
 		if s := idx.lookup(idx.slots(l), l.key); s != nil {
 			if c.wholeFrom(st, l, s, b) {
@@ -273,6 +297,13 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 	if !l.num && l.key != "" && c.tokensFrom(st, l, idx, b) {
 		return
 	}
+	if l.num {
+		// A total the agent computed from an earlier result's rows.
+		if name := c.aggregate(st, l.raw, l.member); name != "" {
+			st.holes = append(st.holes, argHole{ord: l.ord, whole: name})
+			return
+		}
+	}
 	c.literal(st, l)
 }
 
@@ -287,6 +318,9 @@ func (c *compiler) wholeFrom(st *step, l argLeaf, s *slot, b *binder) bool {
 		return true
 	}
 	switch {
+	case typedCategory(l, src):
+		// A kind the agent chose, not a value it carried (fixedargs.go).
+		c.q.add(st.n, KindChosenValue, "%s: %s sends %s, the kind of thing the step makes; step %d's result held the same word under the same key (%s) for something else, so it is the agent's choice and stays a literal — bind it by hand if it should follow that result.", ref(st), memberPhrase(l), quote(l.value()), from.n, src.where())
 	case l.num && src.text:
 		c.q.add(st.n, KindUnbindablePath, "%s: %s sends the number %s, which step %d's result held only as text (%s); a `body match` bind gives a string, and the call sent a number, so it stays a literal — make it an input if it should follow that result.", ref(st), memberPhrase(l), l.raw, from.n, src.where())
 	case src.text && src.pattern == "":
@@ -365,6 +399,12 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 	// overlaps one taken before it.
 	cands := append(phrases(l.raw, spans), spans...)
 	var taken []span
+	// Values the agent computed from an earlier result's rows: their ids
+	// joined, a total (aggregate.go).
+	for _, p := range c.joined(st, l.raw, spans) {
+		taken = append(taken, p.span)
+		parts = append(parts, p)
+	}
 	for _, sp := range cands {
 		if overlaps(taken, sp) {
 			continue
@@ -392,6 +432,10 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 			}
 		}
 		if s == nil {
+			if name := c.aggregate(st, tok, ""); !phrase && name != "" {
+				taken = append(taken, sp)
+				parts = append(parts, holePart{span: sp, name: name})
+			}
 			continue
 		}
 		src := s.src

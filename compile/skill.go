@@ -256,6 +256,8 @@ func (c *compiler) step(st *step, args json.RawMessage, b *stepBuilder) *ast.Ste
 		}
 		for i, bd := range st.binds {
 			switch {
+			case bd.sel != nil:
+				fields[i].Expr = &ast.SelectionBind{Name: bd.name, Sel: bd.sel}
 			case bd.path == "" && a == nil:
 				fields[i].Expr = &ast.BodyMatchBind{Name: bd.name, Pattern: bd.pattern}
 			case bd.path == "":
@@ -285,6 +287,9 @@ func (c *compiler) asserts(st *step, a *nodeArena) []ast.Assert {
 	status := a.statusAssert()
 	status.Op, status.Code = ast.OpEq, 200
 	out := append(a.assertList(), status)
+	for _, p := range st.pre {
+		out = append(out, p)
+	}
 	covered := a.coveredSet()
 	for _, bd := range st.binds {
 		if bd.path == "" {
@@ -328,11 +333,19 @@ func (c *compiler) asserts(st *step, a *nodeArena) []ast.Assert {
 	var taken []string
 	for _, bd := range st.binds {
 		if bd.path == "" {
-			taken = append(taken, bd.raw)
+			taken = append(taken, bd.val)
 		}
 	}
 	out = checkAsserts(st.pickChks, out, a)
 	lines := st.lines
+	for _, bd := range st.binds {
+		if bd.sel != nil && bd.sel.Source.Kind == ast.SourceLines {
+			// A listing the step picks from by a rule: its other rows
+			// played no part, and a line check on one would pin it.
+			lines = nil
+			break
+		}
+	}
 	if !st.proseFed && len(lines) > maxTextLines {
 		lines = lines[:maxTextLines]
 	}
