@@ -100,6 +100,13 @@ type compiler struct {
 	// them, result after result.
 	paths     pathInterner
 	collector docCollector
+
+	// argReadings are what calls' arguments say about their effect, by
+	// step number, for the calls whose arguments say something
+	// (argeffects.go); toolCalls counts each tool's steps, for their
+	// questions.
+	argReadings map[int]*argReading
+	toolCalls   map[string]int
 	// fixed holds, by tool, the argument members its schema fixes
 	// (fixedargs.go).
 	fixed map[string]map[string]bool
@@ -207,7 +214,7 @@ func analyse(src records, opts Options) (*Compilation, error) {
 	}
 	c := &compiler{src: src, opts: opts, seed: maphash.MakeSeed(), idx: newValueIndex(), classes: map[string]*Classification{}, inputs: map[string]*input{},
 		lits: literalTable{strs: map[string]literalRef{}, nums: map[string]literalRef{}}}
-	trailing, err := c.pair()
+	trailing, err := c.pairReadingArguments()
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,9 @@
 // type or shape of every value a later step takes, stable fields (value
 // asserts) and volatile ones (type asserts), stable lines of a text. The
 // effect class comes from the verbs in the tool name (the shared table in
-// internal/verbs) and the server's tool annotations, and never
-// understates.
+// internal/verbs), the server's tool annotations and, step by step, what
+// the call's own arguments say (a mode, an enum of verbs, a flag such as
+// amend: true), and never understates.
 //
 // What the compiler will not guess becomes an open question in the skill
 // and in the Summary; the rule that no literal an earlier result held is

@@ -46,6 +46,10 @@ type Classification struct {
 	// idempotentHint: false, with destructiveHint: false) and says which
 	// reading won, or "". It becomes an effect_conflict question.
 	Conflict string `json:"conflict,omitempty"`
+	// Arguments names what in the call's own arguments made the step more
+	// careful than its tool (`the argument mode "delete"`, `the flag
+	// amend: true`), or "". It becomes an argument_effect question.
+	Arguments string `json:"arguments,omitempty"`
 }
 
 func isTrue(b *bool) bool  { return b != nil && *b }

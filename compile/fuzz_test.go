@@ -78,6 +78,8 @@ func FuzzCompileFields(f *testing.F) {
 	f.Add("list_directory", "List", "path", "q3-report.txt", "[FILE] q3-report.txt\n[DIR] archive", "2026-07-18T14:02:00Z")
 	f.Add("search", "Find", "names", "Acme Corp", `{"entities":[{"name":"Acme Corp","entityType":"seed_0000"}]}`, "2026-07-18T14:02:00Z")
 	f.Add("get", "Weather", "a", "36", `{"temperature":36}`, "2026-07-18T14:02:00Z")
+	f.Add("edit_tasks", "Delete", "mode", "delete", `{"deleted":"tsk_1"}`, "2026-07-18T14:02:00Z")
+	f.Add("get_ledger", "Open", "keys", "«redacted:LEDGER_KEY» «redacted» «redacted:x»", `{"ledger":"open"}`, "2026-07-18T14:02:00Z")
 	f.Fuzz(func(t *testing.T, tool, note, key, val, result, started string) {
 		rec := func(v map[string]any) string {
 			b, err := json.Marshal(v)

@@ -30,6 +30,9 @@ const (
 	KindUnclassifiedEffect Kind = "unclassified_effect"
 	// KindEffectConflict: a server annotation disagreed with the verb.
 	KindEffectConflict Kind = "effect_conflict"
+	// KindArgumentEffect: the call's arguments made the step more careful
+	// than its tool's name.
+	KindArgumentEffect Kind = "argument_effect"
 	// KindArgsNotObject: the recorded arguments are not a JSON object.
 	KindArgsNotObject Kind = "args_not_object"
 	// KindArrayIndexBind: a bind reads a position in an array.
@@ -77,7 +80,7 @@ const (
 // kindOrder lists the kinds in the order questions of one step appear.
 var kindOrder = []Kind{
 	KindUnnarrated, KindMissingResult, KindFailedResult, KindTruncatedBody,
-	KindUnminedBody, KindUnclassifiedEffect, KindEffectConflict,
+	KindUnminedBody, KindUnclassifiedEffect, KindEffectConflict, KindArgumentEffect,
 	KindArgsNotObject, KindStructuredMismatch, KindNoStableCheck,
 	KindArrayIndexBind, KindSelectedBind, KindLinePositionBind, KindRedactedInput,
 	KindUnbindablePath, KindChosenValue, KindShortValue, KindDerivedText, KindNotRerunnable,

@@ -85,10 +85,8 @@ func (c *compiler) readBacks(st *step, text string, echo map[string]bool) []stri
 }
 
 // effect is a step's effect class while the dataflow runs, before
-// stepQuestions sets st.class (classify keeps one per tool).
+// stepQuestions sets st.class (classify keeps one per tool, and
+// stepClass one per step whose arguments raise it).
 func (c *compiler) effect(st *step) ast.Effect {
-	if cl := c.classes[st.tool]; cl != nil {
-		return cl.Effect
-	}
-	return c.classify(st.tool, c.annotations(st.tool)).Effect
+	return c.stepClass(st).Effect
 }

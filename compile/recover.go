@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -502,39 +503,71 @@ func composeString(s string, parts []holePart) *ast.String {
 	return &ast.String{Value: b.String(), Holes: holes}
 }
 
-// redactedInput turns a leaf holding the redaction placeholder into an
-// input: the placeholder was never a value, so no result can have held it
-// and the recorded text cannot be sent. Leaves under the same key share
-// one input.
+// redactedInput turns a leaf holding redaction placeholders into inputs:
+// a placeholder was never a value, so no result can have held it and the
+// recorded text cannot be sent. Each placeholder is an input of its own,
+// save that the same one met again shares it:
+//
+//   - «redacted:NAME», the value of the variable NAME that REELIER_REDACT
+//     named, is the input named after NAME in lower case (PAYMENTS_TOKEN →
+//     payments_token), wherever it is sent;
+//   - the k-th «redacted» of a leaf is the input named after the leaf's
+//     key (or secret, for a key such as value that names nothing), shared
+//     with the k-th «redacted» of every leaf under the same key: two
+//     placeholders in one string are two secrets, and the same key sent
+//     again is taken to send the same one (the question says so).
 func (c *compiler) redactedInput(st *step, l argLeaf, b *binder) {
-	base := snake(l.member)
+	key := snake(l.member)
+	base := key
 	if base == "" || genericKeys[base] {
 		base = "secret"
 	}
-	in := c.inputs[base]
-	if in == nil {
-		in = &input{name: b.fresh([]string{base}, 0)}
-		c.inputs[base] = in
-		c.inputOrder = append(c.inputOrder, in)
-	}
-	if len(in.steps) == 0 || in.steps[len(in.steps)-1] != st.n {
-		in.steps = append(in.steps, st.n)
-	}
-	in.leaves++
-	var parts []holePart
-	for off := 0; ; {
-		i := strings.Index(l.raw[off:], trace.Redacted)
-		if i < 0 {
-			break
+	ms := trace.Markers(l.raw, nil)
+	parts := make([]holePart, 0, len(ms))
+	unnamed := 0
+	for _, m := range ms {
+		var in *input
+		if m.Name != "" {
+			in = c.input("name:"+m.Name, []string{m.InputName(), base}, b)
+			in.variable = m.Name
+		} else {
+			unnamed++
+			id := "key:" + key
+			if unnamed > 1 {
+				id += "#" + strconv.Itoa(unnamed)
+			}
+			in = c.input(id, []string{base}, b)
+			in.nth = unnamed
 		}
-		parts = append(parts, holePart{span: span{off + i, off + i + len(trace.Redacted)}, name: in.name})
-		off += i + len(trace.Redacted)
+		if len(in.steps) == 0 || in.steps[len(in.steps)-1] != st.n {
+			in.steps = append(in.steps, st.n)
+		}
+		in.leaves++
+		parts = append(parts, holePart{span: span{m.Start, m.End}, name: in.name})
 	}
 	if len(parts) == 1 && parts[0].span == (span{0, len(l.raw)}) {
-		st.holes = append(st.holes, argHole{ord: l.ord, whole: in.name})
+		st.holes = append(st.holes, argHole{ord: l.ord, whole: parts[0].name})
 		return
 	}
 	st.holes = append(st.holes, argHole{ord: l.ord, composed: composeString(l.raw, parts)})
+}
+
+// input returns the input filed under id, made with the first free name
+// of cands when there is none yet.
+func (c *compiler) input(id string, cands []string, b *binder) *input {
+	in := c.inputs[id]
+	if in == nil {
+		var names []string
+		for _, n := range cands {
+			if n != "" {
+				names = append(names, n)
+			}
+		}
+		in = &input{name: b.fresh(names, 0)}
+		c.inputs[id] = in
+		c.inputOrder = append(c.inputOrder, in)
+	}
+	return in
 }
 
 // input is a variable a run must supply: a value the recording redacted.
@@ -542,21 +575,50 @@ type input struct {
 	name   string
 	steps  []int
 	leaves int // how many redacted values it replaces
+	// variable is the environment variable a «redacted:NAME» placeholder
+	// named, or ""; nth is, for «redacted», which placeholder of its
+	// leaf it stands for (1 for the first).
+	variable string
+	nth      int
 }
 
 // inputQuestions asks for each input's value.
 func (c *compiler) inputQuestions() {
 	for _, in := range c.inputOrder {
 		first := c.steps[in.steps[0]-1]
+		what := "the recording redacted a secret here"
+		if in.variable != "" {
+			what = fmt.Sprintf("the recording redacted the value of %s here (a variable REELIER_REDACT named)", in.variable)
+		} else if in.nth > 1 {
+			what = fmt.Sprintf("the recording redacted another secret in the same text here (the %s), an input of its own", ordinal(in.nth))
+		}
 		shared := ""
 		switch {
+		case in.variable != "" && in.leaves > 1:
+			shared = fmt.Sprintf(" Every place the recording sent %s (%s) sends this input.", in.variable, stepWord2(in.steps))
 		case len(in.steps) > 1:
 			shared = fmt.Sprintf(" Steps %s send it under the same key and share the input; give them separate inputs if they are different secrets.", stepList(in.steps))
 		case in.leaves > 1:
 			shared = fmt.Sprintf(" The %d redacted values under that key share the input; give them separate inputs if they are different secrets.", in.leaves)
 		}
-		c.q.add(first.n, KindRedactedInput, "%s: the recording redacted a secret here, so the skill cannot send what was recorded; it sends the input {{%s}} — supply it when you run it: REELIER_VAR_%s in the environment, a %s=… line in a --var-file, or --var %s=….%s", ref(first), in.name, in.name, in.name, in.name, shared)
+		c.q.add(first.n, KindRedactedInput, "%s: %s, so the skill cannot send what was recorded; it sends the input {{%s}} — supply it when you run it: REELIER_VAR_%s in the environment, a %s=… line in a --var-file, or --var %s=….%s", ref(first), what, in.name, in.name, in.name, in.name, shared)
 	}
+}
+
+// ordinal renders 2 as "2nd", 3 as "3rd", 11 as "11th".
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 var (

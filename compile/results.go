@@ -51,7 +51,7 @@ func (c *compiler) stepQuestions() {
 			c.q.add(st.n, KindMissingResult, "%s: the trace has no result for this call (the recording may have stopped mid-call), so the step has no asserts and replay will report it unchecked — what would success look like?", ref(st))
 		}
 		ann := c.annotations(st.tool)
-		st.class = c.classify(st.tool, ann)
+		st.class = c.stepClass(st)
 		switch {
 		case st.class.Unclassified:
 			declared := "the server declared no annotation"
@@ -62,6 +62,7 @@ func (c *compiler) stepQuestions() {
 		case st.class.Conflict != "":
 			c.q.add(st.n, KindEffectConflict, "%s: %s — check which is right.", ref(st), st.class.Conflict)
 		}
+		c.argumentQuestion(st)
 		if st.argsKind != "" {
 			c.q.add(st.n, KindArgsNotObject, "%s: the recorded arguments (trace line %d) are %s, not an object; MCP tools take named arguments, so replay may be refused.", ref(st), st.at.Line, st.argsKind)
 		}

@@ -144,9 +144,10 @@ func isNameToken(tok string) bool {
 	return false
 }
 
-// isRedacted reports whether a value holds the redaction placeholder: it is
-// not a value the recording saw, and never matches anything.
-func isRedacted(s string) bool { return strings.Contains(s, trace.Redacted) }
+// isRedacted reports whether a value holds a redaction placeholder —
+// «redacted», or «redacted:NAME» for a variable REELIER_REDACT named: it
+// is not a value the recording saw, and never matches anything.
+func isRedacted(s string) bool { return trace.HasMarker(s) }
 
 // snake turns an argument key or a label into a variable name:
 // `entityName` → entity_name, `File Name` → file_name; "" when nothing

@@ -64,18 +64,16 @@ func TestGenerate(t *testing.T) {
 }
 
 // actionlint runs actionlint on the workflow: the one .ci/run installs
-// (REELIER_ACTIONLINT), else one on PATH. Under CI a missing actionlint
-// fails the test.
+// (REELIER_ACTIONLINT), else one on PATH, else one findActionlint builds.
+// Under CI a missing actionlint fails the test.
 func actionlint(t *testing.T, data []byte) {
-	bin := os.Getenv("REELIER_ACTIONLINT")
-	if bin == "" {
-		bin, _ = exec.LookPath("actionlint")
-	}
-	if bin == "" {
+	t.Helper()
+	bin, err := findActionlint()
+	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but actionlint is not: .ci/run installs it and sets REELIER_ACTIONLINT")
+			t.Fatalf("CI is set but actionlint is not: .ci/run installs it and sets REELIER_ACTIONLINT (%v)", err)
 		}
-		t.Log("actionlint is not installed (set REELIER_ACTIONLINT); the workflow was not linted")
+		t.Logf("actionlint could not be found or built (set REELIER_ACTIONLINT); the workflow was not linted: %v", err)
 		return
 	}
 	dir := t.TempDir()
@@ -145,5 +143,36 @@ func TestWrite(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != "two\n" {
 		t.Errorf("with force: %q", got)
+	}
+}
+
+// TestLocalPath: a command naming a path only the recording machine has
+// is found, wherever the word is; standard binary folders, repository
+// paths, packages and URLs are not.
+func TestLocalPath(t *testing.T) {
+	tests := []struct{ command, want string }{
+		{"npx -y @modelcontextprotocol/server-memory", ""},
+		{"node ./tools/server.js --port 3000", ""},
+		{"tools/server --db data/x.db", ""},
+		{"/usr/bin/env node server.js", ""},
+		{"/usr/local/bin/mcp-server --log /dev/null", ""},
+		{"https://mcp.example.test/mcp", ""},
+		{"node /tmp/reelier-dev/server.js", "/tmp/reelier-dev/server.js"},
+		{"/home/dev/bin/mcp-server --stdio", "/home/dev/bin/mcp-server"},
+		{"npx -y mcp-sqlite --db=/Users/dev/data.db", "/Users/dev/data.db"},
+		{"~/bin/server", "~/bin/server"},
+		{"sh -c '$HOME/server'", "$HOME/server"},
+		{"$HOME/server --x", "$HOME/server"},
+		{`C:\Users\dev\server.exe`, `C:\Users\dev\server.exe`},
+		{"/usr/bin/../../tmp/x", "/usr/bin/../../tmp/x"},
+		{"/usr/bin/sub/dir/x", "/usr/bin/sub/dir/x"},
+		{"/opt/server", "/opt/server"},
+		{"node '/var/folders/xy/T/server.js'", "/var/folders/xy/T/server.js"},
+		{"node 'unbalanced /tmp/x", "/tmp/x"},
+	}
+	for _, tt := range tests {
+		if got := LocalPath(tt.command); got != tt.want {
+			t.Errorf("LocalPath(%q) = %q, want %q", tt.command, got, tt.want)
+		}
 	}
 }

@@ -39,6 +39,7 @@ const (
 	CodeEmptyServerCommand      = "empty_server_command"
 	CodeDuplicateServer         = "duplicate_server"
 	CodeDuplicateServersSection = "duplicate_servers_section"
+	CodeServerControl           = "server_control_character"
 )
 
 // Rule pairs a rejection code with the message it produces, with `…`
@@ -84,6 +85,7 @@ var Rules = []Rule{
 	{CodeEmptyServerCommand, fmt.Sprintf(msgEmptyServerCommand, "…")},
 	{CodeDuplicateServer, fmt.Sprintf(msgDuplicateServer, "…")},
 	{CodeDuplicateServersSection, msgDuplicateServersSection},
+	{CodeServerControl, fmt.Sprintf(msgServerControl, "…")},
 }
 
 // The message texts. Those the format specification quotes are kept word
@@ -116,6 +118,7 @@ const (
 	msgEmptyServerCommand      = "Server '%s' has an empty command"
 	msgDuplicateServer         = "Duplicate server '%s' — each server in the Servers section needs its own name"
 	msgDuplicateServersSection = "Duplicate '## Servers' section — list every server in the first one"
+	msgServerControl           = "Server line holds %s, a control, line-break or bidi character — a server's name, command, tools and headers may not"
 )
 
 // StepKeys is the closed set of bullet keys inside a step, in canonical order.

@@ -3,8 +3,10 @@ package grammar
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/termtext"
 )
 
 // The Servers section. A level-2 ATX heading `## Servers` (any case) in the
@@ -24,6 +26,15 @@ import (
 //
 // Blank lines, other text, thematic breaks and fenced code blocks are
 // Markdown the section keeps without reading.
+//
+// A server line may hold no control, line-break or bidi character
+// (termtext.Forbidden: C0 but tab, DEL, C1 with NEL, LS, PS, the bidi
+// embeddings, overrides and isolates). Its name and command reach a
+// terminal (the trust prompt), a shell (the command is started) and a
+// workflow (`reelier ci` writes the commands into YAML, where YAML 1.1
+// breaks lines on NEL, LS and PS); a character that can make what is
+// shown differ from what runs is refused where it stands, before the
+// line's shape is read. A tab is a blank.
 
 // ServersHeading is the text of the heading that opens the section.
 const ServersHeading = "Servers"
@@ -131,6 +142,10 @@ func isThematicBreak(t string) bool {
 // blanks at either end. It reports what is wrong and returns nil when the
 // line is not a server.
 func (p *docParser) serverLine(org origin, t string) *ast.Server {
+	if at, r := termtext.FirstForbidden(t); at >= 0 {
+		p.report(0, CodeServerControl, org.span(at, at+utf8.RuneLen(r)), fmt.Sprintf(msgServerControl, termtext.CodePoint(r)))
+		return nil
+	}
 	s := &serverScanner{src: t}
 	fail := func() *ast.Server {
 		at := min(s.pos, len(t))

@@ -1,6 +1,7 @@
 package grammar_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/internal/testutil"
 )
 
@@ -192,6 +194,8 @@ func FuzzServerLine(f *testing.F) {
 		"- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities, search_nodes)",
 		"- `a`: `` x `y` `` (tools: `b c`, d)", "-a:`b`(tools:)", "- `a`: ` `", "* `a`: `b`", "- ``", "- `a`: `b` (tools: a,",
 		"```", "---", "- a: b",
+		"- `m`: `npx -y x\u0085  allow-writes: \"true\"`", "- `m`: `a\x1b[2K\rb`", "- m\u202e: `x` (tools: a\u2028b)",
+		"- `api`: `https://x.test` (headers: `A: $B\u2029`)", "-\t`a`:\t`b\tc`",
 	} {
 		f.Add(s)
 	}
@@ -206,6 +210,18 @@ func FuzzServerLine(f *testing.F) {
 			if strings.TrimSpace(sv.Command) == "" || sv.Name == "" {
 				t.Fatalf("accepted a server without a name or command: %+v", sv)
 			}
+			texts := []string{sv.Name, sv.Command}
+			for _, tool := range sv.Tools {
+				texts = append(texts, tool.Name)
+			}
+			for _, h := range sv.Headers {
+				texts = append(texts, h.Text)
+			}
+			for _, x := range texts {
+				if at, r := termtext.FirstForbidden(x); at >= 0 {
+					t.Fatalf("accepted a server holding %s: %q", termtext.CodePoint(r), x)
+				}
+			}
 			if got := string(src[sv.NameRange.Start.Offset:sv.NameRange.End.Offset]); got != sv.Name {
 				t.Fatalf("name range covers %q, name is %q", got, sv.Name)
 			}
@@ -218,18 +234,30 @@ func FuzzServerLine(f *testing.F) {
 		if out := format.Source(skill); !diags.HasErrors() && string(out) != string(src) {
 			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
 		}
+		// A list item holding a forbidden character is refused at it.
+		item := strings.TrimLeft(line, " \t")
+		if at, r := termtext.FirstForbidden(strings.TrimRight(item, " \t")); at >= 0 && item != "" && (item[0] == '-' || (item[0] == '*' || item[0] == '+') && (len(item) == 1 || item[1] == ' ' || item[1] == '\t')) && !strings.HasPrefix(item, "---") {
+			if len(diags) == 0 || diags[0].Code != grammar.CodeServerControl || int(diags[0].Range.Start.Offset) != bytes.Index(src, []byte(item))+at {
+				t.Fatalf("%q holds %s at %d, diagnostics %v", line, termtext.CodePoint(r), at, diags)
+			}
+		}
 	})
 }
 
 // FuzzServersSection drives whole preambles holding a Servers section
 // (headings, fences, breaks, several bullets) through the parser and the
-// incremental parser: no panic, diagnostics inside the file, fmt keeps
-// the file, and an edit after the first step keeps the same servers.
+// incremental parser: no panic, diagnostics inside the file; an accepted
+// file's canonical form parses to the same tree and servers and formats
+// to itself; fmt keeps the file but for the one step header it may
+// respell; and an edit after the first step keeps the same servers.
 func FuzzServersSection(f *testing.F) {
 	for _, s := range []string{
 		"## Servers\n\n- `a`: `x` (tools: t)\n- `b`: `y`\n\n## Steps\n\n",
 		"## Servers\n```\n- x\n```\n- `a`: `x`\n## Servers\n- `a`: `y`\n",
 		"Servers\n---\n- `a`: `x`\n", "# T\n\n## servers\n* a: `b`\n+ c: `d` (tools: e,f)\n---\n",
+		// A preamble ending in blanks without a line end indents the
+		// step header that follows it.
+		" ", "## Servers\n- `a`: `x`\n\n   ", "## Servers\n- `a`: `x`\n  ",
 	} {
 		f.Add(s)
 	}
@@ -237,10 +265,17 @@ func FuzzServersSection(f *testing.F) {
 		src := serversDoc(preamble)
 		skill, diags := grammar.Parse("", src)
 		checkRanges(t, src, diags)
+		if diags.HasErrors() {
+			return
+		}
+		out := format.Source(skill)
+		checkCanonical(t, skill, src, out)
 		// A step header in the preamble makes steps the printer may
-		// respell; otherwise the file is canonical already.
-		if out := format.Source(skill); !strings.Contains(preamble, "Step") && !diags.HasErrors() && string(out) != string(src) {
-			t.Fatalf("fmt changed the file:\n%s", format.Diff("s", src, out))
+		// respell; otherwise the file is canonical already, but for the
+		// header serversDoc adds: a preamble whose last line is blanks
+		// indents it, and fmt prints a header unindented (SPEC §9).
+		if want := unindentedDoc(preamble); !strings.Contains(preamble, "Step") && string(out) != string(want) {
+			t.Fatalf("fmt gives:\n%s", format.Diff("want", want, out))
 		}
 		edited := append(append([]byte{}, src...), "\nMore text.\n"...)
 		got, _ := grammar.Reparse("", src, skill, diags, edited)
@@ -249,6 +284,123 @@ func FuzzServersSection(f *testing.F) {
 			t.Fatalf("Reparse gives servers %v, Parse %v", servers(got), servers(want))
 		}
 	})
+}
+
+// unindentedDoc is serversDoc(preamble) in canonical form when preamble
+// holds no step header: the blanks (at most three) that end preamble
+// without a line end indent the step header, and fmt drops them.
+func unindentedDoc(preamble string) []byte {
+	last := preamble[strings.LastIndexByte(preamble, '\n')+1:]
+	if len(last) <= 3 && strings.Trim(last, " ") == "" {
+		preamble = preamble[:len(preamble)-len(last)]
+	}
+	return serversDoc(preamble)
+}
+
+// checkCanonical fails unless out, the canonical form of skill (parsed
+// from src), parses without errors to the same tree and servers, formats
+// to itself, and format.Matches says whether src is already out.
+func checkCanonical(t *testing.T, skill *ast.Skill, src, out []byte) {
+	t.Helper()
+	again, diags := grammar.Parse("", out)
+	if diags.HasErrors() {
+		t.Fatalf("canonical form does not parse: %v\ninput: %q\noutput: %q", diags, src, out)
+	}
+	if d := testutil.DiffSkills(skill, again); d != "" {
+		t.Fatalf("re-parsed tree differs (-input +canonical):\n%s\ninput: %q\noutput: %q", d, src, out)
+	}
+	if fmt.Sprint(servers(again)) != fmt.Sprint(servers(skill)) {
+		t.Fatalf("canonical form has servers %v, input %v", servers(again), servers(skill))
+	}
+	if twice := format.Source(again); !bytes.Equal(twice, out) {
+		t.Fatalf("fmt is not idempotent:\n%s", format.Diff("canonical", out, twice))
+	}
+	if got := format.Matches(skill, src); got != bytes.Equal(src, out) {
+		t.Fatalf("Matches(input) = %v; input canonical: %v", got, bytes.Equal(src, out))
+	}
+	if !format.Matches(again, out) {
+		t.Fatalf("Matches(canonical) = false")
+	}
+}
+
+// TestIndentedStepHeader: a step header indented by one to three spaces
+// is a CommonMark heading and opens the step, after a Servers section or
+// not; fmt prints it unindented (SPEC §9) and leaves the preamble and
+// servers alone, and the canonical form parses to the same tree. Right
+// after a list item (a server's bullet among them), blank line or not,
+// two or three spaces put the header inside the item, as CommonMark
+// reads it: that is no step header, so the file has no steps and the
+// item's section reads the step's bullets. Four spaces are a code block.
+func TestIndentedStepHeader(t *testing.T) {
+	const step = "### Step 1 — T\n- intent: i\n- action: create_entities {}\n- effect: read\n"
+	preambles := []struct {
+		name, text string
+		servers    []server
+		maxIndent  int  // the most blanks that still open a step
+		open       bool // the Servers section runs on to the header
+	}{
+		{"no preamble", "", nil, 3, false},
+		{"blank line", "\n", nil, 3, false},
+		{"prose", "# Title\n\nSome text.\n", nil, 3, false},
+		{"list item", "- item\n", nil, 1, false},
+		{"servers", "## Servers\n- `a`: `x` (tools: t)\n", []server{{"a", "x", []string{"t"}}}, 1, true},
+		{"servers, blank line", "## Servers\n\n- `a`: `x` (tools: t)\n- `b`: `y`\n\n", []server{{"a", "x", []string{"t"}}, {"b", "y", nil}}, 1, true},
+		{"servers, then a section", "## Servers\n- `a`: `x`\n\n## Steps\n\n", []server{{"a", "x", nil}}, 3, false},
+		{"servers, then prose", "## Servers\n- `a`: `x`\n\nRun them first.\n", []server{{"a", "x", nil}}, 3, true},
+	}
+	for _, pre := range preambles {
+		for indent := 1; indent <= 4; indent++ {
+			t.Run(fmt.Sprintf("%s/%d", pre.name, indent), func(t *testing.T) {
+				blanks := strings.Repeat(" ", indent)
+				src := []byte("---\nname: s\ndescription: d\n---\n" + pre.text + blanks + step)
+				skill, diags := grammar.Parse("s.skill.md", src)
+				checkRanges(t, src, diags)
+				if got := servers(skill); fmt.Sprint(got) != fmt.Sprint(pre.servers) {
+					t.Errorf("servers %v; want %v", got, pre.servers)
+				}
+				if indent > pre.maxIndent {
+					// No step, and an open Servers section reads the
+					// step's three bullets as malformed servers.
+					want := []string{grammar.CodeNoSteps}
+					if pre.open {
+						want = append(want, grammar.CodeMalformedServer, grammar.CodeMalformedServer, grammar.CodeMalformedServer)
+					}
+					var codes []string
+					for _, d := range diags {
+						codes = append(codes, d.Code)
+					}
+					if fmt.Sprint(codes) != fmt.Sprint(want) {
+						t.Errorf("diagnostics %v; want codes %v", diags, want)
+					}
+					if len(skill.Steps) != 0 {
+						t.Errorf("steps %+v; want none", skill.Steps)
+					}
+					return
+				}
+				if len(diags) > 0 {
+					t.Fatalf("diagnostics:\n%v", diags)
+				}
+				if len(skill.Steps) != 1 || skill.Steps[0].Number != 1 || skill.Steps[0].Title != "T" {
+					t.Fatalf("steps %+v; want step 1 titled T", skill.Steps)
+				}
+				h := skill.Steps[0].HeaderRange
+				if got := string(src[h.Start.Offset:h.End.Offset]); got != blanks+"### Step 1 — T" {
+					t.Errorf("header range covers %q", got)
+				}
+				if got, want := int(skill.Steps[0].TitleRange.Start.Column), indent+len("### Step 1 - ")+1; got != want {
+					t.Errorf("title at column %d; want %d", got, want)
+				}
+				if skill.Preamble.Text != pre.text {
+					t.Errorf("preamble %q; want %q", skill.Preamble.Text, pre.text)
+				}
+				out := format.Source(skill)
+				if want := "---\nname: s\ndescription: d\n---\n" + pre.text + step; string(out) != want {
+					t.Errorf("fmt gives:\n%s", format.Diff("want", []byte(want), out))
+				}
+				checkCanonical(t, skill, src, out)
+			})
+		}
+	}
 }
 
 func TestHasStepHeader(t *testing.T) {
@@ -314,5 +466,61 @@ func TestServersHeaders(t *testing.T) {
 				t.Errorf("fmt changed the file:\n%s", format.Diff("s", src, out))
 			}
 		})
+	}
+}
+
+// controlChars are the characters no server line may hold: C0 controls
+// but tab, DEL, C1 controls (NEL among them), the line and paragraph
+// separators YAML 1.1 breaks lines on, and the bidi overrides and
+// isolates. Each is named as the diagnostic names it.
+var controlChars = []struct{ r, name string }{
+	{"\x00", "U+0000"}, {"\x07", "U+0007"}, {"\x08", "U+0008"}, {"\v", "U+000B"}, {"\f", "U+000C"},
+	{"\r", "U+000D"}, {"\x1b", "U+001B"}, {"\x1f", "U+001F"}, {"\x7f", "U+007F"},
+	{"\u0080", "U+0080"}, {"\u0085", "U+0085"}, {"\u009b", "U+009B"}, {"\u009f", "U+009F"},
+	{"\u2028", "U+2028"}, {"\u2029", "U+2029"},
+	{"\u202a", "U+202A"}, {"\u202b", "U+202B"}, {"\u202c", "U+202C"}, {"\u202d", "U+202D"}, {"\u202e", "U+202E"},
+	{"\u2066", "U+2066"}, {"\u2067", "U+2067"}, {"\u2068", "U+2068"}, {"\u2069", "U+2069"},
+}
+
+// TestServersControlCharacters: a control, line-break or bidi character
+// anywhere in a server's name, command, tools or headers is a
+// server_control_character error at that character's column, and the
+// server is not read; a tab where blanks go is fine.
+func TestServersControlCharacters(t *testing.T) {
+	// Each place: the line with ¤ where the character goes, and X's column
+	// (the bullet starts in column 1; the é before ¤ counts one column).
+	places := []struct {
+		name, line string
+	}{
+		{"name", "- `mé ¤`: `npx -y @modelcontextprotocol/server-memory`"},
+		{"bare name", "- mé¤: `npx -y @modelcontextprotocol/server-memory`"},
+		{"command", "- `memory`: `npx -y @modelcontextprotocol/server-memoryé¤  allow-writes: \"true\"`"},
+		{"command start", "- `memory`: `¤ sh -c 'touch /tmp/pwned'`"},
+		{"tool", "- `memory`: `npx -y server` (tools: create_entities, sé¤)"},
+		{"header", "- `api`: `https://api.example.test/mcp` (headers: `X-Api-Key: $KEYé ¤`)"},
+	}
+	for _, pl := range places {
+		for _, c := range controlChars {
+			t.Run(pl.name+"/"+c.name, func(t *testing.T) {
+				line := strings.Replace(pl.line, "¤", c.r, 1)
+				col := ast.Column(line, strings.Index(line, c.r))
+				src := serversDoc("## Servers\n" + line + "\n")
+				skill, diags := grammar.Parse("s.skill.md", src)
+				checkRanges(t, src, diags)
+				if len(skill.Servers) != 0 {
+					t.Errorf("the server was read: %+v", skill.Servers[0])
+				}
+				want := fmt.Sprintf("s.skill.md:6:%d: error: Server line holds %s, a control, line-break or bidi character — a server's name, command, tools and headers may not [server_control_character]", col, c.name)
+				if got := diags.Error(); got != want {
+					t.Errorf("diagnostics:\n got %s\nwant %s", got, want)
+				}
+			})
+		}
+	}
+	// A tab where blanks go, and inside a command, is a blank.
+	src := serversDoc("## Servers\n-\t`a`:\t`npx\t-y server`\t(tools:\tt)\n")
+	skill, diags := grammar.Parse("s.skill.md", src)
+	if len(diags) > 0 || len(skill.Servers) != 1 || skill.Servers[0].Command != "npx\t-y server" {
+		t.Errorf("tabs: servers %+v, diagnostics %v", skill.Servers, diags)
 	}
 }

@@ -63,8 +63,8 @@ func (d *Driver) Severity(r *Rule) ast.Severity {
 
 // Run lints one file and returns its findings sorted by position. The
 // parser's diagnostics come first as parse_error findings; when the file
-// has parse errors no other rule runs, since each would reason about a
-// tree with pieces missing.
+// has parse errors only the rules that read the text alone (TextOnly)
+// run, since the others would reason about a tree with pieces missing.
 func (d *Driver) Run(f *File) ast.Diagnostics {
 	c := &collector{driver: d, file: f}
 	p := &Pass{File: f, Skill: f.Skill, Src: f.body(), Today: d.today, report: c.add}
@@ -74,11 +74,13 @@ func (d *Driver) Run(f *File) ast.Diagnostics {
 	c.src = p.Src
 	p.Rule = ruleParseError
 	ruleParseError.Run(p)
-	if !f.Diags.HasErrors() {
-		for _, r := range d.rules {
-			p.Rule = r
-			r.Run(p)
+	broken := f.Diags.HasErrors()
+	for _, r := range d.rules {
+		if broken && !r.TextOnly {
+			continue
 		}
+		p.Rule = r
+		r.Run(p)
 	}
 	sortDiagnostics(c.out)
 	return c.out

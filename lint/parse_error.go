@@ -10,8 +10,9 @@ var ruleParseError = &Rule{
 	Doc: `Every problem the parser finds is reported here, with the parser's
 own message and, in the detail, the parser's rejection code (such as
 ` + "`unrecognized_assert`" + `). A file that does not parse cannot be
-replayed, and it is not linted further: the other rules would reason about
-a tree with pieces missing. All of the parser's findings are reported, not
+replayed, and the rules that read its tree do not run on it: they would
+reason about a tree with pieces missing. A rule that reads the text alone
+(` + "`control_character`" + `) still does. All of the parser's findings are reported, not
 just the first.
 
 This rule is always on and always an error; it cannot be disabled,

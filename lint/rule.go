@@ -49,6 +49,9 @@ type Rule struct {
 	DefaultSeverity ast.Severity
 	// Run inspects the skill and reports through the pass.
 	Run func(*Pass)
+	// TextOnly says Run reads only the file's text (Pass.Src), never the
+	// tree, so it runs on a file that does not parse too.
+	TextOnly bool
 }
 
 // URL returns the address of the rule's documentation section.
@@ -70,7 +73,9 @@ var registry = []*Rule{
 	rulePositionalPick,
 	ruleDateLiteral,
 	ruleEffectVerb,
+	ruleEffectArguments,
 	ruleSecretLiteral,
+	ruleControlCharacter,
 	ruleShadowedBind,
 	ruleReservedName,
 	ruleDuplicateTitle,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -403,8 +404,16 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 			return nil, fmt.Errorf("--wrap %s: %v", name, err)
 		}
 		values.Add(h.Name, v)
+		// A value from the environment is the user's secret: every
+		// redactor of the process blanks it, whatever the header is
+		// called and wherever the server echoes it.
+		for _, name := range h.Vars() {
+			if val, ok := os.LookupEnv(name); ok {
+				trace.RegisterSecret(name, val)
+			}
+		}
 	}
-	rt := &headerTransport{base: newHTTPTransport(), header: values, red: red}
+	rt := &headerTransport{base: newHTTPTransport(), header: values, red: red, max: opts.maxMessage(), name: name}
 	httpClient := &http.Client{Transport: rt, CheckRedirect: rt.refuseRedirect}
 	// The streamable connection is tapped at the HTTP layer (httpTap),
 	// not wrapped, so the SDK still opens its standalone GET stream.
@@ -421,7 +430,7 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 	limit := opts.startTimeout()
 	hctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	session, err := client.Connect(hctx, &mcp.StreamableClientTransport{Endpoint: d.remote.url, HTTPClient: tappedClient, MaxEventSize: opts.maxMessage(), MaxRetries: 2},
+	session, err := client.Connect(hctx, &mcp.StreamableClientTransport{Endpoint: d.remote.url, HTTPClient: tappedClient, MaxEventSize: opts.maxMessage() + sseSlack, MaxRetries: 2},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil && hctx.Err() == nil {
 		if r := refusal(version, err); r != err {
@@ -434,7 +443,7 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 		// with 400, 404 or 405: try its GET stream.
 		first := err
 		seen := rt.save()
-		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage()}}, seen: d.seen}
+		tt := &tapTransport{inner: &detached{&mcp.SSEClientTransport{Endpoint: d.remote.url, HTTPClient: httpClient, MaxEventSize: opts.maxMessage() + sseSlack}}, seen: d.seen}
 		session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		tap = tt.conn
 		if err != nil {
@@ -587,6 +596,11 @@ type headerTransport struct {
 	base   http.RoundTripper
 	header http.Header
 	red    *trace.Redactor
+	max    int    // the most bytes of one message (a JSON body, an SSE event) read
+	name   string // the server, for the error a larger one gets (URL redacted)
+	// tooLarge is the last TooLargeError a body read gave, until a failed
+	// call reports it.
+	tooLarge atomic.Pointer[TooLargeError]
 
 	mu       sync.Mutex
 	first    int            // status of the first response, 0 before it
@@ -625,6 +639,13 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	t.mu.Unlock()
+	if resp.Body != nil && t.max > 0 {
+		if resp.ContentLength > int64(t.max) {
+			resp.Body.Close()
+			return nil, &TooLargeError{Server: t.name, Limit: t.max, Size: resp.ContentLength}
+		}
+		resp.Body = &boundedBody{ReadCloser: resp.Body, sse: base == "text/event-stream", left: t.max, max: t.max, server: t.name, seen: &t.tooLarge}
+	}
 	return resp, nil
 }
 
@@ -669,7 +690,15 @@ func (d *Downstream) remoteFault(ctx context.Context, err error) error {
 	if errors.As(context.Cause(ctx), &limit) {
 		return &DownstreamError{Index: d.Index, Name: d.Name, Err: limit}
 	}
+	var tl *TooLargeError
 	switch {
+	case errors.As(err, &tl):
+		d.remote.rt.tooLarge.Store(nil)
+		err = tl
+	case d.remote.rt.tooLarge.Load() != nil:
+		// The SDK drops the error of a stream it stopped reading and
+		// says only that the request ended without a response.
+		err = d.remote.rt.tooLarge.Swap(nil)
 	case d.remote.rt.redirected() != nil:
 		err = d.remote.rt.redirected()
 	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF):

@@ -253,8 +253,9 @@ func ignored(ignore []Path, path []string) bool {
 
 // redactedPaths returns the paths (segments joined with ".", as
 // diff.Values names them to its typeOnly function) of the strings in v
-// that redaction blanked, wholly or in part: the trace cannot say what
-// was there, so only the type is compared.
+// that redaction blanked, wholly or in part («redacted», or
+// «redacted:NAME» for a variable REELIER_REDACT named): the trace cannot
+// say what was there, so only the type is compared.
 func redactedPaths(v any) map[string]bool {
 	out := map[string]bool{}
 	var walk func(v any, path []string)
@@ -269,7 +270,7 @@ func redactedPaths(v any) map[string]bool {
 				walk(e, append(path[:len(path):len(path)], strconv.Itoa(i)))
 			}
 		case string:
-			if strings.Contains(v, trace.Redacted) {
+			if trace.HasMarker(v) {
 				out[strings.Join(path, ".")] = true
 			}
 		}

@@ -70,6 +70,8 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 			}
 			p.Action.Args = filled[start:len(filled):len(filled)]
 			args = filled
+			// What the replay would refuse to send, the dry run reports.
+			p.Err = placeholderError(st.Number, p.Action.Args)
 		}
 		for _, b := range st.Binds {
 			if sb, ok := b.Expr.(*ast.SelectionBind); ok {

@@ -26,6 +26,7 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte(skill(
 		step{action: `t {}`, binds: []string{`f = last(lines /^(?<name>\S+) (\d+)$/ by 2 as number).name`, `c = count(lines)`}},
 	)), []byte("a 1\r\nb 20\n\nc 3\n"))
+	f.Add([]byte(skill(step{action: `t {"a": "x"}`, binds: []string{"x = json.a"}}, step{action: `t {"b c": ["{{x}}", "«redacted:A»"]}`})), []byte(`{"a":"«redacted»"}`))
 	f.Fuzz(func(t *testing.T, src, body []byte) {
 		s, diags := grammar.Parse("fuzz.skill.md", src)
 		if diags.HasErrors() {

@@ -4,8 +4,9 @@ import (
 	"github.com/reelier/reelier/ast"
 )
 
-// Input is a variable a skill needs from outside: a `{{name}}` hole that
-// no earlier step binds and that is not a computed date.
+// Input is a variable a skill needs from outside: a `{{name}}` hole (in
+// an action, or in a selection's condition or compared value) that no
+// earlier step binds and that is not a computed date.
 type Input struct {
 	Name string
 	// Step and Range are the first use of the hole.
@@ -34,6 +35,23 @@ func Inputs(skill *ast.Skill) []Input {
 	for _, st = range skill.Steps {
 		if st.Action != nil {
 			ast.WalkLeaves(st.Action.Args, "", visit)
+		}
+		// A selection's condition (and a selection assert's value) is
+		// filled before the step's own binds exist, as the action is.
+		for _, a := range st.Asserts {
+			if sa, ok := a.Expr.(*ast.SelectionAssert); ok {
+				for _, c := range sa.Sel.Where {
+					visit(c.Value, "")
+				}
+				visit(sa.Value, "")
+			}
+		}
+		for _, b := range st.Binds {
+			if sb, ok := b.Expr.(*ast.SelectionBind); ok {
+				for _, c := range sb.Sel.Where {
+					visit(c.Value, "")
+				}
+			}
 		}
 		for _, b := range st.Binds {
 			bound[b.Expr.BoundName()] = true

@@ -63,7 +63,7 @@ func (s *selector) orderKeys(kept []selElem) ([]orderKey, func(a, b *orderKey) i
 	order := s.sel.Order
 	if order == ast.OrderNone {
 		var err error
-		if order, err = s.inferOrder(kept, keys, label); err != nil {
+		if order, err = s.inferOrder(kept, keys, label, lastName(by)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -81,7 +81,7 @@ func (s *selector) orderKeys(kept []selElem) ([]orderKey, func(a, b *orderKey) i
 }
 
 // inferOrder is the ordering of a `by` without `as`.
-func (s *selector) inferOrder(kept []selElem, keys []orderKey, label string) (ast.Ordering, error) {
+func (s *selector) inferOrder(kept []selElem, keys []orderKey, label, member string) (ast.Ordering, error) {
 	if len(keys) == 0 {
 		return ast.OrderText, nil
 	}
@@ -90,7 +90,7 @@ func (s *selector) inferOrder(kept []selElem, keys []orderKey, label string) (as
 		t := jsondata.TypeName(keys[i].v)
 		if t != "number" && t != "string" {
 			return "", fmt.Errorf("%s: %s's key is %s; only numbers and strings have an order — write as number|date|version|name|text, or pick another key",
-				label, s.at(kept[i]), clip(a(typed(keys[i].v, true, "")), 120))
+				label, s.at(kept[i]), clip(a(typed(keys[i].v, true, member)), 120))
 		}
 		if t != first {
 			return "", fmt.Errorf("%s: the keys are of two types (%s's is a %s, %s's a %s) — write as number|date|version|name|text to say how they compare",
@@ -268,13 +268,18 @@ func parseVersion(s string) (version, bool) {
 	if rel == "" {
 		return v, false
 	}
-	for _, part := range strings.Split(rel, ".") {
-		if part == "" || strings.Trim(part, "0123456789") != "" {
+	v.release = make([]string, 0, strings.Count(rel, ".")+1)
+	for rest := rel; ; {
+		part, after, more := strings.Cut(rest, ".")
+		if !allDigits(part) {
 			return v, false
 		}
 		v.release = append(v.release, trimZeros(part))
+		if !more {
+			return v, true
+		}
+		rest = after
 	}
-	return v, true
 }
 
 // trimZeros drops a digit run's leading zeros ("007" → "7", "000" → "0").

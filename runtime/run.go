@@ -411,6 +411,9 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 		return stepFailure(runlog.KindTool, unknownTool(st.Action.Tool, r.opts.Tools, r.servers)), false
 	}
 	args, fillErr := r.fill.fill(nil, st.Action.Args)
+	if fillErr == nil {
+		fillErr = placeholderError(st.Number, args)
+	}
 	if refusal := r.gate(st, tool, args, fillErr); refusal != "" {
 		if fillErr == nil {
 			// On the record what would have been sent; sr.Action stays

@@ -171,8 +171,10 @@ func (e *evaluation) selectValue(sel *ast.Selection) (v any, found bool, err err
 func (s *selector) none(total int) string {
 	pick := string(s.sel.Pick)
 	switch {
+	case total == 0 && s.path == "" && s.sel.Source.Pattern != "":
+		return pick + ": no line of the body matches /" + s.sel.Source.Pattern + "/"
 	case total == 0 && s.path == "":
-		return pick + ": no line of the body is kept (" + s.src + " is empty)"
+		return pick + ": the body has no line that is not blank"
 	case total == 0:
 		return pick + ": " + s.src + " is an empty array"
 	}

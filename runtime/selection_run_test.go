@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +109,87 @@ func TestDryRunSelections(t *testing.T) {
 	}
 	if a.total() != 0 {
 		t.Errorf("a dry run made %d requests", a.total())
+	}
+}
+
+// TestSelectionInputs: a selection's condition or compared value that takes
+// a variable no earlier step binds needs it as an input, checked before
+// anything runs — the step's own binds do not count, since they are made
+// after its selections are read.
+func TestSelectionInputs(t *testing.T) {
+	s := parse(t, skill(
+		step{action: `t {}`, asserts: []string{`only(json.items where id == "{{customer}}").n == "{{expected}}"`},
+			binds: []string{`x = first(json.items where name contains "{{x}}").id`, `y = last(json.items).id`}},
+		step{action: `t {"a": "{{x}}"}`, binds: []string{`z = only(json.items where id == "{{y}}" and tag == "{{tag}}").id`}},
+	))
+	var got []string
+	for _, in := range runtime.Inputs(s) {
+		got = append(got, fmt.Sprintf("%s@%d:%d", in.Name, in.Step, in.Range.Start.Line))
+	}
+	want := []string{"customer@1:11", "expected@1:11", "x@1:12", "tag@2:19"}
+	if !slices.Equal(got, want) {
+		t.Errorf("inputs %v, want %v", got, want)
+	}
+}
+
+// TestSelectionFollowsTheWorld replays the shapes issue #33 measured — a
+// listing whose newest file is summarised, a search whose only match is
+// updated, a total sent on — against worlds that grew, re-sorted or
+// changed: a rule follows the world where a position would not, and stops
+// where the agent would stop.
+func TestSelectionFollowsTheWorld(t *testing.T) {
+	tests := []struct {
+		name, body string
+		bind       string
+		want       string // the value step 2 is sent; "" when step 1 diverges
+		fail       string // step 1's failure, when it diverges
+	}{
+		{name: "newest log, as recorded", body: "report-2026-01-03.txt\nreport-2026-01-05.txt\n",
+			bind: `file = max(lines /^(report-(\d{4}-\d\d-\d\d)\.txt)$/ by 2 as date).1`, want: "report-2026-01-05.txt"},
+		{name: "newest log, a newer file appears", body: "report-2026-01-03.txt\nreport-2026-01-05.txt\nreport-2026-01-09.txt\n",
+			bind: `file = max(lines /^(report-(\d{4}-\d\d-\d\d)\.txt)$/ by 2 as date).1`, want: "report-2026-01-09.txt"},
+		{name: "newest log, an older file listed above", body: "report-2025-12-30.txt\nreport-2026-01-03.txt\nreport-2026-01-05.txt\n",
+			bind: `file = max(lines /^(report-(\d{4}-\d\d-\d\d)\.txt)$/ by 2 as date).1`, want: "report-2026-01-05.txt"},
+		{name: "the only lead, an older one sorts first", body: `{"entities":[{"name":"Lead-0042","type":"lead","customer":"Initech"},{"name":"Lead-0088","type":"lead","customer":"Acme"}]}`,
+			bind: `lead = only(json.entities where customer == "Acme").name`, want: "Lead-0088"},
+		{name: "the only lead, already two", body: `{"entities":[{"name":"Lead-0088","customer":"Acme"},{"name":"Lead-0090","customer":"Acme"}]}`,
+			bind: `lead = only(json.entities where customer == "Acme").name`,
+			fail: `lead = only(json.entities where customer == "Acme").name: only: 2 elements are kept, not one (the first two are json.entities.0 and json.entities.1) — add a where that tells them apart`},
+		{name: "the only lead, none yet", body: `{"entities":[]}`,
+			bind: `lead = only(json.entities where customer == "Acme").name`,
+			fail: `lead = only(json.entities where customer == "Acme").name: only: json.entities is an empty array`},
+		{name: "overdue total, one more overdue", body: `{"invoices":[{"id":"i1","due":12.50,"state":"overdue"},{"id":"i2","due":7.25,"state":"paid"},{"id":"i3","due":20.10,"state":"overdue"}]}`,
+			bind: `total = sum(json.invoices where state == "overdue").due`, want: "32.60"},
+		{name: "overdue ids, joined", body: `{"invoices":[{"id":"i3","state":"overdue"},{"id":"i1","state":"overdue"},{"id":"i2","state":"paid"}]}`,
+			bind: `ids = join(json.invoices where state == "overdue" by id sep ";").id`, want: "i1;i3"},
+		{name: "lowest stock in a text table, re-sorted", body: "| sku | stock |\n| A-1 | 40 |\n| B-7 | 3 |\n| C-2 | 12 |\n",
+			bind: `sku = min(lines /^\| (\S+) \| (\d+) \|$/ by 2 as number).1`, want: "B-7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := strings.SplitN(tt.bind, " ", 2)[0]
+			s := parse(t, skill(
+				step{action: `list {}`, asserts: []string{"status == 200"}, binds: []string{tt.bind}},
+				step{action: `use {"v": "{{` + name + `}}"}`, asserts: []string{"status == 200"}},
+			))
+			o := runtime.Options{Tools: runtime.Registry{"list": instantTool{tt.body}, "use": echoTool{}}, Clock: fixedClock}
+			res := runtime.Run(context.Background(), s, o)
+			if tt.fail != "" {
+				if got := res.Record.Steps[0].Failures; !slices.Equal(got, []string{tt.fail}) {
+					t.Fatalf("step 1 failures %q, want %q", got, tt.fail)
+				}
+				if res.Record.Steps[1].Outcome != runlog.Skipped {
+					t.Errorf("step 2 %s: the replay went on where the agent would have stopped", res.Record.Steps[1].Outcome)
+				}
+				return
+			}
+			if !res.Record.Passed {
+				t.Fatalf("run failed: %+v", res.Record.Steps)
+			}
+			var args struct{ V json.RawMessage }
+			if err := json.Unmarshal(res.Steps[1].Action.Args, &args); err != nil || strings.Trim(string(args.V), `"`) != tt.want {
+				t.Errorf("step 2 was sent %s, want %s", res.Steps[1].Action.Args, tt.want)
+			}
+		})
 	}
 }

@@ -222,7 +222,8 @@ func TestSelection(t *testing.T) {
 			sel: tsel{pick: ast.PickCount, src: `lines /^(\w)(?: (\d))?$/`, where: []*ast.Condition{cond("2", ast.CondNe, tstr("9"))}}, want: `1`},
 		{name: "lines regex whole match", body: "x=1\ny\nx=2\n", sel: tsel{pick: ast.PickJoin, src: `lines /x=\d/`, field: "0"}, want: `"x=1,x=2"`},
 		{name: "lines regex matches nothing", body: "a\nb\n", sel: tsel{pick: ast.PickOnly, src: `lines /^z/`},
-			err: "only: no line of the body is kept (the body's lines matching /^z/ is empty)"},
+			err: "only: no line of the body matches /^z/"},
+		{name: "blank body", body: " \r\n\n", sel: tsel{pick: ast.PickLast, src: "lines"}, err: "last: the body has no line that is not blank"},
 		{name: "lines only names lines", body: "ok 1\nok 2\n", sel: tsel{pick: ast.PickOnly, src: `lines /ok (\d)/`},
 			err: "(the first two are line 1 and line 2)"},
 		{name: "lines where", body: "- a (open)\n- b (closed)\n- c (open)\n",
@@ -596,5 +597,23 @@ func TestSelectionBudget(t *testing.T) {
 	_, _, err = e.selectValue(tsel{pick: ast.PickCount, src: "json.items", where: []*ast.Condition{condMatches("name", `7$`)}}.node())
 	if err == nil || !strings.Contains(err.Error(), "where: the conditions took longer than 0s over 1023 of 3000 elements of json.items") {
 		t.Errorf("where: %v", err)
+	}
+}
+
+// TestSelectionRedactsByPlace: a value quoted in a selection's failure is
+// blanked when the member it sits under names a secret, as the JSON
+// forms' failures are.
+func TestSelectionRedactsByPlace(t *testing.T) {
+	body := `{"xs": [{"token": "s3cr3t-value-1234"}, {"token": "s3cr3t-value-1234"}]}`
+	for _, sel := range []tsel{
+		{pick: ast.PickMax, src: "json.xs", by: "token", as: ast.OrderDate},
+		{pick: ast.PickMax, src: "json.xs", by: "token"},
+		{pick: ast.PickSum, src: "json.xs", field: "token"},
+	} {
+		e := &evaluation{obs: &Observation{Body: body}}
+		_, _, err := e.selectValue(sel.node())
+		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "json.xs.") {
+			t.Errorf("%s by %s: %v", sel.pick, sel.by, err)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -63,6 +64,8 @@ type Server struct {
 	inputs map[string]*jsonschema.Schema
 	// skillsPage is the page size of skills/list; 0 means the default.
 	skillsPage int
+	// warnMu keeps warnings on Stderr whole lines.
+	warnMu sync.Mutex
 }
 
 // instructions is what the server tells clients it is for.

@@ -8,7 +8,13 @@
 // for this run and remembers it, keyed by the file's absolute path and a
 // hash of its commands, in a store under the user's config directory
 // (never in the project, where a shared skill could ship its own
-// approval). A changed command list asks again.
+// approval). A changed command list asks again. Trust applies the same
+// rule for `reelier ci`, which writes the commands into a workflow where
+// the Action starts them.
+//
+// Everything printed from a skill — its path, server names, commands and
+// headers — goes through termtext.Line: a command is shown as what would
+// run, never repainted by the ESC or CR sequences it holds.
 package skillservers
 
 import (
@@ -27,6 +33,7 @@ import (
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 )
@@ -103,7 +110,7 @@ func (g *serverGroup) headers() ([][]mcpx.Header, error) {
 		for _, text := range sv.Headers {
 			h, err := mcpx.ParseHeader(text.Text)
 			if err != nil {
-				return nil, fmt.Errorf("server %s: header %q: %v", sv.Name, text.Text, err)
+				return nil, fmt.Errorf("server %s: header %q: %v", termtext.Line(sv.Name), text.Text, err)
 			}
 			out[i] = append(out[i], h)
 		}
@@ -159,7 +166,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		}
 	}
 	if len(untrusted) > 0 && !trust {
-		return nil, untrustedError(untrusted)
+		return nil, untrustedError(untrusted, runWording)
 	}
 	var remember []*Skill
 	for _, l := range untrusted {
@@ -172,7 +179,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		if err := store.save(); err != nil {
 			fmt.Fprintf(stderr, "[reelier] warning: could not remember that you trust the servers of %s (%v); pass --servers-from-skill again next time\n", skillPaths(remember), err)
 		} else {
-			fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", store.path, skillPaths(remember))
+			fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", termtext.Line(store.path), skillPaths(remember))
 		}
 	}
 	var routers []*mcpx.Router
@@ -188,7 +195,7 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		}
 		var list, names []string
 		for _, sv := range g.servers {
-			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
+			list = append(list, fmt.Sprintf("%s (%s)", termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			names = append(names, sv.Name)
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
@@ -200,13 +207,21 @@ func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Opti
 		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Names: names, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout, Headers: headers})
 		if err != nil {
 			stop()
-			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
+			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), escapedError{err})
 		}
 		routers = append(routers, router)
 		router.Register(reg, stderr)
 	}
 	return stop, nil
 }
+
+// escapedError prints an error that may quote a skill's command (a
+// failed start names the command) with its control characters escaped,
+// and unwraps to it.
+type escapedError struct{ err error }
+
+func (e escapedError) Error() string { return termtext.Block(e.err.Error()) }
+func (e escapedError) Unwrap() error { return e.err }
 
 // checkServerGroups refuses lists that cannot be started as recorded: a
 // command the recording redacted, or two lists that offer the same tool
@@ -217,19 +232,19 @@ func checkServerGroups(groups []*serverGroup) error {
 	for _, g := range groups {
 		for _, sv := range g.servers {
 			if len(sv.Headers) > 0 && !mcpx.IsURL(sv.Command) {
-				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), sv.Name))
+				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), termtext.Line(sv.Name)))
 			}
 			if strings.Contains(sv.Command, "«redacted") && mcpx.IsURL(sv.Command) {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded URL had a credential blanked (%s). Record again with the credential in a header read from the environment (--wrap-header 'Authorization: Bearer $TOKEN'), or start the server yourself with --wrap and the real URL.",
-					skillPaths(g.skills), sv.Name, sv.Command))
+					skillPaths(g.skills), termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			} else if strings.Contains(sv.Command, "«redacted") {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded command had a secret blanked (%s). Keep the secret in the environment (servers inherit it) and record again, or start the server yourself with --wrap and the real value.",
-					skillPaths(g.skills), sv.Name, sv.Command))
+					skillPaths(g.skills), termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			}
 			for _, t := range sv.Tools {
 				if cmd, ok := owner[t.Name]; ok && cmd != sv.Command {
 					msgs = append(msgs, fmt.Sprintf("%s: tool %q is offered by server %s (%s), and another skill of this run records it from %s; run these skills separately, or pass --wrap",
-						skillPaths(g.skills), t.Name, sv.Name, sv.Command, cmd))
+						skillPaths(g.skills), termtext.Line(t.Name), termtext.Line(sv.Name), termtext.Line(sv.Command), termtext.Line(cmd)))
 				} else if !ok {
 					owner[t.Name] = sv.Command
 				}
@@ -242,19 +257,38 @@ func checkServerGroups(groups []*serverGroup) error {
 	return nil
 }
 
-// untrustedError explains why the skills' servers were not started and
-// the two ways to go on.
-func untrustedError(skills []*Skill) error {
+// wording is what a refusal says about why trust is needed and how to
+// give it; run and ci say it differently.
+type wording struct {
+	why     string
+	options []string // the ways to go on, "--wrap" replaced by the --wrap words
+}
+
+var runWording = wording{
+	why: "A skill's server commands run as you, like a Makefile's, so reelier starts them only once you have said you trust them.",
+	options: []string{
+		"rerun with --servers-from-skill (remembered for each file until its servers change), or",
+		"start the servers yourself: --wrap",
+	},
+}
+
+var ciWording = wording{
+	why: "reelier ci writes a skill's server commands into the workflow, where the Action starts them, only once you have said you trust them (as reelier run asks before it starts them).",
+	options: []string{
+		"rerun with --servers-from-skill (remembered for each file until its servers change), or",
+		"answer yes when reelier ci asks, run from a terminal.",
+	},
+}
+
+// untrustedError explains why the skills' servers were not trusted, lists
+// their commands (escaped) and the ways to go on.
+func untrustedError(skills []*Skill, w wording) error {
 	var b strings.Builder
+	b.WriteString(listServers(skills))
 	var wraps []string
 	seen := map[string]bool{}
 	for _, l := range skills {
-		fmt.Fprintf(&b, "%s records %s to start for it:\n", l.Path, pluralWord(len(l.Skill.Servers), "MCP server"))
 		for _, sv := range l.Skill.Servers {
-			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Command)
-			for _, h := range sv.Headers {
-				fmt.Fprintf(&b, "    header %s\n", h.Text)
-			}
 			if !seen[sv.Command] {
 				seen[sv.Command] = true
 				wraps = append(wraps, "--wrap "+shellWord(sv.Command))
@@ -264,26 +298,109 @@ func untrustedError(skills []*Skill) error {
 			}
 		}
 	}
-	b.WriteString("A skill's server commands run as you, like a Makefile's, so reelier starts them only once you have said you trust them.\n")
+	b.WriteString(w.why + "\n")
 	b.WriteString("Check the commands above, then either\n")
-	b.WriteString("  rerun with --servers-from-skill (remembered for each file until its servers change), or\n")
-	fmt.Fprintf(&b, "  start the servers yourself: %s", strings.Join(wraps, " "))
+	for i, o := range w.options {
+		if o == "start the servers yourself: --wrap" {
+			o = "start the servers yourself: " + strings.Join(wraps, " ")
+		}
+		b.WriteString("  " + o)
+		if i < len(w.options)-1 {
+			b.WriteByte('\n')
+		}
+	}
 	return &RefusedError{Msg: b.String()}
 }
 
+// listServers lists the skills' servers, one a line, every piece escaped
+// for the terminal.
+func listServers(skills []*Skill) string {
+	var b strings.Builder
+	for _, l := range skills {
+		fmt.Fprintf(&b, "%s records %s to start for it:\n", termtext.Line(l.Path), pluralWord(len(l.Skill.Servers), "MCP server"))
+		for _, sv := range l.Skill.Servers {
+			fmt.Fprintf(&b, "  %s: %s\n", termtext.Line(sv.Name), termtext.Line(sv.Command))
+			for _, h := range sv.Headers {
+				fmt.Fprintf(&b, "    header %s\n", termtext.Line(h.Text))
+			}
+		}
+	}
+	return b.String()
+}
+
+// TrustOptions configure Trust.
+type TrustOptions struct {
+	// Trust trusts every skill's servers and remembers it
+	// (--servers-from-skill).
+	Trust bool
+	// Confirm, when set, is shown the list of servers not trusted yet
+	// (escaped) and returns whether the user trusts them; a yes is
+	// remembered. Set it only when a person can answer (a terminal).
+	Confirm func(list string) bool
+	// Stderr receives what is remembered.
+	Stderr io.Writer
+	// StoreDir is the trust store's folder, as in Options.
+	StoreDir string
+}
+
+// Trust applies the rule Start applies, without starting anything, for a
+// command that hands the servers on to be started elsewhere (reelier ci
+// writes them into a workflow): the skills' servers must have been trusted
+// before (the per-user store), be trusted now (opts.Trust) or be
+// confirmed (opts.Confirm). Otherwise a *RefusedError lists the commands.
+// Trust given now is remembered, as Start remembers it.
+func Trust(skills []*Skill, opts TrustOptions) error {
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	store := loadTrustStore(opts.StoreDir)
+	var untrusted []*Skill
+	for _, l := range skills {
+		if len(l.Skill.Servers) > 0 && !store.trusts(l, identity(l.Skill.Servers)) {
+			untrusted = append(untrusted, l)
+		}
+	}
+	if len(untrusted) == 0 {
+		return nil
+	}
+	if !opts.Trust && (opts.Confirm == nil || !opts.Confirm(listServers(untrusted))) {
+		return untrustedError(untrusted, ciWording)
+	}
+	var remember []*Skill
+	for _, l := range untrusted {
+		if trustKey(l) != "" {
+			store.trust(l)
+			remember = append(remember, l)
+		}
+	}
+	if len(remember) == 0 {
+		return nil
+	}
+	if err := store.save(); err != nil {
+		fmt.Fprintf(stderr, "[reelier] warning: could not remember that you trust the servers of %s (%v); you will be asked again\n", skillPaths(remember), err)
+	} else {
+		fmt.Fprintf(stderr, "[reelier] remembered in %s that you trust the servers of %s; a change to their commands asks again\n", termtext.Line(store.path), skillPaths(remember))
+	}
+	return nil
+}
+
 // shellWord quotes s as one word for a POSIX shell: in double quotes when
-// nothing in it is special there, else in single quotes.
+// nothing in it is special there, else in single quotes. Control
+// characters are escaped first (the word is printed, not run).
 func shellWord(s string) string {
+	s = termtext.Line(s)
 	if !strings.ContainsAny(s, "\\\"$`!") {
 		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
+// skillPaths lists the skills' paths for a message, escaped.
 func skillPaths(skills []*Skill) string {
 	paths := make([]string, len(skills))
 	for i, l := range skills {
-		paths[i] = l.Path
+		paths[i] = termtext.Line(l.Path)
 	}
 	return strings.Join(paths, ", ")
 }
@@ -320,7 +437,7 @@ type trustEntry struct {
 	TrustedAt string   `json:"trustedAt"`
 }
 
-const trustAbout = "Skill files whose recorded MCP server commands `reelier run` may start (allowed with --servers-from-skill). Delete an entry to be asked again."
+const trustAbout = "Skill files whose recorded MCP server commands `reelier run` may start and `reelier ci` may write into a workflow (allowed with --servers-from-skill). Delete an entry to be asked again."
 
 func loadTrustStore(dir string) *trustStore {
 	s := &trustStore{data: trustData{Skills: map[string]trustEntry{}}}

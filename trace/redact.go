@@ -282,10 +282,8 @@ func (r *Redactor) textOnce(key, s string) (string, bool) {
 		return inner, changed
 	}
 	orig := s
-	for _, n := range r.named {
-		s = strings.ReplaceAll(s, n.value, "«redacted:"+n.name+"»")
-	}
-	s = replaceMatches(s, secrets.FindAll(key, s))
+	s = blankRegistered(r.named, s)
+	s = replaceMatches(s, mergeMatches(secrets.FindAll(key, s), encodedMatches(key, s)))
 	return s, s != orig
 }
 
@@ -305,6 +303,26 @@ func (r *Redactor) embedded(s string) (out string, changed, ok bool) {
 		return s, false, true
 	}
 	return string(red), true, true
+}
+
+// mergeMatches returns the spans of a and b (each sorted, without
+// overlaps) sorted, overlapping ones made one.
+func mergeMatches(a, b []secrets.Match) []secrets.Match {
+	if len(b) == 0 {
+		return a
+	}
+	all := append(append([]secrets.Match(nil), a...), b...)
+	sort.Slice(all, func(i, j int) bool { return all[i].Start < all[j].Start })
+	out := all[:1]
+	for _, m := range all[1:] {
+		last := &out[len(out)-1]
+		if m.Start < last.End {
+			last.End = max(last.End, m.End)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // replaceMatches blanks the spans of ms (sorted, not overlapping) in s;

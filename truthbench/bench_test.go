@@ -38,6 +38,7 @@ const (
 	targetDriftHandled  = 0.95 // relevant drift is caught or followed
 	targetFalseAlarms   = 0    // no replay that should pass fails
 	targetSilentWrongOK = 0    // no replay passes while doing the wrong thing
+	targetMildEffects   = 0    // no skill gated more mildly than its calls need
 )
 
 var npmPackages = []string{
@@ -45,6 +46,8 @@ var npmPackages = []string{
 	"@modelcontextprotocol/server-memory",
 	"@modelcontextprotocol/server-filesystem",
 	"@modelcontextprotocol/server-everything",
+	"@executeautomation/database-server",
+	"@cyanheads/git-mcp-server",
 }
 
 // setup finds what the bench runs. With REELIER_NPM_DIR unset the test is
@@ -73,11 +76,15 @@ func setup(t *testing.T) *bench {
 	if err != nil {
 		t.Fatalf("env is not on PATH: %v", err)
 	}
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatalf("%s is set but git (the git server's workflows) is not on PATH: %v", NPMDirEnv, err)
+	}
 	agent, err := filepath.Abs(filepath.Join("agent", "agent.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bench{bin: testutil.ReelierBinary(t), npm: dir, node: node, envBin: envBin, agent: agent}
+	return &bench{bin: testutil.ReelierBinary(t), npm: dir, node: node, envBin: envBin, agent: agent, gitDir: filepath.Dir(gitBin)}
 }
 
 // TestTruthBench records every workflow with the scripted agent against
@@ -134,6 +141,9 @@ func TestTruthBench(t *testing.T) {
 	if tot.SilentWrong > targetSilentWrongOK {
 		t.Errorf("%d silent wrong passes; target %d", tot.SilentWrong, targetSilentWrongOK)
 	}
+	if tot.MildEffects > targetMildEffects {
+		t.Errorf("%d skills are gated more mildly than their calls need; target %d", tot.MildEffects, targetMildEffects)
+	}
 	if tot.Errors > 0 {
 		t.Errorf("%d scenarios could not be judged (see the errors above)", tot.Errors)
 	}
@@ -158,9 +168,12 @@ type result struct {
 
 // workflowReport is a workflow's skill and its judged replays.
 type workflowReport struct {
-	Spec    workflowSpec
-	Steps   int
-	Needs   string // the flag the skill needed: --yes, --allow-writes or none
+	Spec  workflowSpec
+	Steps int
+	Needs string // the flag the skill needed: --yes, --allow-writes or none
+	// Milder says the skill's effects ask for a milder flag than its
+	// calls need (the workflow's needs), or is "".
+	Milder  string
 	Err     string // why there is no skill, if there is none
 	Results []result
 }
@@ -240,6 +253,9 @@ func (b *bench) runWorkflow(t *testing.T, spec workflowSpec, keep string) workfl
 		return fail("%v", err)
 	}
 	rep.Steps, rep.Needs = skillShape(string(src))
+	if spec.Needs != "" && gateRank(rep.Needs) < gateRank(spec.Needs) {
+		rep.Milder = fmt.Sprintf("the skill needs %s but its calls need %s", rep.Needs, spec.Needs)
+	}
 
 	// Replay offline against the recording itself (reelier mock): with
 	// no server behind it, every step must pass.
@@ -405,6 +421,17 @@ func shorten(r *strings.Replacer, calls []call) []call {
 		out[i].Args = json.RawMessage(r.Replace(string(c.Args)))
 	}
 	return out
+}
+
+// gateRank orders the flags a skill can need, mildest first.
+func gateRank(needs string) int {
+	switch needs {
+	case "--yes":
+		return 2
+	case "--allow-writes":
+		return 1
+	}
+	return 0
 }
 
 var effectLine = regexp.MustCompile(`(?m)^- effect: (\S+)`)

@@ -30,12 +30,14 @@ type bench struct {
 	node   string // node
 	envBin string // env, which starts each server with only its world's variables
 	agent  string // agent/agent.mjs, absolute
+	gitDir string // the folder holding the git program, the git server's only PATH
 }
 
 // workflowSpec is one workflow as agent.mjs lists it.
 type workflowSpec struct {
 	Name       string         `json:"name"`
 	Server     string         `json:"server"`
+	Needs      string         `json:"needs"` // the flag a truthful skill needs, or "" when the workflow does not say
 	Rerunnable bool           `json:"rerunnable"`
 	RerunWhy   string         `json:"rerunWhy"`
 	Scenarios  []scenarioSpec `json:"scenarios"`
@@ -152,6 +154,14 @@ func (b *bench) serverArgv(server, dir string) ([]string, error) {
 	pkg := func(name string) string {
 		return filepath.Join(b.npm, "node_modules", "@modelcontextprotocol", name, "dist", "index.js")
 	}
+	// The git server gets git and one committer whose clock is fixed, so a
+	// tag it creates is the same object in every run; GIT_BASE_DIR keeps
+	// it inside the world.
+	gitServer := []string{b.envBin, "-i", "PATH=" + b.gitDir, "GIT_BASE_DIR=" + dir, "MCP_LOG_LEVEL=error",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=Bench Agent", "GIT_AUTHOR_EMAIL=agent@example.com", "GIT_AUTHOR_DATE=2026-04-01T09:00:00Z",
+		"GIT_COMMITTER_NAME=Bench Agent", "GIT_COMMITTER_EMAIL=agent@example.com", "GIT_COMMITTER_DATE=2026-04-01T09:00:00Z",
+		b.node, filepath.Join(b.npm, "node_modules", "@cyanheads", "git-mcp-server", "dist", "index.js")}
 	switch server {
 	case "memory":
 		return []string{b.envBin, "-i", "MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl"), b.node, pkg("server-memory")}, nil
@@ -163,6 +173,11 @@ func (b *bench) serverArgv(server, dir string) ([]string, error) {
 			return nil, err
 		}
 		return append(append([]string{b.envBin, "-i"}, vars...), b.node, pkg("server-everything"), "stdio"), nil
+	case "sqlite":
+		return []string{b.envBin, "-i", b.node, filepath.Join(b.npm, "node_modules", "@executeautomation", "database-server", "dist", "src", "index.js"),
+			filepath.Join(dir, "shop.db")}, nil
+	case "git":
+		return gitServer, nil
 	}
 	return nil, fmt.Errorf("unknown server %q", server)
 }

@@ -17,11 +17,15 @@ type benchTotals struct {
 	SilentWrong            int // replays that passed while doing what a correct run does not
 	Errors                 int // scenarios the bench could not judge
 	Scenarios              int
+	MildEffects            int // skills gated more mildly than their calls need
 }
 
 func totals(reports []workflowReport) benchTotals {
 	var tot benchTotals
 	for _, rep := range reports {
+		if rep.Milder != "" {
+			tot.MildEffects++
+		}
 		for _, r := range rep.Results {
 			tot.Scenarios++
 			if r.Kind == "stable" {
@@ -72,6 +76,7 @@ func (t benchTotals) lines() []string {
 		fmt.Sprintf("false alarms:              %d  (target 0)", t.FalseAlarms),
 		fmt.Sprintf("drift caught or followed:  %s  (target ≥ 95%%)", t.driftFigure()),
 		fmt.Sprintf("silent wrong passes:       %d  (target 0)", t.SilentWrong),
+		fmt.Sprintf("effects milder than calls: %d  (target 0)", t.MildEffects),
 		fmt.Sprintf("scenarios:                 %d (%d could not be judged)", t.Scenarios, t.Errors),
 	}
 }
@@ -103,7 +108,11 @@ func skillLine(rep workflowReport) string {
 	if rep.Spec.Rerunnable {
 		rerun = "re-runnable"
 	}
-	return fmt.Sprintf("%d steps, needs %s, %s", rep.Steps, rep.Needs, rerun)
+	needs := rep.Needs
+	if rep.Milder != "" {
+		needs += " (too mild: its calls need " + rep.Spec.Needs + ")"
+	}
+	return fmt.Sprintf("%d steps, needs %s, %s", rep.Steps, needs, rerun)
 }
 
 func renderMarkdown(reports []workflowReport, tot benchTotals) string {

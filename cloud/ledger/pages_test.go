@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/cloud"
+	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/runtime/runlog"
@@ -68,7 +69,7 @@ const legacyRecord = `{"skill":"weekly","startedAt":"2026-07-18T13:00:00.000Z","
 func seed(t *testing.T, l *testLedger) []string {
 	t.Helper()
 	l.uploadSkillMd(t, "weekly", weeklyV1)
-	for _, name := range []string{"smoke", "<b>bold</b> & \"quoted\"", "never-run"} {
+	for _, name := range []string{"smoke", "never-run"} {
 		l.uploadSkill(t, name)
 	}
 	var ids []string
@@ -95,8 +96,28 @@ func seed(t *testing.T, l *testLedger) []string {
 		}
 	}
 	push("smoke", ledgertest.Record("smoke", 0, runlog.Unchecked, runlog.Unchecked))
-	push("<b>bold</b> & \"quoted\"", ledgertest.Record("<b>bold</b> & \"quoted\"", 0, runlog.Failed))
+	storeMarkupSkill(t, l)
 	return ids
+}
+
+// markupName is a skill name the API refuses (it breaks the Agent Skills
+// name rules) but a database from before the rule, or edited by hand, can
+// hold: the pages must still show it as text.
+const markupName = "<b>bold</b> & \"quoted\""
+
+// storeMarkupSkill stores markupName and one failed run of it straight
+// into the store, as a ledger from before the name rule holds them.
+func storeMarkupSkill(t *testing.T, l *testLedger) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := l.store.PutSkill(ctx, ledger.Skill{Name: markupName, SkillMd: "---\nname: " + markupName + "\n---\n", UploadedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	run := ledgertest.StoredRun(markupName, 0, runlog.Failed)
+	run.ID, run.ReceivedAt = "run_markupmarkup0001", fixedNow()
+	if _, _, err := l.store.AddRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // storeHostileRun stores, bypassing the API's validation (as a database
@@ -136,7 +157,7 @@ func TestPages(t *testing.T) {
 		{"index", "/"},
 		{"skill", "/skills/weekly"},
 		{"skill_paged", "/skills/weekly?before=3"},
-		{"skill_markup_name", "/skills/" + url.PathEscape("<b>bold</b> & \"quoted\"")},
+		{"skill_markup_name", "/skills/" + url.PathEscape(markupName)},
 		{"skill_no_runs", "/skills/never-run"},
 		{"run_healed", "/runs/" + ids[5]},
 		{"run_failed", "/runs/" + ids[3]},

@@ -208,7 +208,7 @@ func TestRunUploadBadInput(t *testing.T) {
 		{"idempotency_key_too_long", env(string(ledgertest.Record("weekly", 0, runlog.Passed))), map[string]string{cloud.IdempotencyHeader: strings.Repeat("k", 201)}, 400},
 		{"oversize", env(string(edit(func(m map[string]any) { step(m, 1)["title"] = strings.Repeat("x", 9000) }))), nil, 413},
 		{"unknown_skill", []byte(`{"skillName":"monthly","record":` + string(ledgertest.Record("monthly", 0, runlog.Passed)) + `}`), nil, 404},
-		{"injection_skill_name", []byte(`{"skillName":"x' OR '1'='1","record":` + string(ledgertest.Record("x' OR '1'='1", 0, runlog.Passed)) + `}`), nil, 404},
+		{"injection_skill_name", []byte(`{"skillName":"x' OR '1'='1","record":` + string(ledgertest.Record("x' OR '1'='1", 0, runlog.Passed)) + `}`), nil, 400},
 		{"wrong_content_type", env(string(ledgertest.Record("weekly", 0, runlog.Passed))), map[string]string{"Content-Type": "text/plain"}, 415},
 	}
 	g := testutil.Golden(t)

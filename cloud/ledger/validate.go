@@ -10,11 +10,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/reelier/reelier/internal/agentskill"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
 // maxNameBytes bounds a skill name.
-const maxNameBytes = 200
+const maxNameBytes = 256 // 64 characters of at most 4 bytes
 
 // fieldErrors maps a JSON path to what is wrong there; the first problem
 // found at a path wins.
@@ -122,20 +123,24 @@ func checkName(fe fieldErrors, path string, raw json.RawMessage, dst *string) {
 	}
 }
 
+// NameRule is the rule a skill name must follow, as the 400 states it:
+// the Agent Skills name rules (SPEC §2, internal/agentskill). A name is a
+// path segment of the ledger's pages and API (/skills/NAME), so a name
+// such as "..", "a/b" or "<b>" could not be reached or would be markup.
+const NameRule = "a skill name follows the Agent Skills name rules: 1 to 64 lower-case letters, digits and hyphens, not starting or ending with a hyphen, no two hyphens in a row, no reserved word (anthropic, claude)"
+
 // nameProblem says what is wrong with a skill name, or "".
 func nameProblem(name string) string {
 	switch {
 	case name == "":
-		return "must not be empty"
+		return "must not be empty; " + NameRule
 	case len(name) > maxNameBytes:
-		return fmt.Sprintf("must be at most %d bytes, got %d", maxNameBytes, len(name))
+		return fmt.Sprintf("must be at most %d bytes, got %d; %s", maxNameBytes, len(name), NameRule)
 	case !utf8.ValidString(name):
-		return "must be valid UTF-8"
+		return "must be valid UTF-8; " + NameRule
 	}
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return fmt.Sprintf("must not contain control characters, found %q", r)
-		}
+	if problems := agentskill.NameProblems(name); len(problems) > 0 {
+		return fmt.Sprintf("%q breaks the rule (%s); %s", name, problems[0], NameRule)
 	}
 	return ""
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/reelier/reelier/ghworkflow"
+	"github.com/reelier/reelier/skillservers"
 	"github.com/spf13/cobra"
 )
 
@@ -39,21 +42,37 @@ it uploads the JUnit report, the run records and any heal patch as
 artifacts, and pushes every run when the repository has the
 REELIER_CLOUD_URL variable and REELIER_CLOUD_KEY secret.
 
+A skill's server commands go into the workflow, where the Action starts
+them, only once you have trusted them, as reelier run asks before it
+starts them: trusted before (by run or ci, remembered per file until its
+commands change), confirmed at the prompt when standard input is a
+terminal, or --servers-from-skill. Otherwise the commands are listed and
+nothing is written. A command naming a local absolute path (a temp or
+home folder; anything outside /usr/bin, /bin, /usr/local/bin, /usr/sbin,
+/sbin) is refused: a runner does not have it; use a published package
+(npx -y <package>) or a path relative to the repository.
+
+Every value is written as a quoted YAML string by a YAML library, and
+the text is read back before it is written; output that does not read
+back as the workflow intended is refused.
+
 An existing workflow file is never overwritten: give --force to replace
 it. --output - prints the workflow instead of writing it.
 
 Exit status: 0 written; 2 the file exists (without --force), no skill was
-found, a skill does not parse, no commit SHA to pin, or bad flags; 3 the
-file could not be written.
+found, a skill does not parse, a server command is not trusted or names
+a local path, no commit SHA to pin, the output does not read back, or bad
+flags; 3 the file could not be written.
 
 Examples:
   reelier ci --ref 0123456789abcdef0123456789abcdef01234567
   reelier ci --ref "$(git -C ../reelier rev-parse HEAD)" --output - | less
-  reelier ci --force --ref 0123456789abcdef0123456789abcdef01234567`
+  reelier ci --force --ref 0123456789abcdef0123456789abcdef01234567
+  reelier ci --servers-from-skill --ref 0123456789abcdef0123456789abcdef01234567`
 
 type ciOptions struct {
 	dir, output, ref, action string
-	force                    bool
+	force, serversFromSkill  bool
 }
 
 func newCICmd() *cobra.Command {
@@ -73,6 +92,7 @@ func newCICmd() *cobra.Command {
 	f.StringVar(&opts.ref, "ref", "", "pin the Action to this commit `SHA` (default: the commit this binary was built from, when known)")
 	f.StringVar(&opts.action, "action", "reelier/reelier", "the Action's `OWNER/REPO`")
 	f.BoolVar(&opts.force, "force", false, "replace an existing workflow file")
+	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "write the MCP server commands the skills record into the workflow, and remember for each file that you trust them")
 	return cmd
 }
 
@@ -94,8 +114,19 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 	if walkErr != nil {
 		return usageErrorf("%v", walkErr)
 	}
-	data, err := ghworkflow.Generate(ghworkflow.Options{Root: opts.dir, Skills: skills, Action: opts.action, Ref: ref, Version: versionString()})
+	plan, err := ghworkflow.Load(ghworkflow.Options{Root: opts.dir, Skills: skills, Action: opts.action, Ref: ref, Version: versionString()})
 	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if err := ciTrust(cmd, plan, opts.serversFromSkill); err != nil {
+		return err
+	}
+	data, err := plan.Render()
+	var structure *ghworkflow.StructureError
+	switch {
+	case errors.As(err, &structure):
+		return usageErrorf("%v", structure)
+	case err != nil:
 		return usageErrorf("%v", err)
 	}
 	if opts.output == "-" {
@@ -113,6 +144,44 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 		return &exitError{code: exitTool, err: err}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d skill(s), the Action pinned at %s\n", out, len(skills), ref)
+	return nil
+}
+
+// ciTrust applies run's trust rule to the servers the skills record: they
+// go into the workflow only when trusted before, trusted now
+// (--servers-from-skill), or confirmed at a prompt on a terminal.
+func ciTrust(cmd *cobra.Command, plan *ghworkflow.Plan, trust bool) error {
+	var skills []*skillservers.Skill
+	for _, s := range plan.Skills {
+		if len(s.Skill.Servers) > 0 {
+			skills = append(skills, &skillservers.Skill{Path: s.Path, Skill: s.Skill})
+		}
+	}
+	if len(skills) == 0 {
+		return nil
+	}
+	topts := skillservers.TrustOptions{Trust: trust, Stderr: cmd.ErrOrStderr()}
+	if isTerminal(cmd.InOrStdin()) {
+		topts.Confirm = func(list string) bool {
+			errw := cmd.ErrOrStderr()
+			fmt.Fprint(errw, list)
+			fmt.Fprint(errw, "The workflow will start these commands on every run. Write them into it, and remember that you trust them? [y/N] ")
+			answer, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+			switch strings.ToLower(strings.TrimSpace(answer)) {
+			case "y", "yes":
+				return true
+			}
+			return false
+		}
+	}
+	err := skillservers.Trust(skills, topts)
+	var refused *skillservers.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return usageErrorf("%s", refused.Msg)
+	case err != nil:
+		return usageErrorf("%v", err)
+	}
 	return nil
 }
 

@@ -39,8 +39,8 @@ same tool whose arguments match:
                   recorded calls of that shape, those whose values differ
                   least answer.
 
-Either way, a recorded value that redaction blanked («redacted», wholly or
-in part) is compared by type only — the trace does not know it, and the
+Either way, a recorded value that redaction blanked («redacted» or
+«redacted:NAME», wholly or in part) is compared by type only — the trace does not know it, and the
 mock never un-redacts — and --ignore-arg PATH (repeatable) leaves an
 argument out of the comparison on both sides: PATH as an unmatched call's
 answer names it (args.date, args.items.0.id; the "args." is optional, "*"

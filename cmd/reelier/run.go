@@ -162,6 +162,7 @@ Examples:
 type runOptions struct {
 	paths       []string
 	vars        []string
+	secretVars  []string
 	varFiles    []string
 	yes         bool
 	allowWrites bool
@@ -206,6 +207,7 @@ func newRunCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.vars, "var", nil, "set the template variable `name=value` (repeatable)")
+	f.StringArrayVar(&opts.secretVars, "secret-var", nil, "set the template variable `name=value` like --var, and treat the value as a secret: it is blanked («redacted:name») in the trace, --verbose output, receipts and run records (repeatable)")
 	f.StringArrayVar(&opts.varFiles, "var-file", nil, "read template variables from `FILE`, one name=value a line (repeatable; --var wins; REELIER_VAR_<name> in the environment counts too)")
 	f.BoolVar(&opts.yes, "yes", false, "let destructive (and idempotent-write) steps execute")
 	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
@@ -241,6 +243,9 @@ func newRunCmd() *cobra.Command {
 func runRun(cmd *cobra.Command, opts runOptions) error {
 	vars, err := loadVars(opts.vars, opts.varFiles, os.Environ())
 	if err != nil {
+		return err
+	}
+	if err := addSecretVars(vars, opts.secretVars); err != nil {
 		return err
 	}
 	switch {

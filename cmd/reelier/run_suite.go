@@ -20,6 +20,9 @@ import (
 
 // suite runs one or more skills and reports on them.
 type suite struct {
+	// ctx is the run's context (ended by Ctrl-C), which also bounds the
+	// scrubbing of the responses its receipts show.
+	ctx  context.Context
 	opts runOptions
 	base runtime.Options
 	out  io.Writer
@@ -50,6 +53,7 @@ type outcome struct {
 // run executes the skills, at most opts.jobs at a time, and reports each
 // one in command-line order as soon as it and those before it are done.
 func (s *suite) run(ctx context.Context, skills []*loadedSkill) {
+	s.ctx = ctx
 	live := s.style != nil && !s.opts.json && (s.opts.jobs == 1 || len(skills) == 1)
 	if live {
 		for _, l := range skills {
@@ -167,7 +171,7 @@ func (s *suite) summarize() {
 }
 
 func (s *suite) textStyle() receipt.Style {
-	st := receipt.Style{Verbose: s.opts.verbose}
+	st := receipt.Style{Verbose: s.opts.verbose, Context: s.ctx}
 	if s.style != nil {
 		st.Color = s.style.Color
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/serve"
 	"github.com/spf13/cobra"
 )
@@ -49,6 +48,10 @@ localhost) and refuses any other. --token-env NAME reads a bearer token
 (at least 16 characters) from the environment variable NAME: every
 request must then carry "Authorization: Bearer <token>", and any address
 may be used. Over HTTP, a replay cannot start MCP servers (wrap).
+On stdio a line that is not JSON is answered with a parse error
+(-32700, id null) and one that is not a JSON-RPC message (an empty
+batch, an object id, id 1e400, nesting too deep, over 64 MiB) with an
+invalid request error (-32600); the session goes on.
 
 Exit status: 0 when the client disconnects (stdio) or on SIGINT/SIGTERM
 (HTTP); 1 when serving fails; 2 for usage errors, such as a non-loopback
@@ -119,7 +122,9 @@ func serveRun(cmd *cobra.Command, opts serveOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if opts.http == "" {
-		t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+		// A frame the SDK cannot read is answered with a JSON-RPC error
+		// and the session goes on (serve.StdioTransport).
+		t := srv.StdioTransport(cmd.InOrStdin(), cmd.OutOrStdout(), 0)
 		if err := srv.Serve(ctx, t); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 			return &exitError{code: exitFailed, err: err}
 		}

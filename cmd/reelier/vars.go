@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"github.com/reelier/reelier/trace"
 	"os"
 	"strings"
 
@@ -65,4 +66,19 @@ func loadVars(flags, files, environ []string) (map[string]string, error) {
 		vars[k] = v
 	}
 	return vars, nil
+}
+
+// addSecretVars adds the --secret-var name=value flags to vars (they win
+// over every other source) and registers each value as a secret of the
+// process (trace.RegisterSecret), so that every redactor blanks it.
+func addSecretVars(vars map[string]string, kvs []string) error {
+	secret, err := parseVars(kvs)
+	if err != nil {
+		return usageErrorf("%s", strings.Replace(err.Error(), "--var", "--secret-var", 1))
+	}
+	for name, value := range secret {
+		vars[name] = value
+		trace.RegisterSecret(name, value)
+	}
+	return nil
 }

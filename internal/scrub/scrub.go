@@ -11,6 +11,7 @@ package scrub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -32,10 +33,22 @@ const maxScan = 1 << 20
 // string quoted in s redacted as a document of its own. It returns s itself
 // when nothing was blanked.
 func Text(r *trace.Redactor, key, s string) string {
+	out, _ := TextContext(context.Background(), r, key, s)
+	return out
+}
+
+// TextContext is Text that gives up when ctx ends: it then returns s with
+// the redactor's own pass applied (r.String, linear) but not every value
+// quoted in it redacted as a document, and ctx's error. The search for
+// quoted JSON also stops, with no error, when it has done budget times
+// len(s) of work (see work): what it found by then is redacted.
+func TextContext(ctx context.Context, r *trace.Redactor, key, s string) (string, error) {
 	if r == nil {
 		r = &trace.Redactor{}
 	}
-	return quoted(r, r.String(key, s), 0)
+	w := newWork(ctx, len(s))
+	out := quoted(w, r, r.String(key, s), 0)
+	return out, w.ctxErr()
 }
 
 // JSON returns the JSON document raw with its secrets blanked: r.JSON, then
@@ -43,24 +56,35 @@ func Text(r *trace.Redactor, key, s string) string {
 // was blanked it returns raw itself, byte for byte; otherwise the document
 // compacted.
 func JSON(r *trace.Redactor, raw []byte) ([]byte, error) {
+	return JSONContext(context.Background(), r, raw)
+}
+
+// JSONContext is JSON that stops looking into quoted JSON when ctx ends,
+// returning what the redactor's document pass blanked and ctx's error.
+func JSONContext(ctx context.Context, r *trace.Redactor, raw []byte) ([]byte, error) {
 	if r == nil {
 		r = &trace.Redactor{}
 	}
-	out, changed, err := document(r, raw, 0)
-	if err != nil || !changed {
+	w := newWork(ctx, len(raw))
+	out, changed, err := document(w, r, raw, 0)
+	switch {
+	case err != nil:
 		return raw, err
+	case !changed:
+		return raw, w.ctxErr()
 	}
-	return out, nil
+	return out, w.ctxErr()
 }
 
 // document redacts one JSON document; changed reports whether anything was
 // blanked (out is only meaningful then).
-func document(r *trace.Redactor, raw []byte, depth int) (out []byte, changed bool, err error) {
+func document(w *work, r *trace.Redactor, raw []byte, depth int) (out []byte, changed bool, err error) {
 	red, err := r.JSON(raw)
 	if err != nil {
 		return nil, false, err
 	}
-	red = eachString(red, func(s string) string { return quoted(r, s, depth+1) })
+	w.charge(len(raw))
+	red = eachString(red, func(s string) string { return quoted(w, r, s, depth+1) })
 	var compact bytes.Buffer
 	if json.Compact(&compact, raw) == nil && bytes.Equal(compact.Bytes(), red) {
 		return nil, false, nil
@@ -69,30 +93,22 @@ func document(r *trace.Redactor, raw []byte, depth int) (out []byte, changed boo
 }
 
 // quoted redacts the JSON values quoted in s, left to right; a value found
-// is stepped over whole.
-func quoted(r *trace.Redactor, s string, depth int) string {
-	if depth > maxDepth || len(s) > maxScan || !strings.ContainsAny(s, `{["`) {
+// is stepped over whole. The values are found by one left-to-right parse
+// (values), so the search costs time linear in len(s) however the text
+// nests; w bounds the whole call's work and carries its cancellation.
+func quoted(w *work, r *trace.Redactor, s string, depth int) string {
+	if depth > maxDepth || len(s) > maxScan || !strings.ContainsAny(s, `{["`) || w.spent() {
 		return s
 	}
 	var b strings.Builder
 	last, changed := 0, false
-	for i := 0; i < len(s); {
-		if c := s[i]; c != '{' && c != '[' && c != '"' {
-			i++
-			continue
-		}
-		n := valueLen(s[i:])
-		if n == 0 {
-			i++
-			continue
-		}
-		frag := s[i : i+n]
-		if red := fragment(r, frag, depth); red != frag {
-			b.WriteString(s[last:i])
+	for _, v := range values(w, s) {
+		frag := s[v.start:v.end]
+		if red := fragment(w, r, frag, depth); red != frag {
+			b.WriteString(s[last:v.start])
 			b.WriteString(red)
-			last, changed = i+n, true
+			last, changed = v.end, true
 		}
-		i += n
 	}
 	if !changed {
 		return s
@@ -103,34 +119,24 @@ func quoted(r *trace.Redactor, s string, depth int) string {
 
 // fragment redacts one JSON value quoted in text: a string's content as
 // text of its own, an object or array as a document.
-func fragment(r *trace.Redactor, frag string, depth int) string {
+func fragment(w *work, r *trace.Redactor, frag string, depth int) string {
+	w.charge(len(frag))
 	if frag[0] == '"' {
 		var inner string
 		if json.Unmarshal([]byte(frag), &inner) != nil {
 			return frag
 		}
-		red := quoted(r, r.String("", inner), depth+1)
+		red := quoted(w, r, r.String("", inner), depth+1)
 		if red == inner {
 			return frag
 		}
 		return string(jsondata.AppendString(nil, red))
 	}
-	out, changed, err := document(r, []byte(frag), depth)
+	out, changed, err := document(w, r, []byte(frag), depth)
 	if err != nil || !changed {
 		return frag
 	}
 	return string(out)
-}
-
-// valueLen is the length of the JSON value s starts with, 0 when it does
-// not start with one.
-func valueLen(s string) int {
-	dec := json.NewDecoder(strings.NewReader(s))
-	var v json.RawMessage
-	if dec.Decode(&v) != nil {
-		return 0
-	}
-	return int(dec.InputOffset())
 }
 
 // eachString returns doc, a valid JSON document, with fn applied to the

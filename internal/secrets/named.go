@@ -73,7 +73,7 @@ func isHeaderName(name string) bool {
 }
 
 // matchNamedValue is triggered at '=' and ':'.
-func matchNamedValue(s string, i int) (Match, bool) {
+func matchNamedValue(st *cursor, s string, i int) (Match, bool) {
 	eq := s[i] == '='
 	v := i + 1
 	arrow := false // => after a quoted name (PHP, Ruby)
@@ -155,7 +155,7 @@ func matchNamedValue(s string, i int) (Match, bool) {
 		argQuote = s[nameStart-1]
 	}
 	header := !eq && q == 0 && (atLine || argQuote != 0) && isHeaderName(name)
-	if !header && !IsCredentialName(name) && !(!eq && name == "value" && pairedName(s, nameStart)) {
+	if !header && !IsCredentialName(name) && !(!eq && name == "value" && pairedName(st, s, nameStart)) {
 		// Prose names a credential in two words: "API key: …", "access token: …".
 		if eq || q != 0 || nameStart < 2 || s[nameStart-1] != ' ' || !isAlpha(s[nameStart-2]) {
 			return Match{}, false
@@ -177,7 +177,7 @@ func matchNamedValue(s string, i int) (Match, bool) {
 		return Match{}, false
 	}
 	if !header {
-		if start, end, ok := quotedValue(s, v); ok {
+		if start, end, ok := quotedValue(st, s, v); ok {
 			return named(s, start, end, name)
 		}
 		if q != 0 && !eq {
@@ -188,7 +188,7 @@ func matchNamedValue(s string, i int) (Match, bool) {
 	}
 	switch {
 	case header:
-		end := lineEnd(s, v)
+		end := st.lineEnd(v)
 		if argQuote != 0 {
 			if k := strings.IndexByte(s[v:end], argQuote); k >= 0 {
 				end = v + k
@@ -204,12 +204,9 @@ func matchNamedValue(s string, i int) (Match, bool) {
 		if nameStart > 0 && (s[nameStart-1] == '?' || s[nameStart-1] == '&') {
 			stops += "#"
 		}
-		end := v + strings.IndexAny(s[v:], stops)
-		if end < v {
-			end = len(s)
-		}
+		end := st.indexAny(v, stops)
 		if spaced && atLine {
-			end = trimBlanks(s, v, lineEnd(s, v))
+			end = trimBlanks(s, v, st.lineEnd(v))
 		}
 		if codeLike(s[v:end]) {
 			return Match{}, false
@@ -219,10 +216,7 @@ func matchNamedValue(s string, i int) (Match, bool) {
 		if strings.IndexByte("!&*|>", s[v]) >= 0 {
 			return Match{}, false // a YAML tag, anchor, alias or block
 		}
-		end := v + strings.IndexAny(s[v:], " \t\r\n,}]\"'")
-		if end < v {
-			end = len(s)
-		}
+		end := st.indexAny(v, " \t\r\n,}]\"'")
 		tok := s[v:end]
 		rest := end
 		for rest < len(s) && isBlank(s[rest]) {
@@ -239,12 +233,12 @@ func matchNamedValue(s string, i int) (Match, bool) {
 // pairedName reports whether the YAML line before the `value:` at i is
 // `name: CREDENTIAL` (`- name: DB_PASSWORD` / `value: …`, as Kubernetes
 // and compose environment lists are written).
-func pairedName(s string, i int) bool {
-	ls := strings.LastIndexByte(s[:i], '\n')
-	if ls < 0 {
+func pairedName(st *cursor, s string, i int) bool {
+	ls := st.lineStart(i) - 1
+	if ls < 0 || s[ls] != '\n' {
 		return false
 	}
-	prev := s[strings.LastIndexByte(s[:ls], '\n')+1 : ls]
+	prev := s[st.lineStart(ls):ls]
 	prev = strings.TrimLeft(strings.TrimSpace(prev), "- ")
 	v, ok := strings.CutPrefix(prev, "name:")
 	if !ok {
@@ -267,7 +261,7 @@ func named(s string, start, end int, name string) (Match, bool) {
 // quotedValue returns the inside of the quoted string that starts at v
 // (", ' or `, or \" in text that is itself JSON-escaped), up to its closing
 // quote or the end of the line.
-func quotedValue(s string, v int) (start, end int, ok bool) {
+func quotedValue(st *cursor, s string, v int) (start, end int, ok bool) {
 	close := ""
 	switch {
 	case s[v] == '"' || s[v] == '\'' || s[v] == '`':
@@ -278,20 +272,13 @@ func quotedValue(s string, v int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	start = v + len(close)
-	le := lineEnd(s, start)
+	le := st.lineEnd(start)
 	for k := start; k < le; k++ {
 		if strings.HasPrefix(s[k:], close) && (len(close) == 2 || k == start || s[k-1] != '\\') {
 			return start, k, true
 		}
 	}
 	return start, le, true
-}
-
-func lineEnd(s string, i int) int {
-	if k := strings.IndexAny(s[i:], "\r\n"); k >= 0 {
-		return i + k
-	}
-	return len(s)
 }
 
 func trimBlanks(s string, start, end int) int {
@@ -304,10 +291,13 @@ func trimBlanks(s string, start, end int) int {
 // generated reports whether an unquoted word looks like a generated secret
 // rather than a word of prose: six characters or more, with a letter and a
 // digit or a symbol.
+//
+// Only the first judged bytes are looked at.
 func generated(w string) bool {
 	if len(w) < 6 {
 		return false
 	}
+	w = w[:min(len(w), judged)]
 	letter, other := false, false
 	for i := 0; i < len(w); i++ {
 		if isAlpha(w[i]) {
@@ -332,8 +322,13 @@ var stopWords = map[string]bool{
 // placeholder reports whether v stands for a secret without being one: a
 // reference, a template, a mask, a placeholder or a word about it, or what
 // redaction already put there.
+//
+// Only the first judged bytes of a longer value are looked at, so that
+// judging the values of many triggers in a row costs time linear in the
+// text (issue #28); a long value is a placeholder only by its ends.
 func placeholder(v string) bool {
-	if v == "" || strings.Contains(v, "«redacted") {
+	head := v[:min(len(v), judged)]
+	if v == "" || strings.Contains(head, "«redacted") {
 		return true
 	}
 	switch v[0] {
@@ -348,6 +343,9 @@ func placeholder(v string) bool {
 	case '%':
 		return len(v) > 2 && v[len(v)-1] == '%' || strings.HasPrefix(v, "%(")
 	}
+	if len(v) > judged {
+		return hasFold(head, "your")
+	}
 	if stopWords[strings.ToLower(v)] || allSame(v) {
 		return true
 	}
@@ -361,6 +359,9 @@ func placeholder(v string) bool {
 	}
 	return upper
 }
+
+// judged is how much of a value placeholder and generated look at.
+const judged = 256
 
 // allSame reports whether v is one character repeated (********, xxxxxx).
 func allSame(v string) bool {
@@ -414,7 +415,7 @@ func isPath(v string) bool {
 // separate word (`--api-key VALUE`), and the password of curl's `-u
 // user:password` / `--user user:password`. `--name=VALUE` is
 // matchNamedValue's.
-func matchFlagValue(s string, i int) (Match, bool) {
+func matchFlagValue(st *cursor, s string, i int) (Match, bool) {
 	if i > 0 && !isBlank(s[i-1]) && s[i-1] != '\n' && s[i-1] != '"' && s[i-1] != '\'' {
 		return Match{}, false
 	}
@@ -442,9 +443,9 @@ func matchFlagValue(s string, i int) (Match, bool) {
 	if v >= len(s) || s[v] == '-' {
 		return Match{}, false
 	}
-	start, end, quoted := quotedValue(s, v)
+	start, end, quoted := quotedValue(st, s, v)
 	if !quoted {
-		start, end = v, v+strings.IndexAny(s[v:], " \t\r\n")
+		start, end = v, st.indexAny(v, " \t\r\n")
 		if end < v {
 			end = len(s)
 		}
@@ -466,7 +467,7 @@ func matchFlagValue(s string, i int) (Match, bool) {
 
 // matchIsValue matches prose that gives a credential: "the password is
 // VALUE", "my API key is VALUE", when VALUE is quoted or looks generated.
-func matchIsValue(s string, i int) (Match, bool) {
+func matchIsValue(st *cursor, s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "is ") || i < 2 || s[i-1] != ' ' {
 		return Match{}, false
 	}
@@ -497,13 +498,10 @@ func matchIsValue(s string, i int) (Match, bool) {
 	if v >= len(s) {
 		return Match{}, false
 	}
-	if start, end, ok := quotedValue(s, v); ok {
+	if start, end, ok := quotedValue(st, s, v); ok {
 		return named(s, start, end, "")
 	}
-	end := v + strings.IndexAny(s[v:], " \t\r\n")
-	if end < v {
-		end = len(s)
-	}
+	end := st.indexAny(v, " \t\r\n")
 	for end > v && strings.IndexByte(".,;:)", s[end-1]) >= 0 {
 		end--
 	}
@@ -515,7 +513,7 @@ func matchIsValue(s string, i int) (Match, bool) {
 
 // matchNetrc matches the password of a netrc line
 // (`machine HOST login USER password VALUE`).
-func matchNetrc(s string, i int) (Match, bool) {
+func matchNetrc(st *cursor, s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "password") || i == 0 || !isBlank(s[i-1]) {
 		return Match{}, false
 	}
@@ -523,16 +521,13 @@ func matchNetrc(s string, i int) (Match, bool) {
 	if v >= len(s) || !isBlank(s[v]) {
 		return Match{}, false
 	}
-	ls := strings.LastIndexAny(s[:i], "\r\n") + 1
-	if !strings.Contains(s[ls:i], "login ") && !strings.Contains(s[ls:i], "login\t") {
+	ls := st.lineStart(i)
+	if l, t := st.index(ls, "login "), st.index(ls, "login\t"); !(l >= 0 && l+len("login ") <= i) && !(t >= 0 && t+len("login\t") <= i) {
 		return Match{}, false
 	}
 	for v < len(s) && isBlank(s[v]) {
 		v++
 	}
-	end := v + strings.IndexAny(s[v:], " \t\r\n")
-	if end < v {
-		end = len(s)
-	}
+	end := st.indexAny(v, " \t\r\n")
 	return named(s, v, end, "password")
 }

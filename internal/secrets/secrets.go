@@ -72,7 +72,7 @@ type Match struct {
 // matcher tries to recognise a secret whose trigger byte is s[i]. A
 // matcher sees every position of the text whose byte it is registered
 // for, so the text is scanned once whatever the number of detectors.
-type matcher func(s string, i int) (Match, bool)
+type matcher func(st *cursor, s string, i int) (Match, bool)
 
 // triggers maps a byte to the matchers that may start there: field for
 // Find and FindField, all for FindAll. When two matches cover the same
@@ -179,12 +179,13 @@ func scanWith(tt *triggerTables, key, s string, hex, all bool) []Match {
 		table = &tt.all
 	}
 	var found []ranked
+	st := &cursor{s: s}
 	for i := 0; i < len(s); i++ {
 		for _, t := range table[s[i]] {
 			if t.next != "" && (i+1 >= len(s) || strings.IndexByte(t.next, s[i+1]) < 0) {
 				continue
 			}
-			if m, ok := t.match(s, i); ok {
+			if m, ok := t.match(st, s, i); ok {
 				found = append(found, ranked{m, t.rank})
 			}
 		}
@@ -296,7 +297,7 @@ func prefixed(s string, i int, prefix string, ok func(byte) bool, min int, digit
 // composed: one dash- or underscore-separated part of 16 or more
 // characters, or of 8 or more that mixes two of upper case, lower case and
 // digits. A product code such as sk-1000-blue-xlarge is left alone.
-func matchSKKey(s string, i int) (Match, bool) {
+func matchSKKey(st *cursor, s string, i int) (Match, bool) {
 	m, ok := prefixed(s, i, "sk-", isWordByte, 10, false, KindSKKey)
 	if !ok || !randomParts(s[i+3:m.End]) {
 		return Match{}, false
@@ -343,7 +344,7 @@ func classes(s string) int {
 
 var githubPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}
 
-func matchGitHub(s string, i int) (Match, bool) {
+func matchGitHub(st *cursor, s string, i int) (Match, bool) {
 	for _, p := range githubPrefixes {
 		if m, ok := prefixed(s, i, p, isAlnum, 36, false, KindGitHub); ok {
 			return m, true
@@ -354,7 +355,7 @@ func matchGitHub(s string, i int) (Match, bool) {
 
 var slackPrefixes = []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-"}
 
-func matchSlackToken(s string, i int) (Match, bool) {
+func matchSlackToken(st *cursor, s string, i int) (Match, bool) {
 	for _, p := range slackPrefixes {
 		if m, ok := prefixed(s, i, p, func(c byte) bool { return isAlnum(c) || c == '-' }, 10, true, KindSlack); ok {
 			return m, true
@@ -364,7 +365,7 @@ func matchSlackToken(s string, i int) (Match, bool) {
 }
 
 // matchSlackHook matches the secret path of an incoming-webhook URL.
-func matchSlackHook(s string, i int) (Match, bool) {
+func matchSlackHook(st *cursor, s string, i int) (Match, bool) {
 	const hook = "hooks.slack.com/services/"
 	if !strings.HasPrefix(s[i:], hook) {
 		return Match{}, false
@@ -374,7 +375,7 @@ func matchSlackHook(s string, i int) (Match, bool) {
 	return Match{Kind: KindSlack, Start: body, End: end}, end-body >= 20
 }
 
-func matchStripeLive(s string, i int) (Match, bool) {
+func matchStripeLive(st *cursor, s string, i int) (Match, bool) {
 	if m, ok := prefixed(s, i, "sk_live_", isAlnum, 16, false, KindStripeLive); ok {
 		return m, true
 	}
@@ -383,7 +384,7 @@ func matchStripeLive(s string, i int) (Match, bool) {
 
 // matchStripe matches Stripe's test-mode secret and restricted keys and
 // webhook signing secrets. Publishable keys (pk_…) are public by design.
-func matchStripe(s string, i int) (Match, bool) {
+func matchStripe(st *cursor, s string, i int) (Match, bool) {
 	if m, ok := prefixed(s, i, "sk_test_", isAlnum, 16, false, KindStripe); ok {
 		return m, true
 	}
@@ -395,7 +396,7 @@ func matchStripe(s string, i int) (Match, bool) {
 
 // matchAWSKeyID matches the 20-character access key id: a four-letter
 // prefix and exactly sixteen upper-case letters or digits.
-func matchAWSKeyID(s string, i int) (Match, bool) {
+func matchAWSKeyID(st *cursor, s string, i int) (Match, bool) {
 	if len(s)-i < 20 || !boundaryBefore(s, i) {
 		return Match{}, false
 	}
@@ -414,7 +415,7 @@ var awsSessionPrefixes = []string{"IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdzE", "FQoGZXIv
 // matchAWSSessionToken matches an STS session token: one of its known
 // openings followed by base64 (or its URL encoding), 100 characters or
 // more in all.
-func matchAWSSessionToken(s string, i int) (Match, bool) {
+func matchAWSSessionToken(st *cursor, s string, i int) (Match, bool) {
 	if !boundaryBefore(s, i) {
 		return Match{}, false
 	}
@@ -427,7 +428,7 @@ func matchAWSSessionToken(s string, i int) (Match, bool) {
 	return Match{}, false
 }
 
-func matchGoogleAPIKey(s string, i int) (Match, bool) {
+func matchGoogleAPIKey(st *cursor, s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "AIza") || !boundaryBefore(s, i) {
 		return Match{}, false
 	}
@@ -449,7 +450,7 @@ var serviceTokens = []struct {
 	{"ya29.", func(c byte) bool { return isWordByte(c) || c == '.' }, 50}, // Google OAuth access token
 }
 
-func matchServiceToken(s string, i int) (Match, bool) {
+func matchServiceToken(st *cursor, s string, i int) (Match, bool) {
 	for _, t := range serviceTokens {
 		if s[i] != t.prefix[0] {
 			continue
@@ -463,7 +464,7 @@ func matchServiceToken(s string, i int) (Match, bool) {
 
 // matchJWT matches header.payload.signature where header and payload are
 // base64url JSON objects (so both start with "eyJ").
-func matchJWT(s string, i int) (Match, bool) {
+func matchJWT(st *cursor, s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "eyJ") || !boundaryBefore(s, i) {
 		return Match{}, false
 	}
@@ -484,7 +485,7 @@ func matchJWT(s string, i int) (Match, bool) {
 // from its BEGIN line to its END line (or to the end of the text when the
 // block is cut short). Public keys, certificates and signatures are left
 // alone.
-func matchPEM(s string, i int) (Match, bool) {
+func matchPEM(st *cursor, s string, i int) (Match, bool) {
 	const begin, end, dashes = "-----BEGIN ", "-----END ", "-----"
 	if !strings.HasPrefix(s[i:], begin) {
 		return Match{}, false
@@ -498,8 +499,8 @@ func matchPEM(s string, i int) (Match, bool) {
 		return Match{}, false
 	}
 	stop := len(s)
-	if j := strings.Index(s[from:], end); j >= 0 {
-		tail := from + j + len(end)
+	if j := st.index(from, end); j >= 0 {
+		tail := j + len(end)
 		if k := strings.Index(s[tail:], dashes); k >= 0 {
 			stop = tail + k + len(dashes)
 		}
@@ -517,7 +518,7 @@ func matchPEM(s string, i int) (Match, bool) {
 // them has a colon but no '@', the password runs on to the next '@' on the
 // line that is followed by a host name, unless what follows the colon is a
 // port (digits, then '/', '?', '#', white space or the end).
-func matchURLPassword(s string, i int) (Match, bool) {
+func matchURLPassword(st *cursor, s string, i int) (Match, bool) {
 	if !strings.HasPrefix(s[i:], "://") || i == 0 || !isAlpha(s[i-1]) {
 		return Match{}, false
 	}
@@ -580,7 +581,7 @@ func hostAt(s string, i int) int {
 // matchQuerySecret matches the value of a secret-named query parameter
 // (`?api_key=…`, `&token=…`) of 12 or more characters mixing letters and
 // digits.
-func matchQuerySecret(s string, i int) (Match, bool) {
+func matchQuerySecret(st *cursor, s string, i int) (Match, bool) {
 	eq := run(s, i+1, isWordByte)
 	if eq >= len(s) || s[eq] != '=' || eq == i+1 {
 		return Match{}, false
@@ -597,7 +598,7 @@ func matchQuerySecret(s string, i int) (Match, bool) {
 // scheme's first letter): eight or more token characters, with a digit or
 // another non-letter in them or twenty or more long, so that "Bearer
 // authentication" stays prose. A placeholder (YOUR_TOKEN) is left alone.
-func matchBearer(s string, i int) (Match, bool) {
+func matchBearer(st *cursor, s string, i int) (Match, bool) {
 	tok, end, ok := afterScheme(s, i, "earer")
 	if !ok {
 		return Match{}, false
@@ -612,7 +613,7 @@ func matchBearer(s string, i int) (Match, bool) {
 // matchBasic matches the credentials of `Basic <base64>`: base64 that
 // decodes to printable text holding a colon and something after it
 // ("user:password").
-func matchBasic(s string, i int) (Match, bool) {
+func matchBasic(st *cursor, s string, i int) (Match, bool) {
 	tok, end, ok := afterScheme(s, i, "asic")
 	if !ok || end-tok < 8 || !isBasicCredentials(s[tok:end]) {
 		return Match{}, false

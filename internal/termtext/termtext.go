@@ -16,6 +16,12 @@
 //	line separators        \u2028 \u2029
 //	invalid UTF-8          \xNN, one per byte
 //
+// Forbidden and FirstForbidden are the project's one rule for text that
+// came from outside and may not carry these characters at all — a server
+// command, a name or a path that reaches a terminal, a YAML file, a shell
+// or a workflow: the grammar rejects them in a Servers line, the linter
+// reports them anywhere in a skill, and the workflow writer refuses them.
+//
 // A tab is kept: it only moves the cursor right to the next tab stop, and
 // bodies (TSV, indented text) use it for layout. A backslash is not
 // escaped: the output is for reading, not for reading back, so `\x1b` in
@@ -126,4 +132,56 @@ func writeByteEscape(b *strings.Builder, c byte) {
 	b.WriteString(`\x`)
 	b.WriteByte(digits[c>>4])
 	b.WriteByte(digits[c&0xf])
+}
+
+// Forbidden reports whether r is a character untrusted text may not hold
+// where it reaches a terminal, a YAML file, a shell or a workflow: a C0
+// control other than tab, DEL, a C1 control (NEL, U+0085, among them),
+// the line and paragraph separators (YAML 1.1 breaks lines on NEL, LS and
+// PS), and the bidi embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069), which reorder what a reader sees. The bidi marks
+// (LRM, RLM, ALM) are not: they occur in right-to-left prose, and Line
+// and Block still escape them when such text is printed.
+func Forbidden(r rune) bool {
+	switch {
+	case r == '\t':
+		return false
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x2028, r == 0x2029:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// FirstForbidden returns the byte offset and the character of the first
+// Forbidden character in s, or -1. It reads s once.
+func FirstForbidden(s string) (int, rune) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				return i, rune(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if Forbidden(r) {
+			return i, r
+		}
+		i += size
+	}
+	return -1, 0
+}
+
+// CodePoint names a character as U+XXXX, for messages about it.
+func CodePoint(r rune) string {
+	hex := strings.ToUpper(strconv.FormatInt(int64(r), 16))
+	if len(hex) < 4 {
+		hex = strings.Repeat("0", 4-len(hex)) + hex
+	}
+	return "U+" + hex
 }

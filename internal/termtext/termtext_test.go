@@ -90,3 +90,72 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+// TestEscapesEveryControl: every character the project's rule for
+// untrusted text names — C0 but tab, DEL, C1 (NEL among them), the line
+// and paragraph separators, the bidi overrides, embeddings and isolates —
+// is escaped by Line, and by Block but for the line break; nothing of
+// them is left raw.
+func TestEscapesEveryControl(t *testing.T) {
+	var controls []rune
+	for r := rune(0); r < 0x20; r++ {
+		if r != '\t' {
+			controls = append(controls, r)
+		}
+	}
+	controls = append(controls, 0x7f)
+	for r := rune(0x80); r <= 0x9f; r++ {
+		controls = append(controls, r)
+	}
+	controls = append(controls, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c)
+	for _, r := range controls {
+		in := "a" + string(r) + "b"
+		if got := Line(in); strings.ContainsRune(got, r) || got == in {
+			t.Errorf("Line(%q) = %q: U+%04X left raw", in, got, r)
+		}
+		got := Block(in)
+		if r == '\n' {
+			if got != in {
+				t.Errorf("Block(%q) = %q: the line break changed", in, got)
+			}
+			continue
+		}
+		if strings.ContainsRune(got, r) {
+			t.Errorf("Block(%q) = %q: U+%04X left raw", in, got, r)
+		}
+	}
+	if got := Line("a\tb"); got != "a\tb" {
+		t.Errorf("Line kept no tab: %q", got)
+	}
+}
+
+// TestForbidden: the rule's set, and FirstForbidden finds the first.
+func TestForbidden(t *testing.T) {
+	for r := rune(0); r < 0x3000; r++ {
+		want := r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+		if Forbidden(r) != want {
+			t.Errorf("Forbidden(%s) = %v", CodePoint(r), !want)
+		}
+	}
+	tests := []struct {
+		in   string
+		at   int
+		want rune
+	}{
+		{"npx -y server", -1, 0},
+		{"a\tb שלום \u200f", -1, 0},
+		{"é\u0085x", 2, 0x85},
+		{"ab\x1b[2K", 2, 0x1b},
+		{"a\u202eb\x00", 1, 0x202e},
+		{"\xff\x7f", 1, 0x7f},
+	}
+	for _, tt := range tests {
+		if at, r := FirstForbidden(tt.in); at != tt.at || r != tt.want {
+			t.Errorf("FirstForbidden(%q) = %d, %s; want %d, %s", tt.in, at, CodePoint(r), tt.at, CodePoint(tt.want))
+		}
+	}
+	if CodePoint(0x85) != "U+0085" || CodePoint(0x202e) != "U+202E" || CodePoint(0x1f600) != "U+1F600" {
+		t.Error("CodePoint")
+	}
+}

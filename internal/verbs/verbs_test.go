@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -113,6 +114,61 @@ func TestFloor(t *testing.T) {
 		got, verb := Scan(tt.tool).Floor()
 		if got != tt.want || verb != tt.verb {
 			t.Errorf("Floor(%q) = %s, %q; want %s, %q", tt.tool, got, verb, tt.want, tt.verb)
+		}
+	}
+}
+
+// TestArgumentWords pins which argument names are modes and flags: a
+// word of the name counts, in any case and spelling, and a longer word
+// that only contains one does not.
+func TestArgumentWords(t *testing.T) {
+	modes := map[string]bool{"mode": true, "Mode": true, "action": true, "http_method": true, "operationType": true,
+		"op": true, "COMMAND": true, "options": false, "scope": false, "top": false, "transaction": false, "commands": false, "modes": false, "": false}
+	for k, want := range modes {
+		if got := IsModeKey(k); got != want {
+			t.Errorf("IsModeKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+	flags := map[string]string{"force": "force", "forcePush": "force", "hard_delete": "hard", "allowOverwrite": "overwrite", "delete_branch": "delete",
+		"AMEND": "amend", "deleted": "", "forced_at": "", "hardware": "", "recursive": "", "dry_run": ""}
+	for k, want := range flags {
+		if got := FlagWord(k); got != want {
+			t.Errorf("FlagWord(%q) = %q, want %q", k, got, want)
+		}
+	}
+	if ReachWord("recursive") != "recursive" || ReachWord("isRecursive") != "recursive" || ReachWord("recursion") != "" {
+		t.Error("ReachWord misreads recursive")
+	}
+	for _, w := range append(append(append([]string{}, ModeKeys...), Flags...), Reach...) {
+		if got := Words(w); len(got) != 1 || got[0] != w {
+			t.Errorf("%q is not one lower-case word", w)
+		}
+	}
+	for _, tt := range []struct {
+		values []string
+		want   bool
+	}{
+		{[]string{"list", "create", "delete"}, true},
+		{[]string{"fetch", "save", "remove"}, true},
+		{[]string{"get", "set", "asc", "desc"}, true},
+		{[]string{"get", "asc"}, false},
+		{[]string{"asc", "desc"}, false},
+		{[]string{"list"}, false},
+		{[]string{"name", "date", "status", "size"}, false},
+		{[]string{"run", "exec"}, false},
+		{[]string{"list", "create", "a", "b", "c"}, false},
+	} {
+		if got := VerbEnum(tt.values); got != tt.want {
+			t.Errorf("VerbEnum(%q) = %v, want %v", tt.values, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		value string
+		class Class
+	}{{"delete", Destructive}, {"DELETE", Destructive}, {"soft_delete", Destructive}, {"list", Read}, {"create", Write},
+		{"merge", Unsafe}, {"fast", None}, {"run", None}, {"", None}, {strings.Repeat("delete ", 40), None}} {
+		if got := Mode(tt.value).Class; got != tt.class {
+			t.Errorf("Mode(%q).Class = %s, want %s", tt.value, got, tt.class)
 		}
 	}
 }

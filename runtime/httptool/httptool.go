@@ -67,12 +67,17 @@ func (t *Tool) Call(ctx context.Context, raw []byte) (*runtime.Observation, erro
 		return nil, err
 	}
 	defer resp.Body.Close()
+	// A declared length over the limit is refused before the body is
+	// read; an undeclared one is read up to the limit and no further.
+	if resp.ContentLength > MaxBody {
+		return nil, fmt.Errorf("the response from %s is %d bytes, over the %d MiB limit on a response body; it was not read", req.URL.Host, resp.ContentLength, MaxBody>>20)
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the response body: %w", err)
 	}
 	if len(body) > MaxBody {
-		return nil, fmt.Errorf("response body is larger than %d bytes", MaxBody)
+		return nil, fmt.Errorf("the response from %s is larger than the %d MiB limit on a response body (%d bytes); it was not read further", req.URL.Host, MaxBody>>20, MaxBody)
 	}
 	return &runtime.Observation{Status: resp.StatusCode, Headers: lowerHeaders(resp.Header), Body: string(body)}, nil
 }

@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -29,6 +30,18 @@ type Style struct {
 	// redacted). Nil means the one the environment configures
 	// (trace.RedactorFromEnv).
 	Redactor *trace.Redactor
+	// Context, when set, bounds the scrubbing of a response shown: once it
+	// ends (Ctrl-C), what is left is shown with the redactor's own pass
+	// only (scrub.TextContext). Nil means no bound but scrub's work budget.
+	Context context.Context
+}
+
+// context is the style's context, or the background.
+func (s Style) context() context.Context {
+	if s.Context != nil {
+		return s.Context
+	}
+	return context.Background()
 }
 
 // redactor is the style's redactor, or the environment's.
@@ -106,7 +119,7 @@ func Step(w io.Writer, file string, sr *runtime.StepResult, s Style) {
 		writeFailure(w, file, sr.Step, f, s.redactor())
 	}
 	if sr.Observation != nil && (rec.Outcome == runlog.Failed || s.Verbose) {
-		writeResponse(w, sr.Observation, s.Verbose, s.redactor())
+		writeResponse(s.context(), w, sr.Observation, s.Verbose, s.redactor())
 	}
 	writeHeal(w, sr, s)
 	if rec.Outcome == runlog.Failed {
@@ -178,8 +191,9 @@ func location(file string, line int) string {
 // body stays on the response line; a longer one is quoted line by line,
 // its line breaks kept, up to maxBodyLines lines and maxBodyChars
 // characters unless verbose.
-func writeResponse(w io.Writer, obs *runtime.Observation, verbose bool, r *trace.Redactor) {
-	body := strings.TrimSuffix(strings.TrimSuffix(scrub.Text(r, "", obs.Body), "\n"), "\r")
+func writeResponse(ctx context.Context, w io.Writer, obs *runtime.Observation, verbose bool, r *trace.Redactor) {
+	scrubbed, _ := scrub.TextContext(ctx, r, "", obs.Body)
+	body := strings.TrimSuffix(strings.TrimSuffix(scrubbed, "\n"), "\r")
 	if body == "" {
 		fmt.Fprintf(w, "%sresponse: status %d, body (empty)\n", detail, obs.Status)
 		return

@@ -44,13 +44,14 @@ function list() {
   return workflows.map((w) => ({
     name: w.name,
     server: w.server,
+    needs: w.needs ?? "",
     rerunnable: w.rerunnable,
     rerunWhy: w.rerunWhy,
     scenarios: w.scenarios.map(({ id, kind, what }) => ({ id, kind, what })),
   }));
 }
 
-function buildWorld(name, scenario, dir) {
+async function buildWorld(name, scenario, dir) {
   const w = workflow(name);
   const world = new World(dir);
   world.dir(".");
@@ -60,6 +61,7 @@ function buildWorld(name, scenario, dir) {
     if (!s) throw new Error(`workflow ${name} has no scenario ${scenario}`);
     s.drift(world);
   }
+  await world.finish();
 }
 
 // textOf joins a result's text blocks the way Reelier's replay does.
@@ -119,7 +121,7 @@ async function main(args) {
     case "list":
       return list();
     case "world":
-      buildWorld(args[1], args[2], args[3]);
+      await buildWorld(args[1], args[2], args[3]);
       return { built: args[3] };
     case "play": {
       const sep = args.indexOf("--");
