@@ -46,8 +46,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"851f03cc272696088546d5a10506e57f5c0d6718c13b1edec58b3875209bda58",
-			"30dd249c929226101d62daeffcdf36552bab4402c46a92e04ad6b00eaec90774"},
+			"ce6ad8cd14a9b3eeedd6f16081f76ebf5ca7a0e44d7f22c6389708dbe222d4af",
+			"fd3fd3ebbb7557d7b8dde6725c6f97172c9e6e944acda43118d8452fd35a01dc"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")
