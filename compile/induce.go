@@ -1,7 +1,7 @@
 package compile
 
 import (
-	"github.com/reelier/reelier/internal/jsregex"
+	"cmp"
 	"math/big"
 	"strconv"
 	"strings"
@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 
@@ -435,7 +436,7 @@ func orderingOf(cands []*jsondata.Object, key string, lines bool) (ast.Ordering,
 		case jsondata.Number:
 			date, ver, name = false, false, false
 		case string:
-			if _, ok := parseDecimal(v); !ok {
+			if !looksNumeric(v) {
 				num = false
 			}
 			if _, ok := parseOrderDate(v); !ok {
@@ -468,13 +469,15 @@ func orderingOf(cands []*jsondata.Object, key string, lines bool) (ast.Ordering,
 // the largest, or the smallest, value of key.
 func uniqueExtreme(cands []*jsondata.Object, picked int, key string, ord ast.Ordering) (isMax, isMin bool) {
 	pv, _ := cands[picked].Get(key)
+	// The picked key is read once; each candidate's once.
+	pk := orderKeyOf(pv, ord)
 	isMax, isMin = true, true
 	for i, c := range cands {
 		if i == picked {
 			continue
 		}
 		v, _ := c.Get(key)
-		switch compareOrdered(v, pv, ord) {
+		switch orderKeyOf(v, ord).compare(pk, ord) {
 		case 0:
 			return false, false
 		case 1:
@@ -519,6 +522,82 @@ func parseDecimal(s string) (*big.Rat, bool) {
 	}
 	r, ok := new(big.Rat).SetString(s)
 	return r, ok
+}
+
+// orderKey is a value read once for comparing under an ordering: a
+// number of at most 15 significant digits as a float64 (distinct such
+// decimals are distinct floats, in the same order), any other number as
+// a big.Rat, the rest as compareOrdered reads it.
+type orderKey struct {
+	v     any
+	f     float64
+	fast  bool
+	exact *big.Rat
+}
+
+func orderKeyOf(v any, ord ast.Ordering) orderKey {
+	k := orderKey{v: v}
+	if ord != ast.OrderNumber {
+		return k
+	}
+	t, _ := scalarText(v)
+	if !looksNumeric(t) {
+		return k
+	}
+	if significantDigits(t) <= 15 {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(t, "+")), 64); err == nil {
+			k.f, k.fast = f, true
+			return k
+		}
+	}
+	k.exact, _ = parseDecimal(t)
+	return k
+}
+
+// compare orders k against o as compareOrdered orders their values.
+func (k orderKey) compare(o orderKey, ord ast.Ordering) int {
+	switch {
+	case ord != ast.OrderNumber:
+		return compareOrdered(k.v, o.v, ord)
+	case k.fast && o.fast:
+		return cmp.Compare(k.f, o.f)
+	}
+	x, y := k.exact, o.exact
+	if x == nil {
+		x, _ = parseDecimal(scalarTextOf(k.v))
+	}
+	if y == nil {
+		y, _ = parseDecimal(scalarTextOf(o.v))
+	}
+	if x == nil || y == nil {
+		return compareOrdered(k.v, o.v, ord)
+	}
+	return x.Cmp(y)
+}
+
+func scalarTextOf(v any) string {
+	t, _ := scalarText(v)
+	return t
+}
+
+// significantDigits counts a decimal text's digits, leading zeros and the
+// exponent left out; an exponent counts as many, so it takes the exact
+// path.
+func significantDigits(t string) int {
+	n, lead := 0, true
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == 'e' || c == 'E':
+			return 16
+		case c >= '1' && c <= '9':
+			lead = false
+			n++
+		case c == '0' && !lead:
+			n++
+		}
+	}
+	return n
 }
 
 // parseOrderDate reads an RFC 3339 time or an ISO date (midnight UTC).
