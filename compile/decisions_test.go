@@ -133,6 +133,16 @@ func TestDecisionFindings(t *testing.T) {
 			},
 		},
 		{
+			finding: "the same, recorded through reelier mcp from the real database-server on SQLite",
+			trace:   "52-db-overdue-recorded.jsonl",
+			want: []string{`- bind: ids = join(json where status == "overdue").id`, `- bind: total = sum(json where status == "overdue").amount`,
+				`- action: write_query {"query": "INSERT INTO reminders (customer, total, invoices) VALUES ('Globex', {{total}}, '{{ids}}')"}`},
+			wantNot: []string{`1650.75`},
+			drifts: []drift{
+				{what: "one more overdue", of: "total", body: "[\n  {\n    \"id\": \"INV-2001\",\n    \"customer\": \"Globex\",\n    \"amount\": 1200.5,\n    \"status\": \"overdue\"\n  },\n  {\n    \"id\": \"INV-2004\",\n    \"customer\": \"Globex\",\n    \"amount\": 99.25,\n    \"status\": \"overdue\"\n  }\n]", want: `1299.75`},
+			},
+		},
+		{
 			finding: "git: the release commit is the newest commit whose subject starts with the note's word; the tag's name follows it; an existing tag stops the replay at the listing",
 			trace:   "52-git-tag-release.jsonl",
 			want: []string{`- bind: commit = max(json.commits where subject matches /^release:/ by subject as name).hash`,

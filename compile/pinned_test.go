@@ -51,8 +51,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"6273f19a217833fa28729b980ce2f53f1a4981f9eda56745fb76c5a62bb0b688",
-			"bf207c78978be2049f95d58f439f60325540d38d251782831f155de98962c789"},
+			"ac911c89a65cfcab0ba4269fed1fb4ae8a4bc1df21403cea8e745cd32787c863",
+			"e53411d3c762a0fb64b856ab9518c36ce03de79f4b31d89474e9bf27f1bf54fc"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")
