@@ -28,6 +28,9 @@ func (c *compiler) listingPrecondition(st *step, l argLeaf) {
 	if l.num || !l.eligible || l.member == "" || isRedacted(l.raw) || strings.ContainsAny(l.raw, "\n\r") || c.effect(st) == ast.EffectRead {
 		return
 	}
+	if !identityKeys[strings.ToLower(l.member)] && !identityKeys[lastWord(l.member)] {
+		return // checked before the results are looked at: most arguments name nothing
+	}
 	for _, r := range c.latest(st) {
 		if r.sent[l.raw] {
 			return // the search asked for it: precondition's own rule
@@ -64,9 +67,7 @@ func argElementKey(member string, objs []*jsondata.Object) string {
 	if len(objs) == 0 {
 		return ""
 	}
-	words := strings.Split(snake(member), "_")
-	last := words[len(words)-1]
-	for _, k := range []string{member, last} {
+	for _, k := range []string{member, lastWord(member)} {
 		if !identityKeys[strings.ToLower(k)] {
 			continue
 		}
@@ -103,4 +104,13 @@ func (c *compiler) sentValue(st *step, l argLeaf) ast.Value {
 		}
 	}
 	return &ast.String{Value: l.raw}
+}
+
+// lastWord is the last word of a key, lower-cased (`branchName` → `name`).
+func lastWord(member string) string {
+	sn := snake(member)
+	if i := strings.LastIndexByte(sn, '_'); i >= 0 {
+		return sn[i+1:]
+	}
+	return sn
 }

@@ -21,23 +21,29 @@ import (
 // more inside an array).
 const ownCopyRank = 2
 
-// maxLabel is the longest label, in bytes, read before a labelled value.
-const maxLabel = 48
+// maxLabel is the longest label, in bytes, read before a labelled value;
+// maxOwnCopies the most references of one result looked up again, so a
+// result of many references costs a bounded number of passes.
+const (
+	maxLabel     = 48
+	maxOwnCopies = 16
+)
 
 // ownCopies adds, for each string sighting of the result just scanned that
 // is a reference, the first labelled copy of the same value inside a JSON
 // string of the text, when the text holds one. Each reference costs one
-// pass over the text.
+// pass over the text, for at most maxOwnCopies references a result.
 func (x *valueIndex) ownCopies(text string) {
 	if len(text) > maxPatternText {
 		return
 	}
-	n := len(x.pending)
-	for i := 0; i < n; i++ {
+	n, looked := len(x.pending), 0
+	for i := 0; i < n && looked < maxOwnCopies; i++ {
 		p := x.pending[i]
 		if p.dead || p.src == nil || p.src.kind != 's' || p.src.text || refRank(p.src.path) == 0 {
 			continue
 		}
+		looked++
 		val := strings.TrimSuffix(strings.TrimPrefix(p.src.raw, `"`), `"`)
 		if val == "" || strings.ContainsAny(val, "\"\\\n") {
 			continue

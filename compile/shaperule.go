@@ -26,8 +26,8 @@ import (
 // writes, the words of its literal parts, and a test that reads a value
 // the way the regex does.
 type elementShape struct {
-	pattern string
-	words   []string
+	pattern func() string
+	words   func() []string
 	match   func(string) bool
 }
 
@@ -39,33 +39,40 @@ func shapesOf(s string) []elementShape {
 	if i := strings.IndexAny(s, "/:"); i >= 2 && i+1 < len(s) && leadingWord(s[:i]) {
 		prefix := s[:i+1]
 		out = append(out, elementShape{
-			pattern: "^" + escapeRegex(prefix),
-			words:   []string{strings.ToLower(s[:i])},
+			pattern: func() string { return "^" + escapeRegex(prefix) },
+			words:   func() []string { return []string{strings.ToLower(prefix[:len(prefix)-1])} },
 			match:   func(v string) bool { return strings.HasPrefix(v, prefix) },
 		})
 	}
-	if key, lits := digitShape(s); key != "" {
-		var b strings.Builder
-		b.WriteByte('^')
-		for i, l := range lits {
-			if i > 0 {
-				b.WriteString(`\d+`)
-			}
-			b.WriteString(escapeRegex(l))
-		}
-		b.WriteByte('$')
-		var words []string
-		for _, l := range lits {
-			for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
-				if len(w) >= 2 {
-					words = append(words, strings.ToLower(w))
-				}
-			}
-		}
+	if hasDigitShape(s) {
+		orig := s
 		out = append(out, elementShape{
-			pattern: b.String(),
-			words:   words,
-			match:   func(v string) bool { k, _ := digitShape(v); return k == key },
+			pattern: func() string {
+				_, lits := digitShape(orig)
+				var b strings.Builder
+				b.WriteByte('^')
+				for i, l := range lits {
+					if i > 0 {
+						b.WriteString(`\d+`)
+					}
+					b.WriteString(escapeRegex(l))
+				}
+				b.WriteByte('$')
+				return b.String()
+			},
+			words: func() []string {
+				_, lits := digitShape(orig)
+				var words []string
+				for _, l := range lits {
+					for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
+						if len(w) >= 2 {
+							words = append(words, strings.ToLower(w))
+						}
+					}
+				}
+				return words
+			},
+			match: func(v string) bool { return sameDigitShape(orig, v) },
 		})
 	}
 	return out
@@ -82,6 +89,28 @@ func leadingWord(s string) bool {
 		}
 	}
 	return true
+}
+
+// hasDigitShape reports what digitShape would give a key for, without
+// making it: a single-line value of at most 256 bytes with a digit and a
+// letter.
+func hasDigitShape(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	digit, letter := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n' || c == '\r' || c == 0:
+			return false
+		case isDigitByte(c):
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		}
+	}
+	return digit && letter
 }
 
 // digitShape returns a single-line value with each run of ASCII digits
@@ -120,6 +149,9 @@ func digitShape(s string) (string, []string) {
 // shaped looks for a field of the picked element whose shape explains the
 // pick: the bound field first, then the others in order.
 func (p pickSite) shaped(members []jsondata.Member) *ast.Selection {
+	if p.notes == "" {
+		return nil // the rule rests on the agent's words
+	}
 	fieldKey, _, _ := strings.Cut(p.field, ".")
 	for _, first := range []bool{true, false} {
 		for _, m := range members {
@@ -158,9 +190,9 @@ func (p pickSite) withinShape(key string, sh elementShape) *ast.Selection {
 	if picked < 0 || len(kept) == len(p.cands) {
 		return nil
 	}
-	cond := &ast.Condition{Key: pathNode(key), Op: ast.CondMatches, Pattern: sh.pattern}
+	cond := &ast.Condition{Key: pathNode(key), Op: ast.CondMatches, Pattern: sh.pattern()}
 	if len(kept) == 1 {
-		for _, w := range sh.words {
+		for _, w := range sh.words() {
 			if containsWord(p.notes, w) {
 				return p.sel(ast.PickOnly, cond)
 			}
@@ -216,4 +248,29 @@ func (c *compiler) amongSeveral(bd *binding, p pickSite) {
 		}
 	}
 	from.pre = append(from.pre, &ast.SelectionAssert{Sel: cnt, Kind: ast.SelCompare, Op: ast.OpGt, Value: &ast.Number{Raw: "1"}})
+}
+
+// sameDigitShape reports whether two strings are the same once each run
+// of ASCII digits is set aside — what digitShape's key compares, without
+// making one for every candidate.
+func sameDigitShape(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		da, db := isDigitByte(a[i]), isDigitByte(b[j])
+		switch {
+		case da && db:
+			for i < len(a) && isDigitByte(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigitByte(b[j]) {
+				j++
+			}
+		case da || db || a[i] != b[j]:
+			return false
+		default:
+			i++
+			j++
+		}
+	}
+	return i == len(a) && j == len(b) && !strings.ContainsAny(b, "\n\r\x00")
 }

@@ -24,9 +24,9 @@ func TestShapesOf(t *testing.T) {
 		got := shapesOf(tt.value)
 		var pats []string
 		for _, sh := range got {
-			pats = append(pats, sh.pattern)
+			pats = append(pats, sh.pattern())
 			if !sh.match(tt.value) {
-				t.Errorf("%q: shape %s does not match the value itself", tt.value, sh.pattern)
+				t.Errorf("%q: shape %s does not match the value itself", tt.value, sh.pattern())
 			}
 		}
 		if strings.Join(pats, " ") != strings.Join(tt.patterns, " ") {
@@ -35,13 +35,13 @@ func TestShapesOf(t *testing.T) {
 		for _, v := range tt.same {
 			for _, sh := range got {
 				if !sh.match(v) {
-					t.Errorf("%q: shape %s does not match %q", tt.value, sh.pattern, v)
+					t.Errorf("%q: shape %s does not match %q", tt.value, sh.pattern(), v)
 				}
 			}
 		}
 		for _, v := range tt.other {
 			if len(got) > 0 && got[len(got)-1].match(v) {
-				t.Errorf("%q: shape %s matches %q", tt.value, got[len(got)-1].pattern, v)
+				t.Errorf("%q: shape %s matches %q", tt.value, got[len(got)-1].pattern(), v)
 			}
 		}
 	}
