@@ -52,6 +52,9 @@ type source struct {
 	// field is set when the token is the value of a `key: value`,
 	// `key=value` or `"key": "value"` on its line.
 	field bool
+	// labelled is set for a value after a label inside a JSON string
+	// (owncopy.go): a phrase counts there as a whole value.
+	labelled bool
 }
 
 // dotted renders a bindable path as the skill writes it: `items.0.id`.
@@ -258,6 +261,9 @@ func (x *valueIndex) each(l argLeaf, fn func(m map[string]*slot, key string)) {
 	}
 	x.spans = tokenSpans(l.raw, x.spans[:0])
 	if len(x.spans) == 1 && x.spans[0] == (span{0, len(l.raw)}) {
+		if part := letterLed(l.raw); part != "" {
+			fn(x.strs, part)
+		}
 		return
 	}
 	for _, ng := range phrases(l.raw, x.spans) {
@@ -274,7 +280,21 @@ func (x *valueIndex) each(l argLeaf, fn func(m map[string]*slot, key string)) {
 		for _, part := range subTokens(tok) {
 			fn(x.strs, part)
 		}
+		if part := letterLed(tok); part != "" {
+			fn(x.strs, part)
+		}
 	}
+}
+
+// letterLed returns the number a token writes after one letter (`2.4.0`
+// of the tag `v2.4.0`, `1234` of `r1234`), when it is at least
+// minTokenLen long, or "": the letter marks what the number is, and the
+// number is what an earlier result held.
+func letterLed(tok string) string {
+	if len(tok) < 1+minTokenLen || !(tok[0] >= 'a' && tok[0] <= 'z' || tok[0] >= 'A' && tok[0] <= 'Z') || !isDigitByte(tok[1]) {
+		return ""
+	}
+	return tok[1:]
 }
 
 // maxPhraseWords is the most tokens a phrase joins; maxPhraseTokens the
@@ -392,6 +412,9 @@ func (x *valueIndex) mine(step int, doc []byte, text string, echo map[string]boo
 		x.scan.s, x.scan.node = nil, nil
 	}
 	x.collect = false
+	if doc != nil {
+		x.ownCopies(text)
+	}
 	// The body's tokens too: a value inside a longer string (a name in a
 	// listing, in structured content's text or a JSON string) is picked
 	// from the body with a pattern. A value the document held whole is

@@ -142,6 +142,65 @@ func TestDecisionFindings(t *testing.T) {
 				{what: "one more overdue", of: "total", body: "[\n  {\n    \"id\": \"INV-2001\",\n    \"customer\": \"Globex\",\n    \"amount\": 1200.5,\n    \"status\": \"overdue\"\n  },\n  {\n    \"id\": \"INV-2004\",\n    \"customer\": \"Globex\",\n    \"amount\": 99.25,\n    \"status\": \"overdue\"\n  }\n]", want: `1299.75`},
 			},
 		},
+		{
+			finding: "git: the release commit is the newest commit whose subject starts with the note's word; the tag's name follows it; an existing tag stops the replay at the listing",
+			trace:   "52-git-tag-release.jsonl",
+			want: []string{`- bind: commit = max(json.commits where subject matches /^release:/ by subject as name).hash`,
+				`- assert: count(json.tags where name == "v{{release_name}}") == 0`,
+				`- action: git_tag {"path": "/world/git-tag-release/repo", "mode": "create", "tagName": "v{{release_name}}", "commit": "{{commit}}", "message": "Release {{release_name}}"}`},
+			wantNot: []string{`json.commits.1.`, `"tagName": "v2.4.0"`},
+			drifts: []drift{
+				{what: "a docs commit on top", of: "commit", structured: `{"success":true,"commits":[{"hash":"f1","shortHash":"f1","subject":"docs: typo"},{"hash":"d0","shortHash":"d0","subject":"docs: changelog wording"},{"hash":"a19","shortHash":"a19","subject":"release: 2.4.0"},{"hash":"281","shortHash":"281","subject":"release: 2.3.0"}]}`, want: `"a19"`},
+				{what: "a newer release", of: "commit", structured: `{"success":true,"commits":[{"hash":"b25","shortHash":"b25","subject":"release: 2.5.0"},{"hash":"a19","shortHash":"a19","subject":"release: 2.4.0"},{"hash":"281","shortHash":"281","subject":"release: 2.3.0"}]}`, want: `"b25"`},
+				{what: "no release commit", of: "commit", structured: `{"success":true,"commits":[{"hash":"d0","shortHash":"d0","subject":"docs: changelog wording"}]}`, stop: true},
+			},
+		},
+		{
+			finding: "git: the merged feature branch is the only branch named feature/…; two of them stop the replay",
+			trace:   "53-git-prune-merged-branch.jsonl",
+			want:    []string{`- bind: branch_name = only(json.branches where name matches /^feature\//).name`},
+			wantNot: []string{`json.branches.0.`},
+			drifts: []drift{
+				{what: "a merged bugfix branch first", of: "branch_name", structured: `{"success":true,"mode":"list","branches":[{"name":"bugfix/typo","current":false},{"name":"feature/login-form","current":false},{"name":"main","current":true}]}`, want: `"feature/login-form"`},
+				{what: "two merged feature branches", of: "branch_name", structured: `{"success":true,"mode":"list","branches":[{"name":"feature/dark-mode","current":false},{"name":"feature/login-form","current":false},{"name":"main","current":true}]}`, stop: true},
+				{what: "none merged", of: "branch_name", structured: `{"success":true,"mode":"list","branches":[{"name":"main","current":true}]}`, stop: true},
+			},
+		},
+		{
+			finding: "git: the oldest release candidate is the lowest version among the tags shaped like it, and there must be another left",
+			trace:   "54-git-drop-oldest-rc.jsonl",
+			want: []string{`- bind: tag_name = min(json.tags where name matches /^v\d+\.\d+\.\d+-rc\.\d+$/ by name as version).name`,
+				`- assert: count(json.tags where name matches /^v\d+\.\d+\.\d+-rc\.\d+$/) > 1`},
+			wantNot: []string{`json.tags.2.`},
+			drifts: []drift{
+				{what: "a newer rc", of: "tag_name", structured: `{"success":true,"mode":"list","tags":[{"name":"v3.1.0-rc.1"},{"name":"v3.0.0"},{"name":"v3.0.0-rc.2"},{"name":"v3.0.0-rc.1"},{"name":"v2.9.0"}]}`, want: `"v3.0.0-rc.1"`},
+				{what: "an older rc", of: "tag_name", structured: `{"success":true,"mode":"list","tags":[{"name":"v3.0.0"},{"name":"v3.0.0-rc.2"},{"name":"v3.0.0-rc.1"},{"name":"v2.9.0"},{"name":"v2.9.0-rc.1"}]}`, want: `"v2.9.0-rc.1"`},
+			},
+		},
+		{
+			finding: "git: the fix is the only commit whose subject starts with fix:, bound by its own hash (not its child's parents entry); an existing backport branch stops the replay at the listing",
+			trace:   "55-git-backport-fix.jsonl",
+			want: []string{`- bind: object = only(json.commits where subject matches /^fix:/).hash`,
+				`- assert: count(json.branches where name == "backport/{{shortHash}}") == 0`},
+			wantNot: []string{`json.commits.1.`, `.parents`},
+			drifts: []drift{
+				{what: "one more commit on top", of: "object", structured: `{"success":true,"commits":[{"hash":"c9","subject":"chore: bump","parents":["13"]},{"hash":"13","subject":"docs: release notes","parents":["ba"]},{"hash":"ba","subject":"fix: rounding in totals","parents":["20"]}]}`, want: `"ba"`},
+				{what: "a newer fix", of: "object", structured: `{"success":true,"commits":[{"hash":"f2","subject":"fix: tax","parents":["13"]},{"hash":"13","subject":"docs: release notes","parents":["ba"]},{"hash":"ba","subject":"fix: rounding in totals","parents":["20"]}]}`, stop: true},
+			},
+		},
+		{
+			finding: "memory: the account manager the agent read in the customer's observation, not the manages relation",
+			trace:   "56-memory-renewal-followup.jsonl",
+			want: []string{`- bind: account_manager = body match /"Account manager: ((?:[^"\\]|\\.)*)"/`,
+				`- action: add_observations {"observations": [{"entityName": "{{entity_name}}", "contents": ["Renewal call booked with {{account_manager}}"]}]}`},
+			wantNot: []string{`json.relations.0.from`, `"from"\s*:`, `with Priya Raman`},
+		},
+		{
+			finding: "everything: a city the note names as a setting of an earlier result is bound, though the schema lists cities",
+			trace:   "57-everything-weather-load.jsonl",
+			want:    []string{`- action: get-structured-content {"location": "{{location}}"}`, `- bind: location = json.SITE_CITY`},
+			wantNot: []string{`"location": "Chicago"`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.finding, func(t *testing.T) {

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // Arguments whose value the tool's input schema fixes (#33, point 4): a
@@ -85,4 +86,23 @@ func typedCategory(l argLeaf, src *source) bool {
 	}
 	last := src.path[len(src.path)-1]
 	return last.index < 0 && isCategoryKey(last.key) && snake(last.key) == snake(l.member) && !isNameToken(l.raw)
+}
+
+// namedSetting reports a schema-listed value the agent carried rather
+// than chose: an earlier result held it whole as a field outside any
+// list (`SITE_CITY: "Chicago"`), and the step's own note names that field
+// ("the site's city"). The agent read the setting and sent it; a world
+// with another setting gets another value, so the value is bound.
+func (c *compiler) namedSetting(st *step, l argLeaf, idx *valueIndex) bool {
+	if l.key == "" || l.num || len(st.notes) == 0 {
+		return false
+	}
+	s := idx.lookup(idx.slots(l), l.key)
+	if s == nil || s.src.text || s.src.array || !s.src.bindable || len(s.src.path) == 0 {
+		return false
+	}
+	key := s.src.path[len(s.src.path)-1].key
+	notes := strings.ToLower(strings.Join(st.notes, "\n"))
+	notes = strings.ReplaceAll(notes, "'s ", " ")
+	return noteNames(notes, key)
 }

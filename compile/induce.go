@@ -71,6 +71,7 @@ const (
 	ruleNote     ruleKind = "note"
 	ruleExtreme  ruleKind = "extreme"
 	ruleCategory ruleKind = "category"
+	ruleShape    ruleKind = "shape"
 	ruleOnly     ruleKind = "only"
 )
 
@@ -125,6 +126,13 @@ func induce(p pickSite) (*ast.Selection, ruleKind) {
 	if len(p.cands) >= 2 {
 		if s := p.extreme(members); s != nil {
 			return s, ruleExtreme
+		}
+	}
+	// 3b. The only element of its shape, or the extreme among them
+	// (shaperule.go).
+	if len(p.cands) >= 2 {
+		if s := p.shaped(members); s != nil {
+			return s, ruleShape
 		}
 	}
 	// 4. The only element of its category.
@@ -784,6 +792,7 @@ func (c *compiler) jsonRule(bd *binding, segs []string, at func(n int) (any, boo
 	}
 	bd.sel, bd.rule = sel, kind
 	bd.path, bd.array = "", false
+	c.amongSeveral(bd, p)
 	return true
 }
 

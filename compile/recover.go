@@ -65,6 +65,7 @@ func (c *compiler) dataflow() error {
 			}
 			for _, l := range c.leaves {
 				c.precondition(st, l)
+				c.listingPrecondition(st, l)
 			}
 			// What the call sent, which its result merely echoes. A value
 			// is forgotten once the last step that sends it has looked it
@@ -270,7 +271,7 @@ func (c *compiler) recover(st *step, l argLeaf, idx *valueIndex, b *binder) {
 		c.redactedInput(st, l, b)
 		return
 	}
-	if l.member != "" && c.fixedMembers(st.tool)[l.member] {
+	if l.member != "" && c.fixedMembers(st.tool)[l.member] && !c.namedSetting(st, l, idx) {
 		// The schema lists the values: the agent chose one (fixedargs.go).
 		if s := idx.lookup(idx.slots(l), l.key); l.key != "" && s != nil {
 			c.q.add(st.n, KindChosenValue, "%s: %s sends %s, one of the values the tool's input schema allows; step %d's result also shows it (%s), but the agent chose it, so it stays a literal — make it an input if it should vary.", ref(st), memberPhrase(l), quote(l.value()), c.steps[int(s.src.step)].n, s.src.where())
@@ -389,7 +390,7 @@ func (s *source) where() string {
 // question. It reports whether the leaf became a composed string.
 func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) bool {
 	spans := tokenSpans(l.raw, nil)
-	if len(spans) < 2 && (len(spans) == 0 || spans[0] == (span{0, len(l.raw)})) {
+	if len(spans) < 2 && (len(spans) == 0 || spans[0] == (span{0, len(l.raw)}) && letterLed(l.raw) == "") {
 		return false
 	}
 	var parts []holePart
@@ -415,7 +416,7 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 			continue
 		}
 		s := idx.lookup(idx.strs, tok)
-		if phrase && (s == nil || s.src.text) {
+		if phrase && (s == nil || s.src.text && !s.src.labelled) {
 			// A phrase counts only as a whole value of a JSON document;
 			// in a text its words are looked at one by one.
 			continue
@@ -428,6 +429,15 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 					sp = span{sp.start + i, sp.start + i + len(part)}
 					tok = part
 					break
+				}
+			}
+		}
+		if s == nil {
+			// A number behind a letter that says what it is (`v2.4.0`).
+			if part := letterLed(tok); part != "" {
+				if s = idx.lookup(idx.strs, part); s != nil {
+					sp = span{sp.start + 1, sp.end}
+					tok = part
 				}
 			}
 		}
