@@ -391,17 +391,13 @@ func (c *compiler) precondition(st *step, l argLeaf) {
 		if l.member != "" && ruleKey(l.member) {
 			key = l.member
 		}
-		for _, o := range a.objs {
-			if key != "" {
-				if _, ok := o.Get(key); !ok {
-					key = ""
-				}
+		if len(a.objs) > 0 {
+			if _, ok := a.objs[0].Get(key); !ok {
+				key = ""
 			}
-			for _, m := range o.Members {
-				if s, ok := m.Value.(string); ok && s == l.raw {
-					return // it existed
-				}
-			}
+		}
+		if r.firstStrings()[l.raw] {
+			return // it existed
 		}
 		if key == "" && (len(a.objs) > 0 || a.path != "" && l.member == "") {
 			return
@@ -443,4 +439,24 @@ func notComputed(member string) bool {
 		}
 	}
 	return false
+}
+
+// firstStrings is the set of the string fields' values of the elements
+// of the result's first collection, made once: a precondition looks a
+// value up in it rather than walking the elements for every argument.
+func (r *recentResult) firstStrings() map[string]bool {
+	if r.strs != nil {
+		return r.strs
+	}
+	r.strs = map[string]bool{}
+	if arrs := r.arrays(); len(arrs) > 0 {
+		for _, o := range arrs[0].objs {
+			for _, m := range o.Members {
+				if s, ok := m.Value.(string); ok {
+					r.strs[s] = true
+				}
+			}
+		}
+	}
+	return r.strs
 }

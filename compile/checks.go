@@ -444,6 +444,9 @@ type recentResult struct {
 	sums map[int64]sumRef
 	// root is the parsed document, once arrays parsed it.
 	root any
+	// strs are the string values of its first collection's elements
+	// (firstStrings).
+	strs map[string]bool
 }
 
 // keepRecent keeps a parsed result, forgetting the oldest beyond

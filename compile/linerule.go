@@ -18,8 +18,12 @@ import (
 // the pattern (`[FILE]`), a word that varies is a named capture, and the
 // rule is induced over the captures as over a JSON array's elements.
 
-// maxListingLines bounds the lines a listing rule looks at.
-const maxListingLines = maxCandidates
+// maxListingLines bounds the lines a listing rule looks at, and
+// maxListingLine the length of each.
+const (
+	maxListingLines = maxCandidates
+	maxListingLine  = 4096
+)
 
 // lineWord is a word of a line: its byte span, and whether it sits
 // between double quotes (a CSV cell, which may hold blanks).
@@ -103,7 +107,17 @@ type lineSite struct {
 // them; ok is false when the line has fewer than two siblings or tok is
 // not a word of it.
 func listingSite(text, tok string) (lineSite, bool) {
+	if len(text) > maxPatternText {
+		return lineSite{}, false
+	}
 	l := newListing(text)
+	for _, line := range l.lines {
+		if len(line) > maxListingLine {
+			// A listing's rows are short; a long line is a document, and
+			// a regex over it costs more than a pick is worth.
+			return lineSite{}, false
+		}
+	}
 	at, wi := -1, -1
 	var words []lineWord
 	var seps []string
