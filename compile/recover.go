@@ -65,7 +65,9 @@ func (c *compiler) dataflow() error {
 			}
 			for _, l := range c.leaves {
 				c.precondition(st, l)
+				c.emptyReadPrecondition(st, l)
 			}
+			c.rememberWords(st, c.leaves)
 			// What the call sent, which its result merely echoes. A value
 			// is forgotten once the last step that sends it has looked it
 			// up: no later call can use where it was seen, so the index
@@ -399,6 +401,7 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 	// overlaps one taken before it.
 	cands := append(phrases(l.raw, spans), spans...)
 	var taken []span
+	var short []span
 	// Values the agent computed from an earlier result's rows: their ids
 	// joined, a total (aggregate.go).
 	for _, p := range c.joined(st, l.raw, spans) {
@@ -412,6 +415,9 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 		tok := l.raw[sp.start:sp.end]
 		phrase := strings.ContainsRune(tok, ' ')
 		if !phrase && utf8.RuneCountInString(tok) < minTokenLen {
+			if isDigits(tok) {
+				short = append(short, sp)
+			}
 			continue
 		}
 		s := idx.lookup(idx.strs, tok)
@@ -453,8 +459,17 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 		}
 		bd := b.use(c.steps, src, st.n, "")
 		c.settlePick(bd)
+		c.noteBind(bd)
 		parts = append(parts, holePart{span: sp, name: bd.name})
 		st.sent = append(st.sent, strings.Clone(tok))
+	}
+	// Short numbers: a count of rows a part was computed over, a field
+	// after its own key, or a number worked out (rowfacts.go).
+	for _, p := range c.shortNumbers(st, l.raw, short, parts) {
+		if !overlaps(taken, p.span) {
+			taken = append(taken, p.span)
+			parts = append(parts, p)
+		}
 	}
 	if len(prose) > 0 {
 		c.q.add(st.n, KindDerivedText, "%s: the text %s sends repeats words of %s (%s); the agent wrote it from what it read, so a replay sends the recorded text — the checks on the step it read are what catch a change there.", ref(st), memberPhrase(l), stepWord(sortedKeys(proseFrom)), quoteWords(prose))
