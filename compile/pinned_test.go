@@ -46,8 +46,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"b87e96cc06c56c1e3f8f1cbb0be95d14bcd1c5ca6a98e8444f907da256fcc37c",
-			"1fcf3f832499e37bb010a7b927f68bbc40a81bc43fcd635060670879baaf3778"},
+			"86f8bcdea5b16aa83b8c7779d0ca58ab831fae8a96cfd580965610810e0f239d",
+			"80fa720636db5a90972061c5297e8abb754a238dd8ac6d6da3d3bb2ce0ff147c"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")

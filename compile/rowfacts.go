@@ -2,6 +2,7 @@ package compile
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +34,10 @@ import (
 // `"id": `, `qty: '`.
 var keyBefore = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)["']?\s*(?:==?|:)\s*['"]?$`)
 
+// maxShortNumbers is the most short numbers of one string looked at:
+// each may read the last results' rows.
+const maxShortNumbers = 8
+
 // maxKeyLook is how much of the text before a short value keyBefore
 // reads.
 const maxKeyLook = 64
@@ -40,30 +45,50 @@ const maxKeyLook = 64
 // shortNumbers explains the short numbers of a string the step sends (the
 // spans short) that the other parts did not: a count of the rows a
 // computed part was computed over, or a field of the one element that
-// holds it, after its own key. It returns the new parts.
+// holds it, after its own key. It returns the new parts. Each count is
+// taken once per string, at most maxShortNumbers keyed values are looked
+// up, and the numbers left are handled together.
 func (c *compiler) shortNumbers(st *step, s string, short []span, parts []holePart) []holePart {
 	var out []holePart
+	counts := c.countsOf(parts)
+	var left []string
+	keyed := 0
 	for _, sp := range short {
 		tok := s[sp.start:sp.end]
-		if name := c.countOf(st, tok, parts); name != "" {
-			out = append(out, holePart{span: sp, name: name})
+		if cn, ok := counts[tok]; ok {
+			out = append(out, holePart{span: sp, name: c.aggBind(st, cn.r, cn.sel, 'n', tok, []string{"count"})})
 			continue
 		}
 		before := s[max(0, sp.start-maxKeyLook):sp.start]
-		if m := keyBefore.FindStringSubmatch(before); m != nil {
-			if name := c.keyedPick(st, tok, m[1]); name != "" {
-				out = append(out, holePart{span: sp, name: name})
-				continue
+		if keyed < maxShortNumbers {
+			if m := keyBefore.FindStringSubmatch(before); m != nil {
+				keyed++
+				if name := c.keyedPick(st, tok, m[1]); name != "" {
+					out = append(out, holePart{span: sp, name: name})
+					continue
+				}
 			}
 		}
-		c.unexplainedNumber(st, tok, parts)
+		if len(left) < maxShortNumbers {
+			left = append(left, tok)
+		}
+	}
+	if len(left) > 0 {
+		c.unexplainedNumbers(st, left, append(slices.Clip(parts), out...))
 	}
 	return out
 }
 
-// countOf finds, among the parts of the same string that sum or join
-// rows, the one whose rows number tok, and binds that count.
-func (c *compiler) countOf(st *step, tok string, parts []holePart) string {
+// counted is the count of the rows a computed part was computed over.
+type counted struct {
+	r   *recentResult
+	sel *ast.Selection
+}
+
+// countsOf takes, once, the count of the rows each part of a string that
+// sums or joins rows was computed over, by its text.
+func (c *compiler) countsOf(parts []holePart) map[string]counted {
+	var out map[string]counted
 	for _, p := range parts {
 		bd := c.bindOf[p.name]
 		if bd == nil || bd.sel == nil || bd.sel.Pick != ast.PickSum && bd.sel.Pick != ast.PickJoin {
@@ -74,11 +99,28 @@ func (c *compiler) countOf(st *step, tok string, parts []holePart) string {
 			continue
 		}
 		cnt := &ast.Selection{Pick: ast.PickCount, Source: bd.sel.Source, Where: bd.sel.Where}
-		if verifySel(cnt, r, nil, tok) {
-			return c.aggBind(st, r, cnt, 'n', tok, []string{"count"})
+		v, found, err := runtime.SelectionValue(observationOf(r), cnt)
+		n, isNum := v.(jsondata.Number)
+		if err != nil || !found || !isNum {
+			continue
+		}
+		if out == nil {
+			out = map[string]counted{}
+		}
+		if _, have := out[string(n)]; !have {
+			out[string(n)] = counted{r: r, sel: cnt}
 		}
 	}
-	return ""
+	return out
+}
+
+// observationOf is a kept result as the runtime sees it.
+func observationOf(r *recentResult) *runtime.Observation {
+	obs := &runtime.Observation{Status: 200, Body: r.text}
+	if len(r.doc.text) > 0 {
+		obs.Structured = r.doc.text
+	}
+	return obs
 }
 
 // keyedPick binds a short value written after key when one recent result
@@ -130,12 +172,12 @@ func (c *compiler) keyedPick(st *step, tok, key string) string {
 	return ""
 }
 
-// unexplainedNumber handles a number a writing step sends that nothing
+// unexplainedNumbers handles the numbers a writing step sends that nothing
 // explains: when the same string takes a value picked from a JSON list,
 // the number may have been worked out from the picked element (a
 // quantity from its stock), so each number field of that element is
 // asserted where it was read, and a question names the number.
-func (c *compiler) unexplainedNumber(st *step, tok string, parts []holePart) {
+func (c *compiler) unexplainedNumbers(st *step, toks []string, parts []holePart) {
 	if c.effect(st) == ast.EffectRead {
 		return
 	}
@@ -151,11 +193,7 @@ func (c *compiler) unexplainedNumber(st *step, tok string, parts []holePart) {
 		}
 		whole := *bd.sel
 		whole.Field = ast.Path{}
-		obs := &runtime.Observation{Status: 200, Body: r.text}
-		if len(r.doc.text) > 0 {
-			obs.Structured = r.doc.text
-		}
-		v, found, err := runtime.SelectionValue(obs, &whole)
+		v, found, err := runtime.SelectionValue(observationOf(r), &whole)
 		el, isObj := v.(*jsondata.Object)
 		if err != nil || !found || !isObj {
 			continue
@@ -173,7 +211,7 @@ func (c *compiler) unexplainedNumber(st *step, tok string, parts []holePart) {
 		}
 	}
 	if len(asserted) > 0 {
-		c.q.add(st.n, KindComputedNumber, "%s: it sends the number %s, which no result held and no rule computes; it may have been worked out from the element step %s picked, so that step asserts %s — a replay stops when they change; if the number follows them, write how (an input, or a bind) by hand.", ref(st), tok, stepOfSel(c, parts), strings.Join(asserted, ", "))
+		c.q.add(st.n, KindComputedNumber, "%s: it sends %s, which no result held and no rule computes; it may have been worked out from the element step %s picked, so that step asserts %s — a replay stops when they change; if it follows them, write how (an input, or a bind) by hand.", ref(st), numbersPhrase(toks), stepOfSel(c, parts), strings.Join(asserted, ", "))
 	}
 }
 
@@ -261,7 +299,9 @@ func (c *compiler) emptyReadPrecondition(st *step, l argLeaf) {
 		if composed != nil {
 			for _, h := range composed.Holes {
 				bd := c.bindOf[h.Name]
-				if bd == nil || bd.sel == nil || bd.step >= r.step || bd.sel.Pick.Aggregate() || len(bd.sel.Field.Elements) != 1 {
+				// A number bind cannot be compared in a condition (a hole
+				// is text, and == is strict): its assert would hold always.
+				if bd == nil || bd.sel == nil || bd.kind != 's' || bd.step >= r.step || bd.sel.Pick.Aggregate() || len(bd.sel.Field.Elements) != 1 {
 					continue
 				}
 				key := bd.sel.Field.String()
@@ -278,7 +318,9 @@ func (c *compiler) emptyReadPrecondition(st *step, l argLeaf) {
 		}
 		for _, sp := range tokenSpans(l.raw, nil) {
 			tok := l.raw[sp.start:sp.end]
-			if utf8.RuneCountInString(tok) >= minTokenLen && words[tok] {
+			// A word all in capitals is a command's keyword (`WHERE`),
+			// which any two queries share.
+			if utf8.RuneCountInString(tok) >= minTokenLen && words[tok] && strings.ToUpper(tok) != tok {
 				c.addPre(from, &ast.SelectionAssert{Sel: &ast.Selection{Pick: ast.PickCount, Source: jsonSource("")}, Kind: ast.SelCompare, Op: ast.OpEq, Value: &ast.Number{Raw: "0"}})
 				break
 			}
@@ -307,4 +349,13 @@ func sortedJoin(s *ast.Selection, values []string) {
 		}
 	}
 	s.By, s.HasBy, s.Order = s.Field, true, ast.OrderName
+}
+
+// numbersPhrase names the numbers a question is about: "the number 88",
+// "the numbers 88, 5".
+func numbersPhrase(toks []string) string {
+	if len(toks) == 1 {
+		return "the number " + toks[0]
+	}
+	return "the numbers " + strings.Join(toks, ", ")
 }
