@@ -181,6 +181,16 @@ func TestDecisionFindings(t *testing.T) {
 				{what: "a region added", of: "count", body: `[{"region":"north","revenue":1},{"region":"south","revenue":2},{"region":"west","revenue":3},{"region":"east","revenue":4}]`, want: `4`},
 			},
 		},
+		{
+			finding: "the same, recorded through reelier mcp from the real database-server on SQLite",
+			trace:   "52-db-overdue-recorded.jsonl",
+			want: []string{`- bind: ids = join(json where status == "overdue" by id as name).id`, `- bind: total = sum(json where status == "overdue").amount`,
+				`- action: write_query {"query": "INSERT INTO reminders (customer, total, invoices) VALUES ('Globex', {{total}}, '{{ids}}')"}`},
+			wantNot: []string{`1650.75`},
+			drifts: []drift{
+				{what: "one more overdue", of: "total", body: "[\n  {\n    \"id\": \"INV-2001\",\n    \"customer\": \"Globex\",\n    \"amount\": 1200.5,\n    \"status\": \"overdue\"\n  },\n  {\n    \"id\": \"INV-2004\",\n    \"customer\": \"Globex\",\n    \"amount\": 99.25,\n    \"status\": \"overdue\"\n  }\n]", want: `1299.75`},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.finding, func(t *testing.T) {

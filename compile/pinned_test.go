@@ -46,8 +46,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"86f8bcdea5b16aa83b8c7779d0ca58ab831fae8a96cfd580965610810e0f239d",
-			"80fa720636db5a90972061c5297e8abb754a238dd8ac6d6da3d3bb2ce0ff147c"},
+			"1a6b8d5c4a60a88d66b3e3513718411eb74b3ce5268420e9799815ffe12085c7",
+			"06cb677119604361b72f8748a02a6569c87ad2c50754257b8edb6cf475559566"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")
