@@ -736,6 +736,11 @@ func (c *compiler) lineRule(bd *binding, text string) {
 	// shape (`WSH-…` among `BLT-…`, `NUT-…`): the row is still one of a
 	// listing, and a rule that explains it replaces the pattern.
 	narrow := !bd.positional && !matchesSeveral(bd.pattern, text)
+	if dir, _ := noteDirection(c.pickNotes(bd)); narrow && dir == "" {
+		// Only an ordering a note asks for is looked for then: no listing
+		// is read for a bind no note points at.
+		return
+	}
 	site, ok := listingSite(text, bd.raw)
 	if !ok {
 		return
