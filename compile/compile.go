@@ -100,7 +100,7 @@ type compiler struct {
 	// parts tell (rowfacts.go); callWords are the words the last reading
 	// steps' string arguments held, by step index.
 	bindOf    map[string]*binding
-	callWords map[int]map[string]bool
+	callWords map[int]string
 	// paths interns the paths of the result checks; collector derives
 	// them, result after result.
 	paths     pathInterner

@@ -247,29 +247,35 @@ func (c *compiler) notEmpty(from *step, sel *ast.Selection) {
 	c.addPre(from, &ast.SelectionAssert{Sel: cnt, Kind: ast.SelCompare, Op: ast.OpGt, Value: &ast.Number{Raw: "0"}})
 }
 
-// rememberWords keeps the words a reading step's string arguments hold,
-// for the last few steps only: a later write that sends one again asks
-// whether the read's empty answer was its reason.
+// rememberWords keeps the string arguments of the last few reading
+// steps, joined, for a later write that sends one of their words again:
+// was the read's empty answer its reason? They are split into words only
+// then, for a read whose answer was empty.
 func (c *compiler) rememberWords(st *step, leaves []argLeaf) {
 	if c.callWords == nil {
-		c.callWords = map[int]map[string]bool{}
+		c.callWords = map[int]string{}
 	}
 	delete(c.callWords, st.n-1-recentResults)
 	if c.effect(st) != ast.EffectRead {
 		return
 	}
-	words := map[string]bool{}
+	var b strings.Builder
 	for _, l := range leaves {
-		if l.num {
-			continue
-		}
-		for _, sp := range tokenSpans(l.raw, nil) {
-			if sp.end-sp.start <= maxCheckedText {
-				words[l.raw[sp.start:sp.end]] = true
-			}
+		if !l.num && len(l.raw) <= maxCheckedText {
+			b.WriteString(l.raw)
+			b.WriteByte('\n')
 		}
 	}
-	c.callWords[st.n-1] = words
+	c.callWords[st.n-1] = b.String()
+}
+
+// wordsOf is the set of the words of a remembered read's arguments.
+func wordsOf(s string) map[string]bool {
+	words := map[string]bool{}
+	for _, sp := range tokenSpans(s, nil) {
+		words[s[sp.start:sp.end]] = true
+	}
+	return words
 }
 
 // emptyReadPrecondition gives a read among the last few whose answer was
@@ -290,11 +296,15 @@ func (c *compiler) emptyReadPrecondition(st *step, l argLeaf) {
 	}
 	for _, r := range c.latest(st) {
 		from := c.steps[r.step]
-		words := c.callWords[r.step]
-		arrs := r.arrays()
-		if c.effect(from) != ast.EffectRead || words == nil || len(arrs) != 1 || arrs[0].path != "" || len(arrs[0].objs) != 0 {
+		said, ok := c.callWords[r.step]
+		if !ok || c.effect(from) != ast.EffectRead {
 			continue
 		}
+		arrs := r.arrays()
+		if len(arrs) != 1 || arrs[0].path != "" || len(arrs[0].objs) != 0 {
+			continue
+		}
+		words := wordsOf(said)
 		keyed := false
 		if composed != nil {
 			for _, h := range composed.Holes {
