@@ -260,7 +260,9 @@ func joinRule(arrs []docArray, values []string, sep string) *ast.Selection {
 					}
 				}
 				if ok {
-					return aggSel(ast.PickJoin, a.path, f.cond(), m.Key, sep, sep != ",")
+					s := aggSel(ast.PickJoin, a.path, f.cond(), m.Key, sep, sep != ",")
+					sortedJoin(s, values)
+					return s
 				}
 			}
 			if work > maxAggWork {
@@ -364,6 +366,10 @@ func (c *compiler) aggBind(st *step, r *recentResult, sel *ast.Selection, kind b
 	}
 	b.aggs[key] = bd
 	b.all = append(b.all, bd)
+	c.noteBind(bd)
+	if sel.Pick.Aggregate() {
+		c.notEmpty(c.steps[r.step], sel)
+	}
 	from := c.steps[r.step]
 	from.binds = append(from.binds, bd)
 	st.sent = append(st.sent, val)

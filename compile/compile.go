@@ -96,6 +96,11 @@ type compiler struct {
 	// recentOrder kept them.
 	recent      map[int]*recentResult
 	recentOrder []int
+	// bindOf finds a bind by its name, for the facts a string's other
+	// parts tell (rowfacts.go); callWords are the words the last reading
+	// steps' string arguments held, by step index.
+	bindOf    map[string]*binding
+	callWords map[int]string
 	// paths interns the paths of the result checks; collector derives
 	// them, result after result.
 	paths     pathInterner

@@ -124,7 +124,7 @@ func TestDecisionFindings(t *testing.T) {
 		{
 			finding: "one more overdue invoice: the total and the ids are computed again",
 			trace:   "50-db-overdue-sum.jsonl",
-			want: []string{`- bind: ids = join(json where status == "overdue").id`, `- bind: total = sum(json where status == "overdue").amount`,
+			want: []string{`- bind: ids = join(json where status == "overdue" by id as name).id`, `- bind: total = sum(json where status == "overdue").amount`,
 				`- action: write_query {"query": "INSERT INTO reminders (customer, total, invoices) VALUES ('Globex', {{total}}, '{{ids}}')"}`},
 			wantNot: []string{`1650.75`, `INV-2001,`},
 			drifts: []drift{
@@ -133,9 +133,58 @@ func TestDecisionFindings(t *testing.T) {
 			},
 		},
 		{
+			finding: "an order for the lowest stock: nothing open for that sku, the picked stock asserted, the quantity asked about",
+			trace:   "70-sqlite-restock-lowest.jsonl",
+			want: []string{`- bind: sku = min(json by stock as number).sku`,
+				`- assert: count(json where sku == "{{sku}}") == 0`,
+				`- assert: min(json by stock as number).stock == 12`},
+			wantNot: []string{`- assert: count(json) == 0`},
+		},
+		{
+			finding: "a reminder: the overdue invoices counted, sorted and summed again; none overdue or a reminder already sent stops",
+			trace:   "71-sqlite-overdue-reminder.jsonl",
+			want: []string{`- bind: numbers = join(json where status == "overdue" by number as name).number`,
+				`- bind: count = count(json where status == "overdue")`,
+				`- assert: count(json where status == "overdue") > 0`,
+				`- assert: count(json) == 0`,
+				`- action: write_query {"query": "INSERT INTO reminders (customer, invoices, invoice_count, total) VALUES ('Globex', '{{numbers}}', {{count}}, {{total}})"}`},
+			drifts: []drift{
+				{what: "rows reversed", of: "numbers", body: `[{"number":"INV-1005","amount":975,"status":"overdue"},{"number":"INV-1004","amount":2300,"status":"open"},{"number":"INV-1003","amount":450,"status":"overdue"},{"number":"INV-1001","amount":1200,"status":"paid"}]`, want: `"INV-1003,INV-1005"`},
+				{what: "one more overdue", of: "count", body: `[{"number":"INV-1001","amount":1200,"status":"paid"},{"number":"INV-1003","amount":450,"status":"overdue"},{"number":"INV-1004","amount":2300,"status":"open"},{"number":"INV-1005","amount":975,"status":"overdue"},{"number":"INV-1006","amount":610,"status":"overdue"}]`, want: `3`},
+			},
+		},
+		{
+			finding: "a CSV export whose skus differ in prefix: the lowest margin, not the recorded sku's shape",
+			trace:   "72-sqlite-csv-lowest-margin.jsonl",
+			want:    []string{`by margin_pct as number).sku`},
+			drifts: []drift{
+				{what: "another product lowest", of: "sku", body: "sku,name,margin_pct\n\"BLT-204\",\"Hex bolt M8\",31\n\"NUT-118\",\"Lock nut M8\",22\n\"WSH-330\",\"Washer 8 mm\",19\n\"SCR-512\",\"Wood screw 4x40\",7\n", want: `"SCR-512"`},
+			},
+		},
+		{
+			finding: "a short id inside SQL after its own key: the only active customer's id, looked up",
+			trace:   "73-sqlite-customer-upgrade.jsonl",
+			want: []string{`- bind: id = only(json where status == "active").id`,
+				`- action: write_query {"query": "UPDATE customers SET tier = 'gold' WHERE id = {{id}}"}`},
+			drifts: []drift{
+				{what: "two active", of: "id", body: `[{"id":12,"name":"Acme Corp","status":"active"},{"id":15,"name":"Acme Inc","status":"active"}]`, stop: true},
+				{what: "none active", of: "id", body: `[{"id":12,"name":"Acme Corp","status":"archived"}]`, stop: true},
+				{what: "another one active", of: "id", body: `[{"id":12,"name":"Acme Corp","status":"archived"},{"id":15,"name":"Acme Inc","status":"active"}]`, want: `15`},
+			},
+		},
+		{
+			finding: "a summary: how many lines the total was summed over is counted again",
+			trace:   "74-sqlite-latest-report.jsonl",
+			want: []string{`- bind: count = count(json)`,
+				`- action: write_query {"query": "INSERT OR REPLACE INTO summaries (file, regions, total) VALUES ('{{file}}', {{count}}, {{total}})"}`},
+			drifts: []drift{
+				{what: "a region added", of: "count", body: `[{"region":"north","revenue":1},{"region":"south","revenue":2},{"region":"west","revenue":3},{"region":"east","revenue":4}]`, want: `4`},
+			},
+		},
+		{
 			finding: "the same, recorded through reelier mcp from the real database-server on SQLite",
 			trace:   "52-db-overdue-recorded.jsonl",
-			want: []string{`- bind: ids = join(json where status == "overdue").id`, `- bind: total = sum(json where status == "overdue").amount`,
+			want: []string{`- bind: ids = join(json where status == "overdue" by id as name).id`, `- bind: total = sum(json where status == "overdue").amount`,
 				`- action: write_query {"query": "INSERT INTO reminders (customer, total, invoices) VALUES ('Globex', {{total}}, '{{ids}}')"}`},
 			wantNot: []string{`1650.75`},
 			drifts: []drift{

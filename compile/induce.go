@@ -820,7 +820,13 @@ func holesOf(sel *ast.Selection, el *jsondata.Object) map[string]string {
 // becomes a selection over the listing's lines.
 func (c *compiler) lineRule(bd *binding, text string) {
 	bd.settled = true
-	if !bd.positional && !matchesSeveral(bd.pattern, text) {
+	// A pattern that matches once may only be narrowed by the value's own
+	// shape (`WSH-…` among `BLT-…`, `NUT-…`): the row is still one of a
+	// listing, and a rule that explains it replaces the pattern.
+	narrow := !bd.positional && !matchesSeveral(bd.pattern, text)
+	if dir, _ := noteDirection(c.pickNotes(bd)); narrow && dir == "" {
+		// Only an ordering a note asks for is looked for then: no listing
+		// is read for a bind no note points at.
 		return
 	}
 	site, ok := listingSite(text, bd.raw)
@@ -832,6 +838,11 @@ func (c *compiler) lineRule(bd *binding, text string) {
 	sel, kind := induce(p)
 	if sel == nil || !verifySel(sel, c.recent[bd.step], holesOf(sel, site.cands[site.picked]), bd.val) {
 		bd.unexplained = bd.positional
+		return
+	}
+	if narrow && kind != ruleExtreme {
+		// Unique by its shape already; only an ordering the note asks
+		// for says more than the pattern does.
 		return
 	}
 	bd.sel, bd.rule = sel, kind

@@ -23,12 +23,7 @@ import (
 // `only(json.lines)` (the element's own fields still checked), listing picks
 // `only(lines /…/ where …)`, and the question on a pick no rule explains
 // says so.
-// The joined sums also change when a trace joins testdata/traces. They
-// were taken again for the git and regression fixes of #33 (branch
-// fix-git) after reading the joined skill's diff against the same traces
-// compiled before the change: one line per copy, the precondition
-// `count(json.tasks where title == "Quarterly review") == 0` on trace 43's
-// listing; the rest is traces 52–57 joining.
+// The joined sums also change when a trace joins testdata/traces.
 func TestLargeOutputsPinned(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles about 12,000 calls")
@@ -51,8 +46,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"ac911c89a65cfcab0ba4269fed1fb4ae8a4bc1df21403cea8e745cd32787c863",
-			"e53411d3c762a0fb64b856ab9518c36ce03de79f4b31d89474e9bf27f1bf54fc"},
+			"963f3a5abfdcd3278d6673d55f79073ff65437f08d197123814de4df17e4b23d",
+			"66179ffbe372b7730f5281e1f2899d392cd00a6ca4852290ccdbf3be3d2782ae"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")

@@ -75,6 +75,9 @@ const (
 	KindTrailingNote Kind = "trailing_note"
 	// KindNoRecordingDate: meta.startedAt is not a timestamp.
 	KindNoRecordingDate Kind = "no_recording_date"
+	// KindComputedNumber: a writing step sends a number nothing explains,
+	// beside a value picked from a list.
+	KindComputedNumber Kind = "computed_number"
 )
 
 // kindOrder lists the kinds in the order questions of one step appear.
@@ -85,7 +88,7 @@ var kindOrder = []Kind{
 	KindArrayIndexBind, KindSelectedBind, KindLinePositionBind, KindRedactedInput,
 	KindUnbindablePath, KindChosenValue, KindShortValue, KindDerivedText, KindNotRerunnable,
 	KindTemplateLiteral, KindDateLiteral, KindImpossibleDate, KindUUIDLiteral,
-	KindUnixTimestamp, KindRepeatedLiteral, KindTrailingNote, KindNoRecordingDate,
+	KindUnixTimestamp, KindRepeatedLiteral, KindTrailingNote, KindNoRecordingDate, KindComputedNumber,
 }
 
 // Question is one thing the compiler refused to guess.

@@ -66,7 +66,9 @@ func (c *compiler) dataflow() error {
 			for _, l := range c.leaves {
 				c.precondition(st, l)
 				c.listingPrecondition(st, l)
+				c.emptyReadPrecondition(st, l)
 			}
+			c.rememberWords(st, c.leaves)
 			// What the call sent, which its result merely echoes. A value
 			// is forgotten once the last step that sends it has looked it
 			// up: no later call can use where it was seen, so the index
@@ -97,7 +99,7 @@ func (c *compiler) dataflow() error {
 	// once the walk is over, when it is known whether a later step takes
 	// a value from it (its binds are checked).
 	for _, st := range c.steps {
-		if st.unchecked && len(st.binds) == 0 {
+		if st.unchecked && len(st.binds) == 0 && len(st.pre) == 0 {
 			c.q.add(st.n, KindNoStableCheck, "%s: the result has no field or line the compiler could check without it changing from run to run (dates, ids, long numbers, or the values the step sends), so the step asserts only its status — add an assert if some part of it is stable.", ref(st))
 		}
 	}
@@ -400,6 +402,7 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 	// overlaps one taken before it.
 	cands := append(phrases(l.raw, spans), spans...)
 	var taken []span
+	var short []span
 	// Values the agent computed from an earlier result's rows: their ids
 	// joined, a total (aggregate.go).
 	for _, p := range c.joined(st, l.raw, spans) {
@@ -413,6 +416,9 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 		tok := l.raw[sp.start:sp.end]
 		phrase := strings.ContainsRune(tok, ' ')
 		if !phrase && utf8.RuneCountInString(tok) < minTokenLen {
+			if isDigits(tok) {
+				short = append(short, sp)
+			}
 			continue
 		}
 		s := idx.lookup(idx.strs, tok)
@@ -463,8 +469,17 @@ func (c *compiler) tokensFrom(st *step, l argLeaf, idx *valueIndex, b *binder) b
 		}
 		bd := b.use(c.steps, src, st.n, "")
 		c.settlePick(bd)
+		c.noteBind(bd)
 		parts = append(parts, holePart{span: sp, name: bd.name})
 		st.sent = append(st.sent, strings.Clone(tok))
+	}
+	// Short numbers: a count of rows a part was computed over, a field
+	// after its own key, or a number worked out (rowfacts.go).
+	for _, p := range c.shortNumbers(st, l.raw, short, parts) {
+		if !overlaps(taken, p.span) {
+			taken = append(taken, p.span)
+			parts = append(parts, p)
+		}
 	}
 	if len(prose) > 0 {
 		c.q.add(st.n, KindDerivedText, "%s: the text %s sends repeats words of %s (%s); the agent wrote it from what it read, so a replay sends the recorded text — the checks on the step it read are what catch a change there.", ref(st), memberPhrase(l), stepWord(sortedKeys(proseFrom)), quoteWords(prose))
