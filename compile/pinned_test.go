@@ -46,8 +46,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"1a6b8d5c4a60a88d66b3e3513718411eb74b3ce5268420e9799815ffe12085c7",
-			"06cb677119604361b72f8748a02a6569c87ad2c50754257b8edb6cf475559566"},
+			"b27597efb678dc5ecee21d9bc54b81542b4709d9253ae39b96c63b4427a73365",
+			"d16f38b994b7d3bd91fb7cc7065aada0abe992abbf8c481fe5aedcb5563ef3bc"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")
