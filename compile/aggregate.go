@@ -367,7 +367,9 @@ func (c *compiler) aggBind(st *step, r *recentResult, sel *ast.Selection, kind b
 	b.aggs[key] = bd
 	b.all = append(b.all, bd)
 	c.noteBind(bd)
-	if sel.Pick.Aggregate() {
+	// A sum or a join over no rows sends nothing the agent would have
+	// sent; a count of none is still a count ("0 open bugs").
+	if sel.Pick == ast.PickSum || sel.Pick == ast.PickJoin {
 		c.notEmpty(c.steps[r.step], sel)
 	}
 	from := c.steps[r.step]

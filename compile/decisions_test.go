@@ -57,6 +57,17 @@ func TestDecisionFindings(t *testing.T) {
 			},
 		},
 		{
+			finding: "a count the agent wrote into prose (\"2 open bugs\") is counted again, not sent as recorded (the lead's independent check, real server-memory)",
+			trace:   "75-memory-count-open-recorded.jsonl",
+			want: []string{`- bind: count = count(json.entities where entityType == "open-bug")`,
+				`- action: add_observations {"observations": [{"entityName": "Umbrella", "contents": ["{{count}} open bugs"]}]}`},
+			wantNot: []string{`"2 open bugs"`, `count(json.entities where entityType == "open-bug") > 0`},
+			drifts: []drift{
+				{what: "one more open bug", of: "count", structured: `{"entities":[{"name":"BUG-1","entityType":"open-bug","observations":[]},{"name":"BUG-3","entityType":"open-bug","observations":[]},{"name":"BUG-5","entityType":"open-bug","observations":[]},{"name":"BUG-2","entityType":"closed-bug","observations":[]}],"relations":[]}`, want: `3`},
+				{what: "a closed bug listed first", of: "count", structured: `{"entities":[{"name":"BUG-4","entityType":"closed-bug","observations":[]},{"name":"BUG-1","entityType":"open-bug","observations":[]},{"name":"BUG-3","entityType":"open-bug","observations":[]}],"relations":[]}`, want: `2`},
+			},
+		},
+		{
 			finding: "the same, recorded through reelier mcp from the real server-filesystem",
 			trace:   "51-fs-newest-log-recorded.jsonl",
 			want:    []string{`- bind: file_name = max(lines /^\[FILE\] (?<file>app-[^\s|,;\[\]()"']*?\.log)$/ by file as name).file`},

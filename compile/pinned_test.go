@@ -46,8 +46,8 @@ func TestLargeOutputsPinned(t *testing.T) {
 			"c02e212652d2321db1d10bb7b209af5da59f0ee8f097755a60aa9cb6fdd98535",
 			"13d25d2965399fac00baf8eeab8ece126822e27a53c1eb119e169452284473c7"},
 		{"testdata-joined-x4", func(t *testing.T) []byte { return joinedTraces(t, 4) },
-			"963f3a5abfdcd3278d6673d55f79073ff65437f08d197123814de4df17e4b23d",
-			"66179ffbe372b7730f5281e1f2899d392cd00a6ca4852290ccdbf3be3d2782ae"},
+			"6b442260241bbd842f76ca05d217ecb4c7c09b3f46ce2a618ac786aba7afb757",
+			"f9c95d60356a71aab452f227af12ade24180e127f2cb7033c8417e8dcca6f4b7"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tt.name+".jsonl")

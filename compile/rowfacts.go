@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/ast"
@@ -68,6 +69,10 @@ func (c *compiler) shortNumbers(st *step, s string, short []span, parts []holePa
 					continue
 				}
 			}
+		}
+		if cat, ok := c.categoryCount(st, s, tok); ok {
+			out = append(out, holePart{span: sp, name: cat})
+			continue
 		}
 		if len(left) < maxShortNumbers {
 			left = append(left, tok)
@@ -368,4 +373,83 @@ func numbersPhrase(toks []string) string {
 		return "the number " + toks[0]
 	}
 	return "the numbers " + strings.Join(toks, ", ")
+}
+
+// categoryCount binds a short number a string sends as how many rows of
+// a recent result hold one category value, when exactly one (array,
+// field, value) gives that count and every word of the value is a word
+// of the string the agent wrote ("2 open bugs" and two rows with
+// entityType "open-bug"): the agent counted them, and a replay counts
+// again — `count(json.entities where entityType == "open-bug")`. Any
+// doubt (two categories with that count, a value's word missing from the
+// text) leaves the number to unexplainedNumbers.
+func (c *compiler) categoryCount(st *step, s, tok string) (string, bool) {
+	n, err := strconv.Atoi(tok)
+	if err != nil || n < 0 {
+		return "", false
+	}
+	text := strings.ToLower(s)
+	var (
+		found  *ast.Selection
+		from   *recentResult
+		shared int
+	)
+	work := 0
+	for _, r := range c.latest(st) {
+		for _, a := range r.arrays() {
+			for _, f := range filters(a.objs, &work) {
+				if f.key == "" || len(f.rows) != n || !wordsIn(f.val, text) {
+					continue
+				}
+				shared++
+				found = &ast.Selection{Pick: ast.PickCount, Source: jsonSource(a.path), Where: []*ast.Condition{f.cond()}}
+				from = r
+			}
+		}
+	}
+	if shared != 1 {
+		return "", false
+	}
+	if v, ok, err := runtime.SelectionValue(observationOf(from), found); err != nil || !ok || !textIs(v, tok) {
+		return "", false
+	}
+	return c.aggBind(st, from, found, 'n', tok, []string{"count"}), true
+}
+
+// wordsIn reports whether every word of a category value (letters, at
+// least three) starts a word of text; a value with no such word is not
+// named by any text.
+func wordsIn(val, text string) bool {
+	words := strings.FieldsFunc(strings.ToLower(val), func(r rune) bool { return !unicode.IsLetter(r) })
+	seen := 0
+	for _, w := range words {
+		if utf8.RuneCountInString(w) < 3 {
+			continue
+		}
+		seen++
+		if !wordStarts(text, w) {
+			return false
+		}
+	}
+	return seen > 0
+}
+
+// wordStarts reports whether w starts a word of text.
+func wordStarts(text, w string) bool {
+	for i := 0; ; {
+		k := strings.Index(text[i:], w)
+		if k < 0 {
+			return false
+		}
+		k += i
+		if k == 0 || !unicode.IsLetter(rune(text[k-1])) {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+func textIs(v any, tok string) bool {
+	t, ok := scalarText(v)
+	return ok && t == tok
 }
