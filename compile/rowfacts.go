@@ -53,7 +53,7 @@ func (c *compiler) shortNumbers(st *step, s string, short []span, parts []holePa
 	var out []holePart
 	counts := c.countsOf(parts)
 	var left []string
-	keyed := 0
+	keyed, categories := 0, 0
 	for _, sp := range short {
 		tok := s[sp.start:sp.end]
 		if cn, ok := counts[tok]; ok {
@@ -70,9 +70,12 @@ func (c *compiler) shortNumbers(st *step, s string, short []span, parts []holePa
 				}
 			}
 		}
-		if cat, ok := c.categoryCount(st, s, tok); ok {
-			out = append(out, holePart{span: sp, name: cat})
-			continue
+		if categories < maxShortNumbers {
+			categories++
+			if cat, ok := c.categoryCount(st, s, tok); ok {
+				out = append(out, holePart{span: sp, name: cat})
+				continue
+			}
 		}
 		if len(left) < maxShortNumbers {
 			left = append(left, tok)
@@ -442,7 +445,7 @@ func wordStarts(text, w string) bool {
 			return false
 		}
 		k += i
-		if k == 0 || !unicode.IsLetter(rune(text[k-1])) {
+		if r, _ := utf8.DecodeLastRuneInString(text[:k]); k == 0 || !unicode.IsLetter(r) {
 			return true
 		}
 		i = k + 1
