@@ -1,15 +1,14 @@
 package compile
 
 import (
-	"cmp"
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 
@@ -447,10 +446,10 @@ func orderingOf(cands []*jsondata.Object, key string, lines bool) (ast.Ordering,
 			if !looksNumeric(v) {
 				num = false
 			}
-			if _, ok := parseOrderDate(v); !ok {
+			if !looksDate(v) {
 				date = false
 			}
-			if _, ok := parseVersion(v); !ok {
+			if !looksVersion(v) {
 				ver = false
 			}
 			if v == "" {
@@ -477,15 +476,23 @@ func orderingOf(cands []*jsondata.Object, key string, lines bool) (ast.Ordering,
 // the largest, or the smallest, value of key.
 func uniqueExtreme(cands []*jsondata.Object, picked int, key string, ord ast.Ordering) (isMax, isMin bool) {
 	pv, _ := cands[picked].Get(key)
-	// The picked key is read once; each candidate's once.
-	pk := orderKeyOf(pv, ord)
+	// The picked key is read once, each candidate's once, by the
+	// runtime's own reading, so the compiler and a replay agree.
+	pk, ok := runtime.ReadOrderKey(pv, ord)
+	if !ok {
+		return false, false
+	}
 	isMax, isMin = true, true
 	for i, c := range cands {
 		if i == picked {
 			continue
 		}
 		v, _ := c.Get(key)
-		switch orderKeyOf(v, ord).compare(pk, ord) {
+		k, ok := runtime.ReadOrderKey(v, ord)
+		if !ok {
+			return false, false
+		}
+		switch runtime.CompareOrderKeys(k, pk, ord) {
 		case 0:
 			return false, false
 		case 1:
@@ -500,29 +507,6 @@ func uniqueExtreme(cands []*jsondata.Object, picked int, key string, ord ast.Ord
 	return isMax, isMin
 }
 
-// compareOrdered compares two values orderingOf accepted.
-func compareOrdered(a, b any, ord ast.Ordering) int {
-	as, _ := scalarText(a)
-	bs, _ := scalarText(b)
-	switch ord {
-	case ast.OrderNumber:
-		x, _ := parseDecimal(as)
-		y, _ := parseDecimal(bs)
-		return x.Cmp(y)
-	case ast.OrderDate:
-		x, _ := parseOrderDate(as)
-		y, _ := parseOrderDate(bs)
-		return x.Compare(y)
-	case ast.OrderVersion:
-		x, _ := parseVersion(as)
-		y, _ := parseVersion(bs)
-		return compareVersions(x, y)
-	case ast.OrderName:
-		return compareNames(as, bs)
-	}
-	return strings.Compare(as, bs)
-}
-
 // parseDecimal reads a JSON number's text, or a string that is one.
 func parseDecimal(s string) (*big.Rat, bool) {
 	if !looksNumeric(s) {
@@ -532,194 +516,27 @@ func parseDecimal(s string) (*big.Rat, bool) {
 	return r, ok
 }
 
-// orderKey is a value read once for comparing under an ordering: a
-// number of at most 15 significant digits as a float64 (distinct such
-// decimals are distinct floats, in the same order), any other number as
-// a big.Rat, the rest as compareOrdered reads it.
-type orderKey struct {
-	v     any
-	f     float64
-	fast  bool
-	exact *big.Rat
-}
-
-func orderKeyOf(v any, ord ast.Ordering) orderKey {
-	k := orderKey{v: v}
-	if ord != ast.OrderNumber {
-		return k
-	}
-	t, _ := scalarText(v)
-	if !looksNumeric(t) {
-		return k
-	}
-	if significantDigits(t) <= 15 {
-		if f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(t, "+")), 64); err == nil {
-			k.f, k.fast = f, true
-			return k
-		}
-	}
-	k.exact, _ = parseDecimal(t)
-	return k
-}
-
-// compare orders k against o as compareOrdered orders their values.
-func (k orderKey) compare(o orderKey, ord ast.Ordering) int {
-	switch {
-	case ord != ast.OrderNumber:
-		return compareOrdered(k.v, o.v, ord)
-	case k.fast && o.fast:
-		return cmp.Compare(k.f, o.f)
-	}
-	x, y := k.exact, o.exact
-	if x == nil {
-		x, _ = parseDecimal(scalarTextOf(k.v))
-	}
-	if y == nil {
-		y, _ = parseDecimal(scalarTextOf(o.v))
-	}
-	if x == nil || y == nil {
-		return compareOrdered(k.v, o.v, ord)
-	}
-	return x.Cmp(y)
-}
-
-func scalarTextOf(v any) string {
-	t, _ := scalarText(v)
-	return t
-}
-
-// significantDigits counts a decimal text's digits, leading zeros and the
-// exponent left out; an exponent counts as many, so it takes the exact
-// path.
-func significantDigits(t string) int {
-	n, lead := 0, true
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c == 'e' || c == 'E':
-			return 16
-		case c >= '1' && c <= '9':
-			lead = false
-			n++
-		case c == '0' && !lead:
-			n++
-		}
-	}
-	return n
-}
-
-// parseOrderDate reads an RFC 3339 time or an ISO date (midnight UTC).
-func parseOrderDate(s string) (time.Time, bool) {
+// looksDate is the shape a date key has before the runtime reads it
+// (`2026-01-05…`): a cheap test, since most keys are not dates.
+func looksDate(s string) bool {
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
-		return time.Time{}, false
+		return false
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, true
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, true
-	}
-	return time.Time{}, false
+	_, ok := runtime.ReadOrderKey(s, ast.OrderDate)
+	return ok
 }
 
-// version is a dotted version's numbers and its pre-release tag.
-type version struct {
-	nums []int
-	pre  string
-}
-
-// parseVersion reads `v1.10.0`, `2.3`, `1.0.0-rc.1`: at least two dotted
-// numbers.
-func parseVersion(s string) (version, bool) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
-	if s == "" || !isDigitByte(s[0]) || strings.IndexByte(s, '.') < 0 {
-		return version{}, false
+// looksVersion reports whether a key reads as a version of at least two
+// dotted numbers (`v1.10.0`, `2.3`, `1.0.0-rc.1`): the runtime reads a
+// lone number as a version too, but a lone number is no reason to order
+// by version.
+func looksVersion(s string) bool {
+	t := strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
+	if t == "" || !isDigitByte(t[0]) || strings.IndexByte(t, '.') < 0 {
+		return false
 	}
-	core, pre, _ := strings.Cut(s, "-")
-	parts := strings.Split(core, ".")
-	if len(parts) < 2 {
-		return version{}, false
-	}
-	v := version{pre: pre}
-	for _, p := range parts {
-		if !isDigits(p) || len(p) > 9 {
-			return version{}, false
-		}
-		n, _ := strconv.Atoi(p)
-		v.nums = append(v.nums, n)
-	}
-	return v, true
-}
-
-func compareVersions(a, b version) int {
-	for i := 0; i < max(len(a.nums), len(b.nums)); i++ {
-		x, y := 0, 0
-		if i < len(a.nums) {
-			x = a.nums[i]
-		}
-		if i < len(b.nums) {
-			y = b.nums[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case a.pre == b.pre:
-		return 0
-	case a.pre == "":
-		return 1
-	case b.pre == "":
-		return -1
-	}
-	return strings.Compare(a.pre, b.pre)
-}
-
-// compareNames compares names naturally: runs of digits by their value,
-// the rest byte by byte (`file2` < `file10`).
-func compareNames(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigitByte(a[i]) && isDigitByte(b[j]) {
-			si, sj := i, j
-			for i < len(a) && isDigitByte(a[i]) {
-				i++
-			}
-			for j < len(b) && isDigitByte(b[j]) {
-				j++
-			}
-			x := strings.TrimLeft(a[si:i], "0")
-			y := strings.TrimLeft(b[sj:j], "0")
-			if len(x) != len(y) {
-				if len(x) < len(y) {
-					return -1
-				}
-				return 1
-			}
-			if c := strings.Compare(x, y); c != 0 {
-				return c
-			}
-			continue
-		}
-		if a[i] != b[j] {
-			if a[i] < b[j] {
-				return -1
-			}
-			return 1
-		}
-		i++
-		j++
-	}
-	switch {
-	case len(a)-i < len(b)-j:
-		return -1
-	case len(a)-i > len(b)-j:
-		return 1
-	}
-	return 0
+	_, ok := runtime.ReadOrderKey(s, ast.OrderVersion)
+	return ok
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }

@@ -362,7 +362,7 @@ func sortedJoin(s *ast.Selection, values []string) {
 		return
 	}
 	for i := 1; i < len(values); i++ {
-		if compareNames(values[i-1], values[i]) >= 0 {
+		if runtime.CompareNatural(values[i-1], values[i]) >= 0 {
 			return
 		}
 	}

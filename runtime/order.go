@@ -152,17 +152,22 @@ func (k *orderKey) read(order ast.Ordering) error {
 
 // comparer is the comparison of an ordering's keys.
 func comparer(order ast.Ordering) func(a, b *orderKey) int {
+	return func(a, b *orderKey) int { return compareKeys(a, b, order) }
+}
+
+// compareKeys orders two keys read for order.
+func compareKeys(a, b *orderKey, order ast.Ordering) int {
 	switch order {
 	case ast.OrderNumber:
-		return func(a, b *orderKey) int { return cmp.Compare(a.num, b.num) }
+		return cmp.Compare(a.num, b.num)
 	case ast.OrderDate:
-		return func(a, b *orderKey) int { return a.t.Compare(b.t) }
+		return a.t.Compare(b.t)
 	case ast.OrderVersion:
-		return func(a, b *orderKey) int { return compareVersions(a.ver, b.ver) }
+		return compareVersions(a.ver, b.ver)
 	case ast.OrderName:
-		return func(a, b *orderKey) int { return compareNatural(a.s, b.s) }
+		return compareNatural(a.s, b.s)
 	}
-	return func(a, b *orderKey) int { return strings.Compare(a.s, b.s) }
+	return strings.Compare(a.s, b.s)
 }
 
 // decimalNumber reports whether s is a decimal number: JSON's number
@@ -395,3 +400,26 @@ func (v version) String() string {
 	}
 	return s
 }
+
+// OrderKey is a value read once for an ordering of SPEC.md §5.1, exactly
+// as a selection's `by` reads it. The compiler orders recorded candidates
+// with it, so a rule it writes orders them as the replay will.
+type OrderKey struct{ k orderKey }
+
+// ReadOrderKey reads v for ord; false when the ordering cannot read it
+// (a date ordering and a string that is no date, say).
+func ReadOrderKey(v any, ord ast.Ordering) (OrderKey, bool) {
+	k := orderKey{v: v}
+	if k.read(ord) != nil {
+		return OrderKey{}, false
+	}
+	return OrderKey{k}, true
+}
+
+// CompareOrderKeys orders two keys read for the same ordering.
+func CompareOrderKeys(a, b OrderKey, ord ast.Ordering) int {
+	return compareKeys(&a.k, &b.k, ord)
+}
+
+// CompareNatural compares names as `as name` does (file2 < file10).
+func CompareNatural(a, b string) int { return compareNatural(a, b) }
