@@ -1,14 +1,9 @@
 package serve
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mcpx"
@@ -32,55 +27,24 @@ func (s *Server) StdioTransport(in io.Reader, out io.Writer, limit int) mcp.Tran
 	if limit <= 0 {
 		limit = mcpx.DefaultMaxMessage
 	}
-	w := &lineWriter{w: out}
+	w := &mcpx.LineWriter{W: out}
 	r := mcpx.NewFrameReader(struct{ io.Reader }{in}, limit, func(l *mcpx.RejectedLine) []byte {
 		if answer := s.rejectLine(l, limit); answer != nil {
 			w.Write(answer)
 		}
 		return nil // the SDK reads nothing in the line's place
 	})
-	r.Batches = s.batchesAllowed
+	r.Batches = func() bool { return mcpx.BatchesAllowed(s.mcp.Sessions()) }
 	// The FrameReader enforces the limit; the SDK's own is lifted.
 	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
 }
 
 // rejectLine is the answer to a line of the client's that the SDK could
-// not read, nil for none.
+// not read, nil for none (mcpx.Reject).
 func (s *Server) rejectLine(l *mcpx.RejectedLine, limit int) []byte {
-	var id []byte
-	if l.Method && usableID(l.ID) {
-		id = l.ID
-	}
-	switch {
-	case l.TooLarge:
-		msg := "the message is " + mcpx.SizeText(l.Size) + ", over the " + mcpx.SizeText(int64(limit)) + " limit on a message"
-		s.warnf("a message from the client was skipped: %s", msg)
-		if l.Method != (l.ID != nil) {
-			return nil // a notification or a response: nothing to answer
-		}
-		return mcpx.ErrorResponse(id, jsonrpc.CodeInvalidRequest, "invalid request: "+msg)
-	case errors.Is(l.Err, mcpx.ErrNotJSON):
-		s.warnf("a line from the client that is not JSON was skipped (%s): %s", mcpx.SizeText(l.Size), lineExcerpt(l.Line))
-		return mcpx.ErrorResponse(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
-	default:
-		s.warnf("a line from the client that is not a JSON-RPC message was skipped (%v): %s", l.Err, lineExcerpt(l.Line))
-		return mcpx.ErrorResponse(id, jsonrpc.CodeInvalidRequest, "invalid request: "+l.Err.Error())
-	}
-}
-
-// usableID reports whether id, a JSON string or number, is one the SDK
-// reads as a request id: a string, or an integer that fits in 64 bits.
-// Anything else (1e400, 1.5) cannot be echoed back, so the answer's id is
-// null.
-func usableID(id []byte) bool {
-	if len(id) == 0 {
-		return false
-	}
-	if id[0] == '"' {
-		return true
-	}
-	_, err := strconv.ParseInt(string(id), 10, 64)
-	return err == nil
+	r := mcpx.Reject(l, "over the "+mcpx.SizeText(int64(limit))+" limit on a message")
+	s.warnf("%s", r.Warning)
+	return r.Answer
 }
 
 // warnf writes one line to the server's stderr.
@@ -89,46 +53,3 @@ func (s *Server) warnf(format string, args ...any) {
 	defer s.warnMu.Unlock()
 	io.WriteString(s.opts.Stderr, "reelier serve: "+termtext.Line(fmt.Sprintf(format, args...))+"\n")
 }
-
-// batchRevision is the first protocol revision without JSON-RPC batches.
-const batchRevision = "2025-06-18"
-
-// batchesAllowed reports whether the client's session negotiated a
-// protocol revision with batches; before initialize it says no.
-func (s *Server) batchesAllowed() bool {
-	for ss := range s.mcp.Sessions() {
-		params := ss.InitializeParams()
-		if params == nil {
-			return false
-		}
-		v := params.ProtocolVersion
-		return v < batchRevision && slices.Contains(mcp.SupportedProtocolVersions(), v)
-	}
-	return false
-}
-
-// lineExcerpt is the start of a skipped line, for a warning.
-func lineExcerpt(line []byte) string {
-	const max = 200
-	if len(line) > max {
-		return string(line[:max]) + "…"
-	}
-	return string(line)
-}
-
-// lineWriter is the server's output to the client, written to by the SDK
-// and by the FrameReader's rejections: one message a Write, under one
-// lock, so the two never interleave.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (a *lineWriter) Write(p []byte) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.w.Write(p)
-}
-
-// Close implements io.WriteCloser; the writer underneath is not closed.
-func (a *lineWriter) Close() error { return nil }
