@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -79,7 +80,18 @@ func RedactorFromEnv() *Redactor {
 // JSON returns raw with every secret blanked, compacted to one line. When
 // nothing was blanked the result is raw itself, compacted.
 func (r *Redactor) JSON(raw []byte) (json.RawMessage, error) {
-	out, _, err := r.document(raw)
+	out, _, err := r.document(nil, raw)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JSONContext is JSON that gives up when ctx ends, with ctx's error and no
+// document: what was not searched to the end is never handed out. The
+// context is looked at between strings and every 64 KiB inside one.
+func (r *Redactor) JSONContext(ctx context.Context, raw []byte) (json.RawMessage, error) {
+	out, _, err := r.document(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -89,18 +101,39 @@ func (r *Redactor) JSON(raw []byte) (json.RawMessage, error) {
 // String blanks the secrets in s, a value stored under key ("" when it has
 // none).
 func (r *Redactor) String(key, s string) string {
-	out, _ := r.text(key, s)
+	out, _, _ := r.text(nil, key, s)
 	return out
 }
 
+// StringContext is String that gives up when ctx ends, with ctx's error and
+// Unsearched in place of s.
+func (r *Redactor) StringContext(ctx context.Context, key, s string) (string, error) {
+	out, _, err := r.text(ctx, key, s)
+	if err != nil {
+		return Unsearched, err
+	}
+	return out, nil
+}
+
+// Unsearched stands in for a text whose search for secrets was cut short
+// (the run was interrupted): it is not shown, since it was not redacted.
+const Unsearched = "«not shown: interrupted before it was searched for secrets»"
+
 // document redacts one JSON document, compacted; changed reports whether
-// anything was blanked.
-func (r *Redactor) document(raw []byte) (out []byte, changed bool, err error) {
+// anything was blanked. Under a context (nil: none) it gives up when the
+// context ends, with its error.
+func (r *Redactor) document(ctx context.Context, raw []byte) (out []byte, changed bool, err error) {
+	if ctx != nil && ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
 	if !json.Valid(raw) {
 		return nil, false, errors.New("not a valid JSON document")
 	}
-	sc := scanner{r: r, src: raw, out: make([]byte, 0, len(raw))}
+	sc := scanner{r: r, ctx: ctx, src: raw, out: make([]byte, 0, len(raw))}
 	sc.run()
+	if sc.err != nil {
+		return nil, false, sc.err
+	}
 	return sc.out, sc.changed, nil
 }
 
@@ -110,6 +143,8 @@ func (r *Redactor) document(raw []byte) (out []byte, changed bool, err error) {
 // are kept as they were.
 type scanner struct {
 	r       *Redactor
+	ctx     context.Context // nil: none
+	err     error           // the context's, once it ended: the scan stopped
 	src     []byte
 	out     []byte
 	changed bool
@@ -154,7 +189,7 @@ func (sc *scanner) run() {
 		}
 	}
 	src := sc.src
-	for i := 0; i < len(src); {
+	for i := 0; i < len(src) && sc.err == nil; {
 		switch c := src[i]; c {
 		case ' ', '\t', '\n', '\r':
 			i++
@@ -208,7 +243,11 @@ func (sc *scanner) name(tok []byte) string {
 // returns its text.
 func (sc *scanner) str(key string, tok []byte) string {
 	s := decodeString(tok)
-	red, changed := sc.r.text(key, s)
+	red, changed, err := sc.r.text(sc.ctx, key, s)
+	if err != nil {
+		sc.err = err
+		return s
+	}
 	if !changed {
 		sc.out = append(sc.out, tok...)
 		return s
@@ -254,16 +293,22 @@ func decodeString(tok []byte) string {
 // new neighbour, or even make text a JSON document, so one pass over its
 // own output may find more. Running to that fixed point is what makes
 // redaction idempotent; strings without a secret take one pass.
-func (r *Redactor) text(key, s string) (string, bool) {
+//
+// Under a context (nil: none) it gives up when the context ends, with its
+// error; s is then not to be shown.
+func (r *Redactor) text(ctx context.Context, key, s string) (string, bool, error) {
 	orig := s
 	for range maxPasses {
-		t, changed := r.textOnce(key, s)
+		t, changed, err := r.textOnce(ctx, key, s)
+		if err != nil {
+			return orig, false, err
+		}
 		if !changed {
 			break
 		}
 		s = t
 	}
-	return s, s != orig
+	return s, s != orig, nil
 }
 
 // maxPasses bounds the passes of text; every string seen so far settles in
@@ -271,38 +316,52 @@ func (r *Redactor) text(key, s string) (string, bool) {
 const maxPasses = 8
 
 // textOnce is one pass of text.
-func (r *Redactor) textOnce(key, s string) (string, bool) {
+func (r *Redactor) textOnce(ctx context.Context, key, s string) (string, bool, error) {
 	if s == "" {
-		return s, false
+		return s, false, nil
 	}
 	if wholeValue(key, s) {
-		return Redacted, s != Redacted
+		return Redacted, s != Redacted, nil
 	}
-	if inner, changed, ok := r.embedded(s); ok {
-		return inner, changed
+	if inner, changed, ok, err := r.embedded(ctx, s); ok || err != nil {
+		return inner, changed, err
+	}
+	if ctx != nil && ctx.Err() != nil {
+		return s, false, ctx.Err()
 	}
 	orig := s
 	s = blankRegistered(r.named, s)
-	s = replaceMatches(s, mergeMatches(secrets.FindAll(key, s), encodedMatches(key, s)))
-	return s, s != orig
+	found, err := secrets.FindAllContext(ctx, key, s)
+	if err != nil {
+		return orig, false, err
+	}
+	encoded, err := encodedMatches(ctx, key, s)
+	if err != nil {
+		return orig, false, err
+	}
+	s = replaceMatches(s, mergeMatches(found, encoded))
+	return s, s != orig, nil
 }
 
 // embedded redacts a string that holds a JSON object or array as a
 // document (ok false when s is not one): its strings and member names are
 // redacted, and s is re-encoded only when something in it was blanked.
-func (r *Redactor) embedded(s string) (out string, changed, ok bool) {
+func (r *Redactor) embedded(ctx context.Context, s string) (out string, changed, ok bool, err error) {
 	t := strings.TrimSpace(s)
 	if len(t) < 2 || (t[0] != '{' || t[len(t)-1] != '}') && (t[0] != '[' || t[len(t)-1] != ']') {
-		return "", false, false
+		return "", false, false, nil
 	}
-	red, changed, err := r.document([]byte(t))
+	red, changed, err := r.document(ctx, []byte(t))
 	if err != nil {
-		return "", false, false
+		if ctx != nil && ctx.Err() != nil {
+			return s, false, false, ctx.Err()
+		}
+		return "", false, false, nil
 	}
 	if !changed {
-		return s, false, true
+		return s, false, true, nil
 	}
-	return string(red), true, true
+	return string(red), true, true, nil
 }
 
 // mergeMatches returns the spans of a and b (each sorted, without

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"encoding/base64"
 	"net/url"
 	"sort"
@@ -187,10 +188,17 @@ const minB64Run = 16
 // secret in percent-encoded text is blanked where it is; a base64 run
 // holding one is blanked whole. Each encoding is decoded once, so the
 // cost stays linear in len(s).
-func encodedMatches(key, s string) []secrets.Match {
+//
+// Under a context (nil: none) it gives up when the context ends, with its
+// error.
+func encodedMatches(ctx context.Context, key, s string) ([]secrets.Match, error) {
 	var out []secrets.Match
 	if strings.IndexByte(s, '%') >= 0 {
-		out = append(out, percentMatches(key, s)...)
+		ms, err := percentMatches(ctx, key, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ms...)
 	}
 	for i := 0; i < len(s); {
 		if !isB64(s[i]) {
@@ -198,17 +206,23 @@ func encodedMatches(key, s string) []secrets.Match {
 			continue
 		}
 		end := base64RunEnd(s, i)
-		if end-i >= minB64Run && b64Secret(key, s[i:end]) {
-			out = append(out, secrets.Match{Kind: secrets.KindNamedValue, Start: i, End: end})
+		if end-i >= minB64Run {
+			found, err := b64Secret(ctx, key, s[i:end])
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				out = append(out, secrets.Match{Kind: secrets.KindNamedValue, Start: i, End: end})
+			}
 		}
 		i = end
 	}
-	return out
+	return out, nil
 }
 
 // percentMatches decodes the %XX escapes of s, finds the secrets in the
 // decoded text, and returns their spans in s.
-func percentMatches(key, s string) []secrets.Match {
+func percentMatches(ctx context.Context, key, s string) ([]secrets.Match, error) {
 	var dec []byte
 	var at []int // at[j] is where dec[j] came from in s
 	escaped := false
@@ -224,14 +238,18 @@ func percentMatches(key, s string) []secrets.Match {
 		at = append(at, i)
 	}
 	if !escaped {
-		return nil
+		return nil, nil
 	}
 	at = append(at, len(s))
+	found, err := secrets.FindAllContext(ctx, key, string(dec))
+	if err != nil {
+		return nil, err
+	}
 	var out []secrets.Match
-	for _, m := range secrets.FindAll(key, string(dec)) {
+	for _, m := range found {
 		out = append(out, secrets.Match{Kind: m.Kind, Start: at[m.Start], End: at[m.End]})
 	}
-	return out
+	return out, nil
 }
 
 func isHexDigit(c byte) bool {
@@ -251,12 +269,12 @@ func unhex(c byte) byte {
 // b64Secret reports whether run, a run of base64 characters, decodes
 // (standard or URL-safe, padded or not) to printable text in which the
 // detectors find a secret.
-func b64Secret(key, run string) bool {
+func b64Secret(ctx context.Context, key, run string) (bool, error) {
 	body := strings.TrimRight(run, "=")
 	enc := base64.RawStdEncoding
 	if strings.ContainsAny(body, "-_") {
 		if strings.ContainsAny(body, "+/") {
-			return false
+			return false, nil
 		}
 		enc = base64.RawURLEncoding
 	}
@@ -266,12 +284,13 @@ func b64Secret(key, run string) bool {
 	}
 	dec, err := enc.DecodeString(body)
 	if err != nil || !utf8.Valid(dec) {
-		return false
+		return false, nil
 	}
 	for _, c := range dec {
 		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
-			return false
+			return false, nil
 		}
 	}
-	return len(secrets.FindAll(key, string(dec))) > 0
+	found, err := secrets.FindAllContext(ctx, key, string(dec))
+	return len(found) > 0, err
 }

@@ -101,6 +101,7 @@ Examples:
   reelier mcp --wrap "caldiy-mcp --region eu" --wrap "crm-mcp" --trace-dir traces
   claude mcp add reelier -- reelier mcp --wrap "npx -y @your/mcp-server"
   REELIER_REDACT=CRM_TOKEN reelier mcp --wrap "crm-mcp"
+  reelier mcp --wrap "crm-mcp" --secret-var "customer_email=ann@example.com"
   reelier mcp --wrap https://mcp.example.com/mcp --wrap-header 'Authorization: Bearer $EXAMPLE_TOKEN'
   reelier mcp --http 127.0.0.1:8766 --wrap "npx -y @modelcontextprotocol/server-memory"`
 
@@ -124,6 +125,7 @@ type mcpOptions struct {
 	maxMessage  byteSize
 	http        string
 	tokenEnv    string
+	secretVars  []string
 }
 
 func newMCPCmd() *cobra.Command {
@@ -146,6 +148,7 @@ func newMCPCmd() *cobra.Command {
 	f.StringVar(&opts.http, "http", "", "serve the proxy to agents over streamable HTTP on `ADDR` (host:port) instead of stdio")
 	f.StringVar(&opts.tokenEnv, "token-env", "", "with --http, require the bearer token held in the environment variable `NAME`")
 	f.Var(&opts.maxMessage, "max-message", "read messages of up to `SIZE` from a server or the agent (bytes, or KiB, MiB, GiB); larger ones are answered with an error")
+	f.StringArrayVar(&opts.secretVars, "secret-var", nil, "treat `name=value` as a secret the agent may send or a server may echo: it is recorded as «redacted:name», which compile turns into the input {{name}}; the agent and the servers still get the real value (repeatable; REELIER_REDACT=VAR keeps a value off the command line)")
 	return cmd
 }
 
@@ -162,6 +165,9 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	}
 	if opts.callTimeout < 0 {
 		return usageErrorf("--call-timeout %v: a limit cannot be negative (0 means none)", opts.callTimeout)
+	}
+	if err := registerSecretVars(opts.secretVars); err != nil {
+		return err
 	}
 	headers, err := opts.wraps.resolve()
 	if err != nil {

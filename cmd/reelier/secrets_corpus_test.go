@@ -36,8 +36,8 @@ var (
 // that must not come out.
 type corpusShape struct {
 	name, text, material string
-	// runOnly: a --secret-var value, given to reelier run; reelier mcp is
-	// never told of it (the agent sends it), so a recording is not held
+	// runOnly: a --secret-var value, for a build whose reelier mcp has
+	// no --secret-var (REELIER_CORPUS_BIN): a recording is then not held
 	// to it.
 	runOnly bool
 }
@@ -97,10 +97,11 @@ func TestSecretsCorpus(t *testing.T) {
 	// REELIER_CORPUS_BIN runs the corpus against another build (main's,
 	// which has no --secret-var: the value is then given with --var).
 	bin, secretFlag := os.Getenv("REELIER_CORPUS_BIN"), "--secret-var"
+	recordSecret := true // reelier mcp --secret-var
 	if bin == "" {
 		bin = testutil.ReelierBinary(t)
 	} else {
-		secretFlag = "--var"
+		secretFlag, recordSecret = "--var", false
 	}
 	dir := t.TempDir()
 	ts := corpusServer(t)
@@ -118,7 +119,11 @@ func TestSecretsCorpus(t *testing.T) {
 
 	// A recording: an agent calls echo through reelier mcp.
 	{
-		cmd := exec.Command(bin, append([]string{"mcp"}, append(wrap, "--trace-dir", "traces")...)...)
+		args := append([]string{"mcp"}, append(wrap, "--trace-dir", "traces")...)
+		if recordSecret {
+			args = append(args, "--secret-var", "secretvar="+corpusSecret)
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Dir, cmd.Env = dir, env
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -189,7 +194,7 @@ func TestSecretsCorpus(t *testing.T) {
 		}
 		caught, total := 0, 0
 		for _, s := range shapes {
-			if s.runOnly && out == "recorded trace" {
+			if s.runOnly && out == "recorded trace" && !recordSecret {
 				continue
 			}
 			total++

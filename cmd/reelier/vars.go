@@ -72,13 +72,32 @@ func loadVars(flags, files, environ []string) (map[string]string, error) {
 // over every other source) and registers each value as a secret of the
 // process (trace.RegisterSecret), so that every redactor blanks it.
 func addSecretVars(vars map[string]string, kvs []string) error {
-	secret, err := parseVars(kvs)
+	secret, err := secretVars(kvs)
 	if err != nil {
-		return usageErrorf("%s", strings.Replace(err.Error(), "--var", "--secret-var", 1))
+		return err
 	}
 	for name, value := range secret {
 		vars[name] = value
-		trace.RegisterSecret(name, value)
 	}
 	return nil
+}
+
+// registerSecretVars registers the --secret-var name=value flags of a
+// command that has no template variables (reelier mcp).
+func registerSecretVars(kvs []string) error {
+	_, err := secretVars(kvs)
+	return err
+}
+
+// secretVars parses --secret-var flags, with --var's rules, and registers
+// each value with trace.RegisterSecret.
+func secretVars(kvs []string) (map[string]string, error) {
+	secret, err := parseVars(kvs)
+	if err != nil {
+		return nil, usageErrorf("%s", strings.Replace(err.Error(), "--var", "--secret-var", 1))
+	}
+	for name, value := range secret {
+		trace.RegisterSecret(name, value)
+	}
+	return secret, nil
 }

@@ -37,9 +37,10 @@ func Text(r *trace.Redactor, key, s string) string {
 	return out
 }
 
-// TextContext is Text that gives up when ctx ends: it then returns s with
-// the redactor's own pass applied (r.String, linear) but not every value
-// quoted in it redacted as a document, and ctx's error. The search for
+// TextContext is Text that gives up when ctx ends, with ctx's error: when
+// it ends during the redactor's own pass (r.StringContext, linear), it
+// returns trace.Unsearched in place of s; after it, s with that pass
+// applied but not every value quoted in it redacted as a document. The search for
 // quoted JSON also stops, with no error, when it has done budget times
 // len(s) of work (see work): what it found by then is redacted.
 func TextContext(ctx context.Context, r *trace.Redactor, key, s string) (string, error) {
@@ -47,7 +48,11 @@ func TextContext(ctx context.Context, r *trace.Redactor, key, s string) (string,
 		r = &trace.Redactor{}
 	}
 	w := newWork(ctx, len(s))
-	out := quoted(w, r, r.String(key, s), 0)
+	base, err := r.StringContext(ctx, key, s)
+	if err != nil {
+		return base, err // trace.Unsearched: s is not shown
+	}
+	out := quoted(w, r, base, 0)
 	return out, w.ctxErr()
 }
 
@@ -60,7 +65,8 @@ func JSON(r *trace.Redactor, raw []byte) ([]byte, error) {
 }
 
 // JSONContext is JSON that stops looking into quoted JSON when ctx ends,
-// returning what the redactor's document pass blanked and ctx's error.
+// returning what the redactor's document pass blanked and ctx's error; when
+// ctx ends during that pass, it returns no document.
 func JSONContext(ctx context.Context, r *trace.Redactor, raw []byte) ([]byte, error) {
 	if r == nil {
 		r = &trace.Redactor{}
@@ -68,6 +74,8 @@ func JSONContext(ctx context.Context, r *trace.Redactor, raw []byte) ([]byte, er
 	w := newWork(ctx, len(raw))
 	out, changed, err := document(w, r, raw, 0)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, err // the redactor's own pass was cut short: nothing to show
 	case err != nil:
 		return raw, err
 	case !changed:
@@ -79,8 +87,11 @@ func JSONContext(ctx context.Context, r *trace.Redactor, raw []byte) ([]byte, er
 // document redacts one JSON document; changed reports whether anything was
 // blanked (out is only meaningful then).
 func document(w *work, r *trace.Redactor, raw []byte, depth int) (out []byte, changed bool, err error) {
-	red, err := r.JSON(raw)
+	red, err := r.JSONContext(w.ctx, raw)
 	if err != nil {
+		if w.ctx.Err() != nil {
+			w.err, w.ended = w.ctx.Err(), true
+		}
 		return nil, false, err
 	}
 	w.charge(len(raw))

@@ -1,6 +1,8 @@
 package scrub_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -75,5 +77,22 @@ func TestJSON(t *testing.T) {
 	}
 	if _, err := scrub.JSON(r, []byte(`{"a":`)); err == nil {
 		t.Error("JSON of a cut-off document: no error")
+	}
+}
+
+// TestCancelledNeverShowsUnsearched: when the context has ended before the
+// redactor's own pass is done, TextContext gives trace.Unsearched and
+// JSONContext no document — never the text with its secrets still in it.
+func TestCancelledNeverShowsUnsearched(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	secret := "ghp_" + strings.Repeat("Ab3x", 9)
+	got, err := scrub.TextContext(ctx, nil, "", "token "+secret)
+	if !errors.Is(err, context.Canceled) || got != trace.Unsearched {
+		t.Errorf("TextContext: %q, %v", got, err)
+	}
+	doc, err := scrub.JSONContext(ctx, nil, []byte(`{"t":"token `+secret+`"}`))
+	if !errors.Is(err, context.Canceled) || doc != nil {
+		t.Errorf("JSONContext: %q, %v", doc, err)
 	}
 }

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"context"
 	"encoding/base64"
 	"sort"
 	"strings"
@@ -168,12 +169,29 @@ func FindAll(key, value string) []Match {
 	return scan(key, value, hasHexRun(value) && IsSecretKey(key), true)
 }
 
+// FindAllContext is FindAll that gives up when ctx ends, with ctx's error
+// and no matches: the text must then not be shown as if it were searched.
+// The context is looked at every checkEvery bytes of the text.
+func FindAllContext(ctx context.Context, key, value string) ([]Match, error) {
+	return scanContext(ctx, &triggers, key, value, hasHexRun(value) && IsSecretKey(key), true)
+}
+
+// checkEvery is how many bytes of a text a scan reads between looks at its
+// context.
+const checkEvery = 64 << 10
+
 func scan(key, s string, hex, all bool) []Match {
 	return scanWith(&triggers, key, s, hex, all)
 }
 
 // scanWith is scan with the given triggers (a test runs it without next).
 func scanWith(tt *triggerTables, key, s string, hex, all bool) []Match {
+	found, _ := scanContext(nil, tt, key, s, hex, all)
+	return found
+}
+
+// scanContext is scanWith under ctx (nil: none).
+func scanContext(ctx context.Context, tt *triggerTables, key, s string, hex, all bool) ([]Match, error) {
 	table := &tt.field
 	if all {
 		table = &tt.all
@@ -181,6 +199,11 @@ func scanWith(tt *triggerTables, key, s string, hex, all bool) []Match {
 	var found []ranked
 	st := &cursor{s: s}
 	for i := 0; i < len(s); i++ {
+		if ctx != nil && i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		for _, t := range table[s[i]] {
 			if t.next != "" && (i+1 >= len(s) || strings.IndexByte(t.next, s[i+1]) < 0) {
 				continue
@@ -204,7 +227,7 @@ func scanWith(tt *triggerTables, key, s string, hex, all bool) []Match {
 			found = append(found, ranked{m, rankAWSSecret})
 		}
 	}
-	return resolve(found)
+	return resolve(found), nil
 }
 
 // resolve sorts matches by start, longest first, then by rank, and merges
