@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // TestSkillsRefValidates holds every compiled skill — each trace in

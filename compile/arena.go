@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // nodeArena is the storage Write builds each step's nodes in: chunks of

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/internal/verbs"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/verbs"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/trace"
 )

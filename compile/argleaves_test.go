@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // argLeavesCases are arguments rawArgLeaves reads, and some it leaves to

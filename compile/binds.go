@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // binding is one bind on a source step — `name = json.<path>`, or

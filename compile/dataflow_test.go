@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // mineOne indexes doc as step 0's result with want as the values calls

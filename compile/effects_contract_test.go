@@ -10,12 +10,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/internal/verbs"
-	"github.com/reelier/reelier/lint"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/lint"
+	"github.com/reelier/reelier/lang/verbs"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/internal/verbs"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/verbs"
 	"github.com/reelier/reelier/trace"
 )
 

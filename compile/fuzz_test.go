@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/trace"
 )
 

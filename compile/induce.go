@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/jsondata"
 )

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 

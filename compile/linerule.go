@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 

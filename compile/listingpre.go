@@ -3,8 +3,8 @@ package compile
 import (
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 

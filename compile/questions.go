@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 )
 
 // Kind names what an open question is about.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/trace"

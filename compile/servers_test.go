@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/internal/agentskill"
+	"github.com/reelier/reelier/lang/agentskill"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // Summary is what a person reviews after a compile: the counts, the effect

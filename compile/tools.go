@@ -3,8 +3,8 @@ package compile
 import (
 	"encoding/json"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/tooldef"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/tooldef"
 )
 
 // toolsMetadata is the reelier-tools value: one signature line per tool

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/lint"
-	"github.com/reelier/reelier/tooldef"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/lint"
+	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/trace"
 	"github.com/sebdah/goldie/v2"
 )

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 )
 
 // Profile is what a skill says about which values matter: for each step,

@@ -124,3 +124,43 @@ func TestBoundedBodyHoldsOneLimit(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// FuzzBoundedBody: whatever the body and however it is cut into reads,
+// a bounded body passes on a prefix of it — all of it when no message is
+// over the limit — ending only at a message's end when it fails, and
+// holds nothing after it is done.
+func FuzzBoundedBody(f *testing.F) {
+	f.Add([]byte("data: 1\n\ndata: 22\r\n\r\n"), true, uint8(8), uint8(3))
+	f.Add([]byte(`{"a":1}`), false, uint8(4), uint8(1))
+	f.Add([]byte("data: 1\r\rdata: 2\r\n\n"), true, uint8(6), uint8(2))
+	f.Fuzz(func(t *testing.T, body []byte, sse bool, limit, step uint8) {
+		max := int(limit) + 1
+		r := io.Reader(bytes.NewReader(body))
+		if step%2 == 1 {
+			r = iotest.OneByteReader(r)
+		}
+		b := &boundedBody{ReadCloser: io.NopCloser(r), sse: sse, left: max, max: max, server: "s"}
+		var got bytes.Buffer
+		_, err := io.Copy(&got, b)
+		if !bytes.HasPrefix(body, got.Bytes()) {
+			t.Fatalf("passed on %q, not a prefix of %q", got.Bytes(), body)
+		}
+		var tl *TooLargeError
+		switch {
+		case err == nil && got.Len() != len(body):
+			t.Fatalf("no error, but %d of %d bytes", got.Len(), len(body))
+		case err != nil && !errors.As(err, &tl):
+			t.Fatalf("error %v", err)
+		case err != nil && !sse && got.Len() != 0:
+			t.Fatalf("a JSON body over the limit passed on %d bytes", got.Len())
+		case err != nil && sse && got.Len() > 0 && !bytes.HasSuffix(got.Bytes(), []byte("\n")) && !bytes.HasSuffix(got.Bytes(), []byte("\r")):
+			t.Fatalf("failed after passing on a cut event: %q", got.Bytes())
+		}
+		if err == nil && !sse && len(body) > max {
+			t.Fatalf("a %d-byte JSON body passed a %d limit", len(body), max)
+		}
+		if b.heldN != 0 {
+			t.Fatalf("%d bytes held at the end", b.heldN)
+		}
+	})
+}

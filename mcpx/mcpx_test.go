@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 )

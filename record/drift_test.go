@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/runtime/runlog"
-	"github.com/reelier/reelier/tooldef"
 	"github.com/sebdah/goldie/v2"
 )
 

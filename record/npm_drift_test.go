@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/tooldef"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/tooldef"
 )
 
 // The environment of the tools/list editor: a test binary started with

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/agentcfg"
-	"github.com/reelier/reelier/tooldef"
+	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/trace"
 )
 

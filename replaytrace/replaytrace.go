@@ -33,8 +33,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/trace"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 )

@@ -3,9 +3,9 @@ package runtime
 import (
 	"fmt"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 )
 
 // bind evaluates one bind expression.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 )
 
 // PlannedStep is one step of a dry run: its filled action and whether the

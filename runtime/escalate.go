@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 

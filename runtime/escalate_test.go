@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 

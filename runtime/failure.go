@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/trace"

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 )

@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // Input is a variable a skill needs from outside: a `{{name}}` hole (in

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 

@@ -3,8 +3,8 @@ package runtime
 import (
 	"testing"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/trace"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/trace"

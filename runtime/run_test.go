@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/runlog"

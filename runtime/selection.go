@@ -11,8 +11,8 @@ import (
 
 	"github.com/dlclark/regexp2/v2"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/jsondata"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // Tool is something a step's action can call.

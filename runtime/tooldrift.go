@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/runtime/runlog"
-	"github.com/reelier/reelier/tooldef"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
-	"github.com/reelier/reelier/tooldef"
 )
 
 // defTool is an MCP-like tool: it shows a definition and counts calls.

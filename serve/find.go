@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 

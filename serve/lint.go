@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/lint"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/lint"
 )
 
 // LintInput is the input of reelier_lint.

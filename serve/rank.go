@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // A skill is ranked against a task by plain lexical matching: both are cut

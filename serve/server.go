@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // Options configure a Server.

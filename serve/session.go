@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/session/scan"
 	"github.com/reelier/reelier/trace"

@@ -19,9 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/internal/agentskill"
+	"github.com/reelier/reelier/lang/agentskill"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // This file offers the working directory's skills through the MCP Skills

@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/session"
 )
 

@@ -3,8 +3,8 @@ package session
 import (
 	"strings"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // Compile turns the session's replayable calls into a skill: Trace, then

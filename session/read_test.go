@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/trace"
 )

@@ -31,9 +31,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 )

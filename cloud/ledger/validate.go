@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/internal/agentskill"
+	"github.com/reelier/reelier/lang/agentskill"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/lint"
-	"github.com/reelier/reelier/lsp"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/lint"
+	"github.com/reelier/reelier/lang/lsp"
 )
 
 // TestColumnsAgree: one finding after multi-byte characters and a tab has

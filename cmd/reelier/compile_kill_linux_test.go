@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // bigTrace is a trace of n calls, each result naming the previous one's

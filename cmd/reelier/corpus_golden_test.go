@@ -20,9 +20,9 @@ import (
 var corpusGlobs = []string{
 	"testdata/skills/valid/*.skill.md",
 	"testdata/skills/invalid/*.skill.md",
-	"lint/testdata/*/*.skill.md",
-	"lsp/testdata/*.skill.md",
-	"lsp/testdata/*/*.skill.md",
+	"lang/lint/testdata/*/*.skill.md",
+	"lang/lsp/testdata/*.skill.md",
+	"lang/lsp/testdata/*/*.skill.md",
 	"serve/testdata/skills/*/*.skill.md",
 	"truthbench/testdata/recordings/*.skill.md",
 	"compile/testdata/TestCompile/*.golden",

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/internal/skillfile"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/skillfile"
 	"github.com/spf13/cobra"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"

@@ -14,10 +14,10 @@ import (
 
 	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/demo"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/agentcfg"
-	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/spf13/cobra"
 )
 

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reelier/reelier/internal/skillfile"
-	"github.com/reelier/reelier/lint"
+	"github.com/reelier/reelier/lang/lint"
+	"github.com/reelier/reelier/lang/skillfile"
 	"github.com/spf13/cobra"
 )
 

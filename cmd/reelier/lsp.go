@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/reelier/reelier/lsp"
+	"github.com/reelier/reelier/lang/lsp"
 	"github.com/spf13/cobra"
 )
 

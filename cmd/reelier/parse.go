@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/internal/astdump"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/astdump"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/spf13/cobra"
 )
 

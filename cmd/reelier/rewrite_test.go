@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/internal/skillfile"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/skillfile"
 	"github.com/reelier/reelier/runtime/writeback"
 )
 

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/replaytrace"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/provenance"

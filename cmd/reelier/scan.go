@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/internal/agentskill"
+	"github.com/reelier/reelier/lang/agentskill"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/session/scan"
 	"github.com/spf13/cobra"

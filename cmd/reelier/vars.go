@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // envVarPrefix names the environment variables that supply a skill's

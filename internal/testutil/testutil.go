@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/sebdah/goldie/v2"
 )
 

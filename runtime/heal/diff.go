@@ -1,6 +1,6 @@
 package heal
 
-import "github.com/reelier/reelier/format"
+import "github.com/reelier/reelier/lang/format"
 
 // unifiedDiff is the patch from old to new of the file at path, for
 // `patch -p0` (or `git apply -p0`); "" when the texts are equal.

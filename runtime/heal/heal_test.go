@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/llmtest"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/heal"
 	"github.com/reelier/reelier/runtime/httptool"

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/llm"
 	"github.com/reelier/reelier/runtime/runlog"

@@ -8,9 +8,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/writeback"
 )

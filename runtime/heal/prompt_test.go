@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/grammar"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/trace"
 )

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 )
 
 // The weakening rule: a heal may change what a check expects, move it with

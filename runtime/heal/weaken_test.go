@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/llmtest"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/heal"
 	"github.com/reelier/reelier/runtime/httptool"

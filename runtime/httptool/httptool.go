@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 

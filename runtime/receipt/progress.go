@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 )
 

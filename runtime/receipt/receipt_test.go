@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/runlog"

@@ -3,7 +3,7 @@ package writeback
 import (
 	"strings"
 
-	"github.com/reelier/reelier/ast"
+	"github.com/reelier/reelier/lang/ast"
 )
 
 // patchStep gives the step the heal's asserts, binds and arguments. New

@@ -21,10 +21,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
-	"github.com/reelier/reelier/internal/skillfile"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/skillfile"
 )
 
 // Heal is one accepted heal to persist.

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/ast"
-	"github.com/reelier/reelier/format"
-	"github.com/reelier/reelier/grammar"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 )
 
 // head is the frontmatter and preamble of the test skills.

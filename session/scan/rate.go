@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/reelier/reelier/ast"
 	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/trace"
 )
 
