@@ -37,8 +37,9 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/writeback"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // DefaultRuns is how many replays a calibration makes when Options.Runs
@@ -115,7 +116,7 @@ func Measure(ctx context.Context, skill *ast.Skill, opts Options) *Report {
 	}
 	ro := opts.Run
 	ro.Healer = nil
-	observed := map[int][]*runtime.Observation{}
+	observed := map[int][]*tool.Observation{}
 	for range runs {
 		if ctx.Err() != nil {
 			break
@@ -143,7 +144,7 @@ func Measure(ctx context.Context, skill *ast.Skill, opts Options) *Report {
 }
 
 // judge holds one assert to a step's observations.
-func (r *Report) judge(step int, a ast.Assert, obs []*runtime.Observation) {
+func (r *Report) judge(step int, a ast.Assert, obs []*tool.Observation) {
 	failed := 0
 	for _, o := range obs {
 		if len(runtime.Check(o, []ast.Assert{a}, nil)) > 0 {
@@ -187,8 +188,8 @@ func (r *Report) judge(step int, a ast.Assert, obs []*runtime.Observation) {
 
 // loosen turns a value or shape assert at path into a type assert when the
 // runs agree on the type, or removes it when a run had no value there.
-func (r *Report) loosen(step int, path ast.Path, before string, obs []*runtime.Observation, failed int) {
-	read := func(o *runtime.Observation) (any, bool, error) {
+func (r *Report) loosen(step int, path ast.Path, before string, obs []*tool.Observation, failed int) {
+	read := func(o *tool.Observation) (any, bool, error) {
 		root, err := o.JSON()
 		if err != nil {
 			return nil, false, nil
@@ -203,16 +204,16 @@ func (r *Report) loosen(step int, path ast.Path, before string, obs []*runtime.O
 // selection could not be evaluated (no element kept, a tie, a key
 // missing) did not see a volatile value: the assert stays, with a
 // warning.
-func (r *Report) loosenSelection(step int, sel *ast.Selection, before string, obs []*runtime.Observation, failed int) {
-	read := func(o *runtime.Observation) (any, bool, error) { return runtime.SelectionValue(o, sel) }
+func (r *Report) loosenSelection(step int, sel *ast.Selection, before string, obs []*tool.Observation, failed int) {
+	read := func(o *tool.Observation) (any, bool, error) { return runtime.SelectionValue(o, sel) }
 	r.loosenTo(step, before, obs, failed, read, func(t ast.TypeName) ast.Assert { return &ast.SelectionAssert{Sel: sel, Kind: ast.SelIs, Type: t} })
 }
 
 // loosenTo holds the values read from each run: one type throughout makes
 // the assert the type assert typed builds, a run without a value removes
 // it, one value throughout (not the recorded one) is a warning.
-func (r *Report) loosenTo(step int, before string, obs []*runtime.Observation, failed int,
-	read func(*runtime.Observation) (any, bool, error), typed func(ast.TypeName) ast.Assert) {
+func (r *Report) loosenTo(step int, before string, obs []*tool.Observation, failed int,
+	read func(*tool.Observation) (any, bool, error), typed func(ast.TypeName) ast.Assert) {
 	var seen []string
 	types := map[string]bool{}
 	missing := 0

@@ -12,6 +12,7 @@ import (
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // weather answers like a live server: the conditions are stable, the
@@ -21,14 +22,14 @@ type weather struct{ n int }
 
 func (*weather) Effect() ast.Effect { return ast.EffectRead }
 
-func (w *weather) Call(context.Context, []byte) (*runtime.Observation, error) {
+func (w *weather) Call(context.Context, []byte) (*tool.Observation, error) {
 	w.n++
 	sensor := ""
 	if w.n == 1 {
 		sensor = `,"sensor":"s-1"`
 	}
 	body := fmt.Sprintf(`{"conditions":"Sunny","temperature":%d,"read_at":"t%d","count":3%s}`, 30+w.n, w.n, sensor)
-	return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: body}, nil
+	return &tool.Observation{Status: 200, Headers: map[string]string{}, Body: body}, nil
 }
 
 // sum answers with text that repeats what it was sent.
@@ -36,8 +37,8 @@ type sum struct{}
 
 func (sum) Effect() ast.Effect { return ast.EffectRead }
 
-func (sum) Call(_ context.Context, args []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: "The sum is " + string(args)}, nil
+func (sum) Call(_ context.Context, args []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200, Headers: map[string]string{}, Body: "The sum is " + string(args)}, nil
 }
 
 const skillText = `---
@@ -83,7 +84,7 @@ func TestMeasureAndApply(t *testing.T) {
 	}
 	w := &weather{}
 	rep := calibrate.Measure(context.Background(), skill, calibrate.Options{Runs: 3, Run: runtime.Options{
-		Tools: runtime.Registry{"get_weather": w, "get-sum": sum{}, "write_note": sum{}},
+		Tools: tool.Registry{"get_weather": w, "get-sum": sum{}, "write_note": sum{}},
 	}})
 	if w.n != 3 {
 		t.Fatalf("the weather tool was called %d times; want one call a run", w.n)
@@ -155,7 +156,7 @@ func TestNothingToLoosen(t *testing.T) {
 		st.Asserts = keep
 	}
 	rep := calibrate.Measure(context.Background(), skill, calibrate.Options{Run: runtime.Options{
-		Tools: runtime.Registry{"get_weather": &weather{}, "get-sum": sum{}, "write_note": sum{}},
+		Tools: tool.Registry{"get_weather": &weather{}, "get-sum": sum{}, "write_note": sum{}},
 	}})
 	if rep.Runs != calibrate.DefaultRuns || len(rep.Changes) != 0 || len(rep.Warnings) != 0 {
 		t.Errorf("report %+v; want nothing to change over the default %d runs", rep, calibrate.DefaultRuns)
@@ -171,10 +172,10 @@ type readings struct{ n int }
 
 func (*readings) Effect() ast.Effect { return ast.EffectRead }
 
-func (r *readings) Call(context.Context, []byte) (*runtime.Observation, error) {
+func (r *readings) Call(context.Context, []byte) (*tool.Observation, error) {
 	r.n++
 	body := fmt.Sprintf(`{"items":[{"id":"a","t":%d},{"id":"b","t":1}]}`, 10+r.n)
-	return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: body}, nil
+	return &tool.Observation{Status: 200, Headers: map[string]string{}, Body: body}, nil
 }
 
 // TestCalibrateSelection: a selection's value that changes from run to run
@@ -199,7 +200,7 @@ description: Calibration fixture
 		t.Fatal(diags)
 	}
 	rep := calibrate.Measure(context.Background(), skill, calibrate.Options{Runs: 3, Run: runtime.Options{
-		Tools: runtime.Registry{"get_readings": &readings{}},
+		Tools: tool.Registry{"get_readings": &readings{}},
 	}})
 	if len(rep.Changes) != 1 || rep.Changes[0].Before != "max(json.items by t).t == 11" || rep.Changes[0].After != "max(json.items by t).t is number" {
 		t.Errorf("changes %+v, want the max loosened to its type", rep.Changes)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 func TestVolatileAt(t *testing.T) {

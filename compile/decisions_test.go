@@ -10,7 +10,8 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -289,7 +290,7 @@ func TestDecisionFindings(t *testing.T) {
 					t.Errorf("%s: no selection %s in the skill", d.what, d.of)
 					continue
 				}
-				obs := &runtime.Observation{Status: 200, Body: d.body}
+				obs := &tool.Observation{Status: 200, Body: d.body}
 				if d.structured != "" {
 					obs.Body, obs.Structured = d.structured, []byte(d.structured)
 				}

@@ -5,7 +5,7 @@
 // Each call becomes one step, in call order; its result is the one with
 // the same call index. A step's title and intent come from the notes just
 // before the call. Each result is read as the observation a replay will
-// see (runtime.ToolResult: json paths read structuredContent, body the
+// see (tool.ToolResult: json paths read structuredContent, body the
 // text blocks).
 //
 // Dataflow recovery looks up every string and number a call sends — and

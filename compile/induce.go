@@ -9,7 +9,7 @@ import (
 	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Rule induction (#33). When a later call uses a value the agent picked

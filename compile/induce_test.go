@@ -6,7 +6,7 @@ import (
 
 	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // selText renders a selection for these tests only (package format

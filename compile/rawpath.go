@@ -1,6 +1,6 @@
 package compile
 
-import "github.com/reelier/reelier/runtime/jsondata"
+import "github.com/reelier/reelier/tool/jsondata"
 
 // A document is the JSON a pick reads from: its text, and the values at
 // paths in it parsed on demand, so that a large result is never parsed

@@ -11,13 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
 // dataflow is the second walk over the records. Each result is read as the
-// observation replay will see (runtime.ToolResult), its checks are derived,
+// observation replay will see (tool.ToolResult), its checks are derived,
 // and the values later calls send are indexed — except those its own call
 // sent, which it merely echoes. Each call's values that an earlier result
 // held become holes filled by a bind on the source step: a whole value, or
@@ -149,7 +149,7 @@ func clipQuote(raw string) string {
 
 // observe reads one successful result: it derives the step's checks and
 // indexes the values later calls send.
-func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, echo map[string]bool) {
+func (c *compiler) observe(st *step, res *tool.ToolResult, idx *valueIndex, echo map[string]bool) {
 	text, single := resultText(res)
 	doc := []byte(res.Structured)
 	docText := ""
@@ -218,7 +218,7 @@ func (c *compiler) observe(st *step, res *runtime.ToolResult, idx *valueIndex, e
 
 // resultText is res.Text(); single is set when the result is one text
 // block, whose text is then also res.JSONText() and is not copied.
-func resultText(res *runtime.ToolResult) (text string, single bool) {
+func resultText(res *tool.ToolResult) (text string, single bool) {
 	if len(res.Content) == 1 && res.Content[0].Type == "text" && res.Structured == nil {
 		return res.Content[0].Text, true
 	}

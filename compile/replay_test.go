@@ -13,6 +13,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // fakeTool answers like an MCP tool at replay: status 200 and a JSON body
@@ -24,7 +25,7 @@ type fakeTool struct {
 
 func (*fakeTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (f *fakeTool) Call(_ context.Context, args []byte) (*runtime.Observation, error) {
+func (f *fakeTool) Call(_ context.Context, args []byte) (*tool.Observation, error) {
 	var a map[string]any
 	if err := json.Unmarshal(args, &a); err != nil {
 		return nil, err
@@ -34,7 +35,7 @@ func (f *fakeTool) Call(_ context.Context, args []byte) (*runtime.Observation, e
 	if err != nil {
 		return nil, err
 	}
-	return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: string(body)}, nil
+	return &tool.Observation{Status: 200, Headers: map[string]string{}, Body: string(body)}, nil
 }
 
 // TestReplayUsesFreshValues compiles a recorded trace, parses the printed
@@ -63,7 +64,7 @@ func TestReplayUsesFreshValues(t *testing.T) {
 	}}
 	get := &fakeTool{answer: func(map[string]any) any { return map[string]any{"ok": true} }}
 	for run := 1; run <= 2; run++ {
-		res := runtime.Run(context.Background(), skill, runtime.Options{Tools: runtime.Registry{"create_order": create, "get_order": get}, AllowWrites: true})
+		res := runtime.Run(context.Background(), skill, runtime.Options{Tools: tool.Registry{"create_order": create, "get_order": get}, AllowWrites: true})
 		for _, st := range res.Record.Steps {
 			if st.Outcome != runlog.Passed {
 				t.Fatalf("run %d step %d: %s %v", run, st.N, st.Outcome, st.Failures)
@@ -97,7 +98,7 @@ func TestReplayKeepsNumberType(t *testing.T) {
 	skill, _ := grammar.Parse("n.skill.md", []byte(printed))
 	get := &fakeTool{answer: func(map[string]any) any { return map[string]any{} }}
 	create := &fakeTool{answer: func(map[string]any) any { return map[string]any{"number": 100777} }}
-	runtime.Run(context.Background(), skill, runtime.Options{Tools: runtime.Registry{"create_invoice": create, "get_invoice": get}, AllowWrites: true})
+	runtime.Run(context.Background(), skill, runtime.Options{Tools: tool.Registry{"create_invoice": create, "get_invoice": get}, AllowWrites: true})
 	if len(get.sent) != 1 {
 		t.Fatalf("get_invoice called %d times", len(get.sent))
 	}

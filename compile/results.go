@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
 // result judges one recorded result: whether the call succeeded, and the
 // tool result to read when it may be read.
-func (c *compiler) result(st *step, rec *trace.Result) (*runtime.ToolResult, bool) {
+func (c *compiler) result(st *step, rec *trace.Result) (*tool.ToolResult, bool) {
 	st.ok = rec.OK
 	if !rec.OK {
 		c.q.add(st.n, KindFailedResult, "%s: the call failed while recording (ok: false), so the step has no asserts and its result was not searched for values — is the failure expected, and what would success look like?", ref(st))

@@ -17,6 +17,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // TestMain lets this test binary double as the Go MCP test server: a child
@@ -116,7 +117,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer router.Close()
-	reg := runtime.Registry{}
+	reg := tool.Registry{}
 	router.Register(reg, nil)
 	for run, id := range []string{"item-1", "item-2"} {
 		res := runtime.Run(ctx, skill, runtime.Options{Tools: reg, Yes: true})

@@ -11,7 +11,8 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Facts about the rows a step read, for the short numbers and the
@@ -123,8 +124,8 @@ func (c *compiler) countsOf(parts []holePart) map[string]counted {
 }
 
 // observationOf is a kept result as the runtime sees it.
-func observationOf(r *recentResult) *runtime.Observation {
-	obs := &runtime.Observation{Status: 200, Body: r.text}
+func observationOf(r *recentResult) *tool.Observation {
+	obs := &tool.Observation{Status: 200, Body: r.text}
 	if len(r.doc.text) > 0 {
 		obs.Structured = r.doc.text
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -204,7 +204,7 @@ func jsonValues(doc []byte, tokens bool) map[string]bool {
 // resultValues lists what a result holds as the runtime observes it: the
 // leaves of its JSON document, or the tokens of its text.
 func resultValues(body []byte) map[string]bool {
-	res, err := runtime.ParseToolResult(body)
+	res, err := tool.ParseToolResult(body)
 	if err != nil || res.IsError {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -30,16 +31,16 @@ type player struct {
 
 func (recordedTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (r recordedTool) Call(_ context.Context, args []byte) (*runtime.Observation, error) {
+func (r recordedTool) Call(_ context.Context, args []byte) (*tool.Observation, error) {
 	p := r.player
 	p.sent[p.step] = append(json.RawMessage(nil), args...)
 	body, ok := p.results[p.step]
 	if !ok {
-		return &runtime.Observation{Status: 500, Headers: map[string]string{}, Body: "no recorded result"}, nil
+		return &tool.Observation{Status: 500, Headers: map[string]string{}, Body: "no recorded result"}, nil
 	}
-	obs, err := runtime.ObserveToolResult(body)
+	obs, err := tool.ObserveToolResult(body)
 	if err != nil {
-		return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: string(body)}, nil
+		return &tool.Observation{Status: 200, Headers: map[string]string{}, Body: string(body)}, nil
 	}
 	return obs, nil
 }
@@ -74,7 +75,7 @@ func TestSelfReplay(t *testing.T) {
 					}
 				}
 			}
-			reg := runtime.Registry{}
+			reg := tool.Registry{}
 			for _, st := range skill.Steps {
 				reg[st.Action.Tool] = recordedTool{player: p}
 			}

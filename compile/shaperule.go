@@ -5,7 +5,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Picks among the elements of one shape (#33). An agent often acts on

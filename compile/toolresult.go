@@ -5,21 +5,21 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
-// parseToolResult is runtime.ParseValidToolResult, reading the common
+// parseToolResult is tool.ParseValidToolResult, reading the common
 // result — content blocks of only a type and a text, beside optional
 // structuredContent and isError — in one pass over the body, decoding
 // nothing but the texts (#20: the runtime's reader walks the body three
 // times and builds a tree of the content list). Any other body is left
 // to the runtime's reader. body must be valid JSON.
-func parseToolResult(body []byte) (*runtime.ToolResult, error) {
+func parseToolResult(body []byte) (*tool.ToolResult, error) {
 	if res, ok := quickToolResult(body); ok {
 		return res, nil
 	}
-	return runtime.ParseValidToolResult(body)
+	return tool.ParseValidToolResult(body)
 }
 
 // maxQuickBlocks is the most content blocks quickToolResult reads.
@@ -27,7 +27,7 @@ const maxQuickBlocks = 8
 
 // quickToolResult reads a body of the common shape; ok is false for any
 // other.
-func quickToolResult(body []byte) (res *runtime.ToolResult, ok bool) {
+func quickToolResult(body []byte) (res *tool.ToolResult, ok bool) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
 		return nil, false
@@ -53,7 +53,7 @@ func quickToolResult(body []byte) (res *runtime.ToolResult, ok bool) {
 	if !plain || len(content) == 0 || content[0] != '[' {
 		return nil, false
 	}
-	res = &runtime.ToolResult{}
+	res = &tool.ToolResult{}
 	for k := 0; ; k++ {
 		el, found := jsondata.RawAt(content, []string{strconv.Itoa(k)})
 		if !found {
@@ -71,7 +71,7 @@ func quickToolResult(body []byte) (res *runtime.ToolResult, ok bool) {
 		res.Content = append(res.Content, block)
 	}
 	if res.Content == nil {
-		res.Content = []runtime.ContentBlock{}
+		res.Content = []tool.ContentBlock{}
 	}
 	if structured != nil && string(structured) != "null" {
 		res.Structured = bytes.Clone(structured)
@@ -82,7 +82,7 @@ func quickToolResult(body []byte) (res *runtime.ToolResult, ok bool) {
 
 // quickBlock reads a content block of only a type and a text, both
 // strings.
-func quickBlock(el []byte) (runtime.ContentBlock, bool) {
+func quickBlock(el []byte) (tool.ContentBlock, bool) {
 	var typ, text []byte
 	ok := len(el) > 0 && el[0] == '{' && jsondata.EachMember(el, func(key []byte, esc bool, v []byte) bool {
 		if esc || len(v) == 0 || v[0] != '"' {
@@ -99,9 +99,9 @@ func quickBlock(el []byte) (runtime.ContentBlock, bool) {
 		return true
 	})
 	if !ok {
-		return runtime.ContentBlock{}, false
+		return tool.ContentBlock{}, false
 	}
-	var b runtime.ContentBlock
+	var b tool.ContentBlock
 	for _, f := range []struct {
 		raw []byte
 		dst *string
@@ -112,7 +112,7 @@ func quickBlock(el []byte) (runtime.ContentBlock, bool) {
 		v, err := jsondata.Parse(string(f.raw))
 		s, isStr := v.(string)
 		if err != nil || !isStr {
-			return runtime.ContentBlock{}, false
+			return tool.ContentBlock{}, false
 		}
 		*f.dst = s
 	}

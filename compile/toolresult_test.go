@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 var toolResultCases = []string{
@@ -43,7 +43,7 @@ func checkQuickToolResult(t *testing.T, body []byte) bool {
 	if !ok {
 		return false
 	}
-	want, err := runtime.ParseValidToolResult(body)
+	want, err := tool.ParseValidToolResult(body)
 	if err != nil {
 		t.Fatalf("%s: quickToolResult read a body the runtime rejects (%v)", body, err)
 	}

@@ -3,7 +3,8 @@ package compile
 import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // verifySel evaluates a selection the compiler induced against the
@@ -28,7 +29,7 @@ func verifySel(sel *ast.Selection, r *recentResult, holes map[string]string, wan
 			s.Where[i] = &cc
 		}
 	}
-	obs := &runtime.Observation{Status: 200, Body: r.text}
+	obs := &tool.Observation{Status: 200, Body: r.text}
 	if len(r.doc.text) > 0 {
 		obs.Structured = r.doc.text
 	}

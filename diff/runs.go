@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Run is one side of a comparison of run records.

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -235,10 +235,10 @@ type view struct {
 	body   string
 }
 
-// viewOf reads a result body as replay observes it (runtime.ToolResult);
+// viewOf reads a result body as replay observes it (tool.ToolResult);
 // ok is false for a body that is not an MCP tool result.
 func viewOf(res *trace.Result) (view, bool) {
-	tr, err := runtime.ParseValidToolResult(res.Body)
+	tr, err := tool.ParseValidToolResult(res.Body)
 	if err != nil {
 		return view{}, false
 	}

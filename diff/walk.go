@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Change is one difference between the two sides at a path.

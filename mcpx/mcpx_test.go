@@ -5,17 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reelier/reelier/runtime/jsondata"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
 )
 
 func TestMain(m *testing.M) {
@@ -115,7 +116,7 @@ func TestRouter(t *testing.T) {
 	if !ok || route.Tool.Name != "add" || route.Downstream.Index != 1 || !strings.Contains(string(route.Raw), `"name":"1_add"`) {
 		t.Fatalf("1_add: %+v", route)
 	}
-	reg := runtime.Registry{}
+	reg := tool.Registry{}
 	r.Register(reg, nil)
 	// The Go SDK sends idempotentHint: false with every annotation, so
 	// create_item (destructiveHint: false) is not safe to repeat.
@@ -157,7 +158,7 @@ func TestRegisterKeepsBuiltins(t *testing.T) {
 	}
 	defer r.Close()
 	builtin := stub{}
-	reg := runtime.Registry{"echo": builtin}
+	reg := tool.Registry{"echo": builtin}
 	var warn strings.Builder
 	r.Register(reg, &warn)
 	if _, ok := reg["echo"].(stub); !ok {
@@ -174,8 +175,8 @@ func TestRegisterKeepsBuiltins(t *testing.T) {
 type stub struct{}
 
 func (stub) Effect() ast.Effect { return ast.EffectRead }
-func (stub) Call(context.Context, []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{}, nil
+func (stub) Call(context.Context, []byte) (*tool.Observation, error) {
+	return &tool.Observation{}, nil
 }
 
 // TestServerStderr starts servers that each write two stderr lines: every

@@ -8,13 +8,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // Observe maps an MCP tool result to the Observation replay checks,
 // through the same mapping the compiler applies to a recorded result
-// (runtime.ToolResult): the result is read in its wire form.
-func Observe(res *mcp.CallToolResult) *runtime.Observation {
+// (tool.ToolResult): the result is read in its wire form.
+func Observe(res *mcp.CallToolResult) *tool.Observation {
 	if res.Content == nil {
 		cp := *res
 		cp.Content = []mcp.Content{}
@@ -22,7 +22,7 @@ func Observe(res *mcp.CallToolResult) *runtime.Observation {
 	}
 	wire, err := json.Marshal(res)
 	if err == nil {
-		if obs, err := runtime.ObserveToolResult(wire); err == nil {
+		if obs, err := tool.ObserveToolResult(wire); err == nil {
 			return obs
 		}
 	}
@@ -32,7 +32,7 @@ func Observe(res *mcp.CallToolResult) *runtime.Observation {
 	if err != nil {
 		msg += ": " + err.Error()
 	}
-	return &runtime.Observation{Status: 500, Headers: map[string]string{}, Body: msg}
+	return &tool.Observation{Status: 500, Headers: map[string]string{}, Body: msg}
 }
 
 // Tool is an MCP-backed replay tool: a route of the routing table.
@@ -41,7 +41,7 @@ type Tool struct {
 	route  *Route
 }
 
-// Effect implements runtime.Tool from the hints the downstream declared,
+// Effect implements tool.Tool from the hints the downstream declared,
 // read the way MCP defines their defaults: read-only is a read; a tool
 // that declares it is not destructive, and does not declare a repeat
 // unsafe (idempotentHint: false), is an idempotent write; anything else
@@ -58,9 +58,9 @@ func (t *Tool) Effect() ast.Effect {
 	return ast.EffectDestructive
 }
 
-// Call implements runtime.Tool: the arguments go to the downstream as they
+// Call implements tool.Tool: the arguments go to the downstream as they
 // are, and its result comes back as an Observation.
-func (t *Tool) Call(ctx context.Context, args []byte) (*runtime.Observation, error) {
+func (t *Tool) Call(ctx context.Context, args []byte) (*tool.Observation, error) {
 	res, _, err := t.router.Call(ctx, t.route.Exposed, args, nil)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (t *Tool) Call(ctx context.Context, args []byte) (*runtime.Observation, err
 // a recording made with the same --wrap list used. A name reg already has
 // (a builtin such as http.get) keeps its tool; a warning naming the
 // skipped MCP tool goes to warn, if not nil.
-func (r *Router) Register(reg runtime.Registry, warn io.Writer) {
+func (r *Router) Register(reg tool.Registry, warn io.Writer) {
 	for _, route := range r.routes {
 		if _, taken := reg[route.Exposed]; taken {
 			if warn != nil {

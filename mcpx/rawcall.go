@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // A tool call can also go to a local downstream as bytes, beside its MCP

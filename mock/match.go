@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/reelier/reelier/diff"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -25,7 +25,7 @@ import (
 // traces on purpose, each with why; `reelier mock` must refuse each with
 // exit 2 and the message given (PATH is the file's path).
 var notTraces = map[string]struct{ why, message string }{
-	"lsp/testdata/traces/search-1.jsonl": {"a trace whose third line is deliberately not a record (the LSP's bad-line test)",
+	"lang/lsp/testdata/traces/search-1.jsonl": {"a trace whose third line is deliberately not a record (the LSP's bad-line test)",
 		`PATH:3: not a JSON record: expected a JSON object, found "not a record"`},
 	"runtime/runlog/testdata/mixed-history.jsonl": {"a run history (run records), not a trace",
 		`PATH:1: field "t": missing or not a string`},

@@ -17,7 +17,7 @@ import (
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mcpx"
-	rt "github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -280,7 +280,7 @@ func served(rec *Recorded) (*mcp.CallToolResult, json.RawMessage) {
 	if tr, ok := rec.Result.Truncated(); ok {
 		return textResult(tr.Preview, !rec.Result.OK), nil
 	}
-	parsed, err := rt.ParseValidToolResult(body)
+	parsed, err := tool.ParseValidToolResult(body)
 	if err != nil {
 		return textResult(string(body), !rec.Result.OK), nil
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -303,7 +304,7 @@ func replay(t *testing.T, wrap []string, src string) *runtime.Result {
 		t.Fatal(err)
 	}
 	defer router.Close()
-	reg := runtime.Registry{}
+	reg := tool.Registry{}
 	reg["http.get"] = builtinStub{}
 	router.Register(reg, nil)
 	if _, ok := reg["http.get"].(builtinStub); !ok {
@@ -317,6 +318,6 @@ type builtinStub struct{}
 
 func (builtinStub) Effect() ast.Effect { return ast.EffectRead }
 
-func (builtinStub) Call(context.Context, []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{Status: 200}, nil
+func (builtinStub) Call(context.Context, []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200}, nil
 }

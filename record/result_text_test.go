@@ -1,7 +1,7 @@
 package record_test
 
 import (
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -9,7 +9,7 @@ import (
 // observe it: its body text, whether it is an error result, and whether
 // it is an MCP tool result at all.
 func recordedText(r *trace.Result) (text string, isError bool, ok bool) {
-	res, err := runtime.ParseToolResult(r.Body)
+	res, err := tool.ParseToolResult(r.Body)
 	if err != nil {
 		return "", false, false
 	}

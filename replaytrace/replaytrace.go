@@ -36,6 +36,7 @@ import (
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -85,8 +86,8 @@ type call struct {
 	ms    int64
 	tool  string
 	args  []byte
-	obs   *runtime.Observation // nil when the call failed
-	err   string               // the failure, when obs is nil
+	obs   *tool.Observation // nil when the call failed
+	err   string            // the failure, when obs is nil
 }
 
 // New returns a recorder for a run of skill.
@@ -227,7 +228,7 @@ func (r *Recorder) meta(startedAt string) *trace.Meta {
 }
 
 // ResultBody rebuilds an MCP tool result (CallToolResult) from an
-// observation, so that reading it back (runtime.ParseToolResult, then
+// observation, so that reading it back (tool.ParseToolResult, then
 // Observation) gives the same status, body and json document:
 //
 //   - content is one text block holding the body, or none when the body
@@ -241,7 +242,7 @@ func (r *Recorder) meta(startedAt string) *trace.Meta {
 //
 // Headers are not kept. The original result's other blocks (images,
 // resources) were observed as one-line descriptions and stay that way.
-func ResultBody(obs *runtime.Observation) json.RawMessage {
+func ResultBody(obs *tool.Observation) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
 	if obs.Body != "" {

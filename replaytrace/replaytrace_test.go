@@ -13,8 +13,9 @@ import (
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -69,7 +70,7 @@ func TestRecorder(t *testing.T) {
 	rec := New(skill, Options{Redactor: &trace.Redactor{}, Now: now})
 	var seen []int
 	hook := rec.Hook(func(sr *runtime.StepResult) { seen = append(seen, sr.Step.Number) })
-	step := func(i int, action *runtime.Action, obs *runtime.Observation, failure string) *runtime.StepResult {
+	step := func(i int, action *runtime.Action, obs *tool.Observation, failure string) *runtime.StepResult {
 		sr := &runtime.StepResult{Step: skill.Steps[i], Record: &runlog.StepRecord{N: i + 1, Ms: int64(10 * (i + 1))}, Action: action, Observation: obs}
 		if failure != "" {
 			sr.Failures = []runtime.Failure{{Message: failure}}
@@ -80,13 +81,13 @@ func TestRecorder(t *testing.T) {
 	// 3: refused by the gate, never called; 4: an http tool's 404 with
 	// headers; 5: structured content.
 	hook(step(0, &runtime.Action{Tool: "create_item", Args: []byte(`{"title":"demo"}`)},
-		&runtime.Observation{Status: 200, Headers: map[string]string{}, Body: `{"id":"item-1","token":"` + secret + `"}`}, ""))
+		&tool.Observation{Status: 200, Headers: map[string]string{}, Body: `{"id":"item-1","token":"` + secret + `"}`}, ""))
 	hook(step(1, &runtime.Action{Tool: "get_item", Args: []byte(`{"id":"x"}`)}, nil, "Tool execution failed: downstream 0 (mcptestserver) failed: it exited (exit status 3)"))
 	hook(step(2, nil, nil, "Refusing to execute destructive step without --yes. Filled action: delete_item {\"id\":\"x\"}"))
 	hook(step(3, &runtime.Action{Tool: "http.get", Args: []byte(`{"url":"http://127.0.0.1:1/page","headers":{"Authorization":"Bearer abcdefghijklmnopqrstuvwxyz012345"}}`)},
-		&runtime.Observation{Status: 404, Headers: map[string]string{"content-type": "text/html"}, Body: "<html>not here</html>"}, ""))
+		&tool.Observation{Status: 404, Headers: map[string]string{"content-type": "text/html"}, Body: "<html>not here</html>"}, ""))
 	hook(step(4, &runtime.Action{Tool: "add", Args: []byte(`{"a":1,"b":2}`)},
-		&runtime.Observation{Status: 200, Headers: map[string]string{}, Body: `{"sum":3}`, Structured: []byte(`{ "sum": 3 }`)}, ""))
+		&tool.Observation{Status: 200, Headers: map[string]string{}, Body: `{"sum":3}`, Structured: []byte(`{ "sum": 3 }`)}, ""))
 	if d := cmp.Diff([]int{1, 2, 3, 4, 5}, seen); d != "" {
 		t.Errorf("the hook did not pass every step on (-want +got):\n%s", d)
 	}
@@ -133,17 +134,17 @@ func TestRecorder(t *testing.T) {
 func TestResultBodyRoundTrip(t *testing.T) {
 	tests := []struct {
 		name string
-		obs  runtime.Observation
+		obs  tool.Observation
 	}{
-		{"json text", runtime.Observation{Status: 200, Body: `{"items":[{"id":"a","status":"open"}]}`}},
-		{"plain text", runtime.Observation{Status: 200, Body: "mcptest: hi\nsecond line"}},
-		{"empty", runtime.Observation{Status: 200}},
-		{"error result", runtime.Observation{Status: 500, Body: "no item \"x\""}},
-		{"structured", runtime.Observation{Status: 200, Body: `{"sum":3}`, Structured: []byte(`{"sum":3}`)}},
-		{"structured beside prose", runtime.Observation{Status: 200, Body: "made it", Structured: []byte(`{"id":"item-1","n":12345678901234567890}`)}},
-		{"http 404", runtime.Observation{Status: 404, Body: "<html>not here</html>"}},
-		{"http 201", runtime.Observation{Status: 201, Body: `{"ok":true}`}},
-		{"html characters", runtime.Observation{Status: 200, Body: `<a href="x">&</a>`}},
+		{"json text", tool.Observation{Status: 200, Body: `{"items":[{"id":"a","status":"open"}]}`}},
+		{"plain text", tool.Observation{Status: 200, Body: "mcptest: hi\nsecond line"}},
+		{"empty", tool.Observation{Status: 200}},
+		{"error result", tool.Observation{Status: 500, Body: "no item \"x\""}},
+		{"structured", tool.Observation{Status: 200, Body: `{"sum":3}`, Structured: []byte(`{"sum":3}`)}},
+		{"structured beside prose", tool.Observation{Status: 200, Body: "made it", Structured: []byte(`{"id":"item-1","n":12345678901234567890}`)}},
+		{"http 404", tool.Observation{Status: 404, Body: "<html>not here</html>"}},
+		{"http 201", tool.Observation{Status: 201, Body: `{"ok":true}`}},
+		{"html characters", tool.Observation{Status: 200, Body: `<a href="x">&</a>`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,7 +152,7 @@ func TestResultBodyRoundTrip(t *testing.T) {
 			if !json.Valid(body) {
 				t.Fatalf("not JSON: %s", body)
 			}
-			tr, err := runtime.ParseToolResult(body)
+			tr, err := tool.ParseToolResult(body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +175,7 @@ func TestResultBodyRoundTrip(t *testing.T) {
 			if back.Status != wantStatus || back.Body != tt.obs.Body {
 				t.Errorf("read back status %d body %q, want %d %q", back.Status, back.Body, wantStatus, tt.obs.Body)
 			}
-			wantDoc, wantErr := (&runtime.Observation{Body: tt.obs.Body, Structured: tt.obs.Structured}).JSON()
+			wantDoc, wantErr := (&tool.Observation{Body: tt.obs.Body, Structured: tt.obs.Structured}).JSON()
 			gotDoc, gotErr := back.JSON()
 			if (wantErr == nil) != (gotErr == nil) || wantErr == nil && jsondata.String(wantDoc) != jsondata.String(gotDoc) {
 				t.Errorf("json document %s (%v), want %s (%v)", jsondata.String(gotDoc), gotErr, jsondata.String(wantDoc), wantErr)

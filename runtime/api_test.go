@@ -14,6 +14,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
+	"github.com/reelier/reelier/tool"
 )
 
 // itemsBody is the JSON most tests assert against.
@@ -134,7 +135,7 @@ func fixedClock() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UT
 // options returns run options with the builtin HTTP tools, the fixed clock
 // and base bound to the server's URL.
 func (a *api) options() runtime.Options {
-	reg := runtime.Registry{}
+	reg := tool.Registry{}
 	httptool.Register(reg, nil)
 	return runtime.Options{Tools: reg, Vars: map[string]string{"base": a.URL}, Clock: fixedClock}
 }

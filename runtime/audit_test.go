@@ -11,6 +11,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // scripted is a tool whose answers come from a function of the call number
@@ -19,12 +20,12 @@ type scripted struct {
 	effect ast.Effect
 	mu     sync.Mutex
 	calls  int
-	answer func(ctx context.Context, n int, args []byte) (*runtime.Observation, error)
+	answer func(ctx context.Context, n int, args []byte) (*tool.Observation, error)
 }
 
 func (s *scripted) Effect() ast.Effect { return s.effect }
 
-func (s *scripted) Call(ctx context.Context, args []byte) (*runtime.Observation, error) {
+func (s *scripted) Call(ctx context.Context, args []byte) (*tool.Observation, error) {
 	s.mu.Lock()
 	s.calls++
 	n := s.calls
@@ -32,7 +33,7 @@ func (s *scripted) Call(ctx context.Context, args []byte) (*runtime.Observation,
 	return s.answer(ctx, n, args)
 }
 
-func body(s string) *runtime.Observation { return &runtime.Observation{Status: 200, Body: s} }
+func body(s string) *tool.Observation { return &tool.Observation{Status: 200, Body: s} }
 
 func run(t *testing.T, src string, o runtime.Options) *runtime.Result {
 	t.Helper()
@@ -45,7 +46,7 @@ func run(t *testing.T, src string, o runtime.Options) *runtime.Result {
 // TestCallTimeout: a tool that never answers fails the step as a tool
 // error naming the limit, and the run goes on to no later step.
 func TestCallTimeout(t *testing.T) {
-	hang := &scripted{effect: ast.EffectRead, answer: func(ctx context.Context, _ int, _ []byte) (*runtime.Observation, error) {
+	hang := &scripted{effect: ast.EffectRead, answer: func(ctx context.Context, _ int, _ []byte) (*tool.Observation, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}
@@ -61,7 +62,7 @@ func TestCallTimeout(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := strings.Replace(src, "description: a test skill\n", "description: a test skill\n"+tc.meta, 1)
-			res := run(t, s, runtime.Options{Tools: runtime.Registry{"hang": hang}, Limits: tc.limits})
+			res := run(t, s, runtime.Options{Tools: tool.Registry{"hang": hang}, Limits: tc.limits})
 			st := res.Record.Steps[0]
 			if st.Outcome != runlog.Failed || st.Kind != runlog.KindTool || len(st.Failures) != 1 || st.Failures[0] != tc.want {
 				t.Fatalf("step 1: %s %s %q, want failed tool %q", st.Outcome, st.Kind, st.Failures, tc.want)
@@ -77,7 +78,7 @@ func TestCallTimeout(t *testing.T) {
 // interrupted, never failed; the step in flight and later ones are skipped.
 func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	tool := &scripted{effect: ast.EffectRead, answer: func(c context.Context, n int, _ []byte) (*runtime.Observation, error) {
+	fake := &scripted{effect: ast.EffectRead, answer: func(c context.Context, n int, _ []byte) (*tool.Observation, error) {
 		if n == 1 {
 			return body(`{"ok": true}`), nil
 		}
@@ -86,7 +87,7 @@ func TestInterrupted(t *testing.T) {
 		return nil, c.Err()
 	}}
 	src := skill(step{action: `t {}`, asserts: []string{"status == 200"}}, step{action: `t {}`, asserts: []string{"status == 200"}}, step{action: `t {}`})
-	res := runtime.Run(ctx, parse(t, src), runtime.Options{Tools: runtime.Registry{"t": tool}, Clock: fixedClock})
+	res := runtime.Run(ctx, parse(t, src), runtime.Options{Tools: tool.Registry{"t": fake}, Clock: fixedClock})
 	rec := res.Record
 	if rec.Verdict != runlog.VerdictInterrupted || rec.Passed || rec.Totals.Failed != 0 {
 		t.Fatalf("verdict %s passed %v failed %d", rec.Verdict, rec.Passed, rec.Totals.Failed)
@@ -96,16 +97,16 @@ func TestInterrupted(t *testing.T) {
 			t.Errorf("step %d skip %q, want %q", i+1, rec.Steps[i].Skip, want)
 		}
 	}
-	if rec.Steps[0].Outcome != runlog.Passed || tool.calls != 2 {
-		t.Fatalf("step 1 %s, %d calls", rec.Steps[0].Outcome, tool.calls)
+	if rec.Steps[0].Outcome != runlog.Passed || fake.calls != 2 {
+		t.Fatalf("step 1 %s, %d calls", rec.Steps[0].Outcome, fake.calls)
 	}
 }
 
 // TestRetry: a read step whose checks do not hold is executed again, up to
 // the limit, each attempt on the record; a write step never is.
 func TestRetry(t *testing.T) {
-	ready := func(after int) func(context.Context, int, []byte) (*runtime.Observation, error) {
-		return func(_ context.Context, n int, _ []byte) (*runtime.Observation, error) {
+	ready := func(after int) func(context.Context, int, []byte) (*tool.Observation, error) {
+		return func(_ context.Context, n int, _ []byte) (*tool.Observation, error) {
 			if n >= after {
 				return body(`{"state": "done"}`), nil
 			}
@@ -130,16 +131,16 @@ func TestRetry(t *testing.T) {
 		{name: "a step the skill does not name", effect: "read", after: 2, retry: 3, meta: "2", outcome: runlog.Failed, calls: 1, attempts: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tool := &scripted{effect: ast.EffectRead, answer: ready(tc.after)}
+			fake := &scripted{effect: ast.EffectRead, answer: ready(tc.after)}
 			src := skill(step{action: `poll {}`, effect: tc.effect, asserts: []string{`json.state == "done"`}}, step{action: `noop {}`})
 			if tc.meta != "" {
 				src = strings.Replace(src, "description: a test skill\n", "description: a test skill\nmetadata:\n  reelier-retry-steps: \""+tc.meta+"\"\n", 1)
 			}
-			noop := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) { return body("{}"), nil }}
-			res := run(t, src, runtime.Options{Tools: runtime.Registry{"poll": tool, "noop": noop}, AllowWrites: true, Limits: runtime.Limits{Retry: tc.retry}})
+			noop := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) { return body("{}"), nil }}
+			res := run(t, src, runtime.Options{Tools: tool.Registry{"poll": fake, "noop": noop}, AllowWrites: true, Limits: runtime.Limits{Retry: tc.retry}})
 			st := res.Record.Steps[0]
-			if st.Outcome != tc.outcome || tool.calls != tc.calls || st.Attempts != tc.attempts || len(st.Tries) != tc.attempts {
-				t.Fatalf("outcome %s calls %d attempts %d tries %d; want %s %d %d", st.Outcome, tool.calls, st.Attempts, len(st.Tries), tc.outcome, tc.calls, tc.attempts)
+			if st.Outcome != tc.outcome || fake.calls != tc.calls || st.Attempts != tc.attempts || len(st.Tries) != tc.attempts {
+				t.Fatalf("outcome %s calls %d attempts %d tries %d; want %s %d %d", st.Outcome, fake.calls, st.Attempts, len(st.Tries), tc.outcome, tc.calls, tc.attempts)
 			}
 			if tc.attempts > 1 && st.Tries[0].SHA256 == st.Tries[len(st.Tries)-1].SHA256 && tc.outcome == runlog.Passed {
 				t.Fatal("the first and last attempts saw different answers but share a digest")
@@ -151,7 +152,7 @@ func TestRetry(t *testing.T) {
 // TestSkipWrites: with SkipWrites a refused write is skipped, later steps
 // that do not need its binds still run, and one that does is skipped too.
 func TestSkipWrites(t *testing.T) {
-	tool := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+	fake := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 		return body(`{"id": "n1"}`), nil
 	}}
 	src := skill(
@@ -159,7 +160,7 @@ func TestSkipWrites(t *testing.T) {
 		step{action: `t {"op": "list"}`, asserts: []string{"status == 200"}},
 		step{action: `t {"op": "read", "id": "{{id}}"}`, asserts: []string{"status == 200"}},
 	)
-	res := run(t, src, runtime.Options{Tools: runtime.Registry{"t": tool}, SkipWrites: true})
+	res := run(t, src, runtime.Options{Tools: tool.Registry{"t": fake}, SkipWrites: true})
 	rec := res.Record
 	want := []struct {
 		outcome runlog.Outcome
@@ -170,11 +171,11 @@ func TestSkipWrites(t *testing.T) {
 			t.Errorf("step %d: %s %q, want %s %q", i+1, rec.Steps[i].Outcome, rec.Steps[i].Skip, w.outcome, w.skip)
 		}
 	}
-	if tool.calls != 1 || rec.Verdict != runlog.VerdictPassed {
-		t.Fatalf("%d calls, verdict %s", tool.calls, rec.Verdict)
+	if fake.calls != 1 || rec.Verdict != runlog.VerdictPassed {
+		t.Fatalf("%d calls, verdict %s", fake.calls, rec.Verdict)
 	}
 	// Without SkipWrites the refusal fails the run as a gate.
-	res = run(t, src, runtime.Options{Tools: runtime.Registry{"t": tool}})
+	res = run(t, src, runtime.Options{Tools: tool.Registry{"t": fake}})
 	if st := res.Record.Steps[0]; st.Outcome != runlog.Failed || st.Kind != runlog.KindGate || st.Action == nil {
 		t.Fatalf("step 1 without SkipWrites: %s %s action %v", st.Outcome, st.Kind, st.Action)
 	}
@@ -182,7 +183,7 @@ func TestSkipWrites(t *testing.T) {
 
 // TestVerdicts: one word per run.
 func TestVerdicts(t *testing.T) {
-	tool := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+	fake := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 		return body(`{"n": 1}`), nil
 	}}
 	for _, tc := range []struct {
@@ -196,7 +197,7 @@ func TestVerdicts(t *testing.T) {
 		{"an input missing", []step{{action: `t {"x": "{{nobody}}"}`}}, runlog.VerdictFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := run(t, skill(tc.steps...), runtime.Options{Tools: runtime.Registry{"t": tool}}).Record
+			rec := run(t, skill(tc.steps...), runtime.Options{Tools: tool.Registry{"t": fake}}).Record
 			if rec.Verdict != tc.want || rec.Passed != (tc.want == runlog.VerdictPassed) {
 				t.Fatalf("verdict %s passed %v, want %s", rec.Verdict, rec.Passed, tc.want)
 			}
@@ -209,11 +210,11 @@ func TestVerdicts(t *testing.T) {
 // instead of the answer.
 func TestRecordedStep(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
-	tool := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+	fake := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 		return body(`{"token": "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", "id": 7, "blob": "` + big + `"}`), nil
 	}}
 	src := skill(step{action: `t {"api_key": "sk-live-0123456789abcdefghijklmnop", "q": "{{who}}"}`, binds: []string{"token = json.token", "id = json.id"}})
-	res := run(t, src, runtime.Options{Tools: runtime.Registry{"t": tool}, Vars: map[string]string{"who": "ada"}})
+	res := run(t, src, runtime.Options{Tools: tool.Registry{"t": fake}, Vars: map[string]string{"who": "ada"}})
 	st := res.Record.Steps[0]
 	line, err := json.Marshal(st)
 	if err != nil {

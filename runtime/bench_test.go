@@ -8,6 +8,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // instantTool answers at once with a fixed body, so a benchmark measures
@@ -17,8 +18,8 @@ type instantTool struct{ body string }
 
 func (instantTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (t instantTool) Call(context.Context, []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{Status: 200, Headers: map[string]string{"content-type": "application/json"}, Body: t.body}, nil
+func (t instantTool) Call(context.Context, []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200, Headers: map[string]string{"content-type": "application/json"}, Body: t.body}, nil
 }
 
 // BenchmarkStep is the interpreter's overhead for one step with three
@@ -30,7 +31,7 @@ func BenchmarkStep(b *testing.B) {
 		binds:   []string{"id = json.bookings.0.id"},
 	}))
 	o := runtime.Options{
-		Tools: runtime.Registry{"list_bookings": instantTool{itemsBodyForBench}},
+		Tools: tool.Registry{"list_bookings": instantTool{itemsBodyForBench}},
 		Vars:  map[string]string{"hotel": "h_bergen_02"},
 		Clock: fixedClock,
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // Healer is offered every step that diverges after its tool ran (a step
@@ -28,14 +29,14 @@ type Divergence struct {
 	Step *ast.Step
 	// Action is the filled call that ran; Observation is what it returned.
 	Action      *Action
-	Observation *Observation
+	Observation *tool.Observation
 	// Failures are why the step failed.
 	Failures []Failure
 	// Now is the run's one clock reading.
 	Now time.Time
 
 	r       *runner
-	tool    Tool
+	tool    tool.Tool
 	reruns  int
 	visible []string
 }
@@ -58,7 +59,7 @@ func (d *Divergence) Bound(name string) bool {
 // Check evaluates asserts and binds against obs as the run would at this
 // step: the holes of a selection's conditions are filled from the run's
 // bindings so far (the package's Check has none).
-func (d *Divergence) Check(obs *Observation, asserts []ast.Assert, binds []ast.Bind) []Failure {
+func (d *Divergence) Check(obs *tool.Observation, asserts []ast.Assert, binds []ast.Bind) []Failure {
 	if d.r == nil {
 		return Check(obs, asserts, binds)
 	}
@@ -83,7 +84,7 @@ func (d *Divergence) BoundNames() []string {
 // step is re-executed at most once. (The step already passed the run's
 // effect gating when it ran.) The returned action is set whenever args
 // could be filled.
-func (d *Divergence) Rerun(ctx context.Context, args ast.Value) (*Action, *Observation, error) {
+func (d *Divergence) Rerun(ctx context.Context, args ast.Value) (*Action, *tool.Observation, error) {
 	if d.Effect() == ast.EffectDestructive {
 		return nil, nil, errors.New("a destructive step is never re-executed")
 	}
@@ -125,7 +126,7 @@ type Healing struct {
 	// Action and Observation are the call Level 2 re-executed, whether or
 	// not it healed; nil when Level 2 never called the tool.
 	Action      *Action
-	Observation *Observation
+	Observation *tool.Observation
 	// Failures explain, for a step that stays failed, why escalation did
 	// not heal it; they follow the step's own failures.
 	Failures []Failure
@@ -186,12 +187,12 @@ func (r *runner) escalate(ctx context.Context, sr *StepResult, failures []Failur
 // Check evaluates asserts and binds against an observation exactly as a run
 // does (every expression, no short cut) and returns the failures; none means
 // every one held.
-func Check(obs *Observation, asserts []ast.Assert, binds []ast.Bind) []Failure {
+func Check(obs *tool.Observation, asserts []ast.Assert, binds []ast.Bind) []Failure {
 	return evaluate(obs, asserts, binds, nil).failures
 }
 
 // evaluate runs asserts, then binds, against obs.
-func evaluate(obs *Observation, asserts []ast.Assert, binds []ast.Bind, fill *filler) *evaluation {
+func evaluate(obs *tool.Observation, asserts []ast.Assert, binds []ast.Bind, fill *filler) *evaluation {
 	ev := &evaluation{obs: obs, fill: fill}
 	for _, a := range asserts {
 		ev.assert(a)

@@ -9,6 +9,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // healerFunc adapts a function to runtime.Healer.
@@ -192,7 +193,7 @@ func TestRerun(t *testing.T) {
 			var err error
 			o.Healer = healerFunc(func(ctx context.Context, d *runtime.Divergence) *runtime.Healing {
 				var act *runtime.Action
-				var obs *runtime.Observation
+				var obs *tool.Observation
 				act, obs, err = d.Rerun(ctx, tt.args)
 				if tt.twice && err == nil {
 					_, _, err = d.Rerun(ctx, tt.args)
@@ -233,13 +234,13 @@ func errText(err error) string {
 
 // stubTool answers with a fixed observation and error.
 type stubTool struct {
-	obs *runtime.Observation
+	obs *tool.Observation
 	err error
 }
 
 func (s stubTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (s stubTool) Call(context.Context, []byte) (*runtime.Observation, error) { return s.obs, s.err }
+func (s stubTool) Call(context.Context, []byte) (*tool.Observation, error) { return s.obs, s.err }
 
 // TestRerunToolFailures: a re-executed call that errors or returns nothing
 // is reported like a Level-0 tool failure, with the filled call.
@@ -255,11 +256,11 @@ func TestRerunToolFailures(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			first := true
-			tool := healerTool{first: &first, then: tt.tool}
+			fake := healerTool{first: &first, then: tt.tool}
 			s := parse(t, skill(step{action: `stub.call {"q": 1}`, asserts: []string{"status == 200"}}))
 			var err error
 			var act *runtime.Action
-			o := runtime.Options{Tools: runtime.Registry{"stub.call": tool}, Clock: fixedClock,
+			o := runtime.Options{Tools: tool.Registry{"stub.call": fake}, Clock: fixedClock,
 				Healer: healerFunc(func(ctx context.Context, d *runtime.Divergence) *runtime.Healing {
 					act, _, err = d.Rerun(ctx, args)
 					return nil
@@ -280,10 +281,10 @@ type healerTool struct {
 
 func (h healerTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (h healerTool) Call(ctx context.Context, args []byte) (*runtime.Observation, error) {
+func (h healerTool) Call(ctx context.Context, args []byte) (*tool.Observation, error) {
 	if *h.first {
 		*h.first = false
-		return &runtime.Observation{Status: 500}, nil
+		return &tool.Observation{Status: 500}, nil
 	}
 	return h.then.Call(ctx, args)
 }

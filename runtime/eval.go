@@ -10,13 +10,14 @@ import (
 	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // evaluation checks a step's asserts and binds against one observation.
 // Every expression is evaluated; failures accumulate.
 type evaluation struct {
-	obs *Observation
+	obs *tool.Observation
 	// fill fills the template holes of selection conditions and values
 	// from the run's bindings; nil outside a run (Check), where every
 	// variable hole is unbound.

@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 

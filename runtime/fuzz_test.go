@@ -8,6 +8,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // FuzzReplay replays any skill that parses against any response body:
@@ -32,7 +33,7 @@ func FuzzReplay(f *testing.F) {
 		if diags.HasErrors() {
 			return
 		}
-		o := runtime.Options{Tools: runtime.Registry{}, Clock: fixedClock, Yes: true, Vars: map[string]string{"base": "http://127.0.0.1:1"}}
+		o := runtime.Options{Tools: tool.Registry{}, Clock: fixedClock, Yes: true, Vars: map[string]string{"base": "http://127.0.0.1:1"}}
 		for _, st := range s.Steps {
 			if st.Action != nil {
 				o.Tools[st.Action.Tool] = instantTool{string(body)}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // DefaultTimeout bounds a tool call when neither the run nor the skill
@@ -136,12 +137,12 @@ func (e limitErrors) Error() string {
 
 func joinErrors(errs []error) error { return limitErrors(errs) }
 
-// Digest identifies the observation without keeping it: the SHA-256 of
+// digest identifies an observation without keeping it: the SHA-256 of
 // its canonical bytes — the status in decimal, a newline, the body, and
 // when it has structured content a newline and that content — and the size
 // of its body plus its structured content. Headers are left out: a Date or
 // request-id header would make every answer different.
-func (o *Observation) Digest() runlog.Digest {
+func digest(o *tool.Observation) runlog.Digest {
 	h := sha256.New()
 	var head [24]byte
 	h.Write(append(strconv.AppendInt(head[:0], int64(o.Status), 10), '\n'))

@@ -7,6 +7,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // stubTool answers every call with the same JSON body.
@@ -14,8 +15,8 @@ type stubTool struct{ body string }
 
 func (stubTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (s stubTool) Call(context.Context, []byte) (*Observation, error) {
-	return &Observation{Status: 200, Body: s.body}, nil
+func (s stubTool) Call(context.Context, []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200, Body: s.body}, nil
 }
 
 // TestBindsMergeOnlyWhenTheStepHolds: binds made by a step that fails are
@@ -51,7 +52,7 @@ description: binds merge rule
 	if len(diags) > 0 {
 		t.Fatal(diags)
 	}
-	r := &runner{opts: Options{Tools: Registry{"stub": stubTool{`{"id":"x1","ok":false}`}}}, fill: filler{env: newScope()}}
+	r := &runner{opts: Options{Tools: tool.Registry{"stub": stubTool{`{"id":"x1","ok":false}`}}}, fill: filler{env: newScope()}}
 	want := []struct {
 		outcome runlog.Outcome
 		name    string
@@ -78,7 +79,7 @@ description: binds merge rule
 
 // TestObservationParsedOnce: all json expressions of a step share one parse.
 func TestObservationParsedOnce(t *testing.T) {
-	o := &Observation{Body: `{"a":1}`}
+	o := &tool.Observation{Body: `{"a":1}`}
 	v1, _ := o.JSON()
 	o.Body = "changed after the first parse"
 	v2, err := o.JSON()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // The orderings of `by … as <ordering>` (SPEC.md §5.1):

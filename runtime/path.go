@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Resolve walks a dot path through JSON data, as asserts and binds do. An object segment is a member

@@ -8,6 +8,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // TestRedactionPlaceholderRefused: a replay never sends a recording's
@@ -35,10 +36,10 @@ func TestRedactionPlaceholderRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			first := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+			first := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 				return body(`{"session": "«redacted»"}`), nil
 			}}
-			pay := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+			pay := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 				return body(`{"ok": true}`), nil
 			}}
 			src := skill(
@@ -46,7 +47,7 @@ func TestRedactionPlaceholderRefused(t *testing.T) {
 				step{action: tt.action, effect: "destructive", asserts: []string{"status == 200"}},
 				step{action: `login {}`},
 			)
-			res := run(t, src, runtime.Options{Tools: runtime.Registry{"login": first, "pay": pay}, Vars: tt.vars, Yes: true})
+			res := run(t, src, runtime.Options{Tools: tool.Registry{"login": first, "pay": pay}, Vars: tt.vars, Yes: true})
 			rec := res.Record
 			if pay.calls != 0 {
 				t.Errorf("the tool was called %d times with a placeholder", pay.calls)
@@ -69,11 +70,11 @@ func TestRedactionPlaceholderRefused(t *testing.T) {
 // placeholder is an ordinary value and is sent.
 func TestRedactionLookalikesSent(t *testing.T) {
 	for _, v := range []string{"redacted", "«redacted", "«redactedness»", "«redacted:»", "[redacted]", "«Redacted»"} {
-		pay := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+		pay := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 			return body(`{"ok": true}`), nil
 		}}
 		src := skill(step{action: `pay {"note": "` + v + `"}`, asserts: []string{"status == 200"}})
-		res := run(t, src, runtime.Options{Tools: runtime.Registry{"pay": pay}})
+		res := run(t, src, runtime.Options{Tools: tool.Registry{"pay": pay}})
 		if !res.Record.Passed || pay.calls != 1 {
 			t.Errorf("%q: passed %v, calls %d, failures %q", v, res.Record.Passed, pay.calls, res.Record.Steps[0].Failures)
 		}

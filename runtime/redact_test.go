@@ -9,6 +9,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -64,13 +65,13 @@ func TestFailuresRedacted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+			fake := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 				if tt.err != nil {
 					return nil, tt.err
 				}
 				return body(tt.answer), nil
 			}}
-			res := run(t, skill(tt.step), runtime.Options{Tools: runtime.Registry{"t": tool}, Vars: map[string]string{"pw": rtPassword}, Redactor: red})
+			res := run(t, skill(tt.step), runtime.Options{Tools: tool.Registry{"t": fake}, Vars: map[string]string{"pw": rtPassword}, Redactor: red})
 			st := res.Record.Steps[0]
 			if len(st.Failures) != 1 || st.Failures[0] != tt.want {
 				t.Errorf("failures %q\nwant [%q]", st.Failures, tt.want)
@@ -90,7 +91,7 @@ func TestFailuresRedacted(t *testing.T) {
 // step's own, and the Divergence offers the run's redactor.
 func TestHealFailuresRedacted(t *testing.T) {
 	red := trace.NewRedactor([]string{"RT_SECRET"}, func(n string) (string, bool) { return rtEnvValue, n == "RT_SECRET" })
-	tool := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*runtime.Observation, error) {
+	fake := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 		return body(`{"n":1}`), nil
 	}}
 	var offered *trace.Redactor
@@ -98,7 +99,7 @@ func TestHealFailuresRedacted(t *testing.T) {
 		offered = d.Redactor()
 		return &runtime.Healing{Attempted: 1, Failures: []runtime.Failure{{Message: "Level 1 heal failed: the model said " + rtEnvValue}}}
 	})
-	res := run(t, skill(step{action: `t {}`, asserts: []string{"json.n == 2"}}), runtime.Options{Tools: runtime.Registry{"t": tool}, Healer: healer, Redactor: red})
+	res := run(t, skill(step{action: `t {}`, asserts: []string{"json.n == 2"}}), runtime.Options{Tools: tool.Registry{"t": fake}, Healer: healer, Redactor: red})
 	want := []string{"json.n == 2 failed: got 1", "Level 1 heal failed: the model said «redacted:RT_SECRET»"}
 	if got := res.Record.Steps[0].Failures; strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("failures %q\nwant %q", got, want)

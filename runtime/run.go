@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
 // Options configure a run.
 type Options struct {
 	// Tools are the tools actions may call.
-	Tools Registry
+	Tools tool.Registry
 	// Vars are the run's input variables (--var name=value).
 	Vars map[string]string
 	// AllowWrites lets idempotent-write steps run.
@@ -85,7 +86,7 @@ type StepResult struct {
 	// action could not be filled.
 	Action *Action
 	// Observation is what the tool returned; nil when it never ran.
-	Observation *Observation
+	Observation *tool.Observation
 	// Failures explain a failed step; Record.Failures holds their messages.
 	Failures []Failure
 	// Heal is what escalation did for the step; nil when it was not
@@ -277,7 +278,7 @@ func (r *runner) attempts(ctx context.Context, sr *StepResult, local *scope) ([]
 	}
 	rec := sr.Record
 	rec.Attempts = 1
-	rec.Tries = append(rec.Tries, sr.Observation.Digest())
+	rec.Tries = append(rec.Tries, digest(sr.Observation))
 	for n := 0; n < r.limits.Retry && r.retryable(sr, failures); n++ {
 		if r.limits.RetryInterval > 0 {
 			t := time.NewTimer(r.limits.RetryInterval)
@@ -293,7 +294,7 @@ func (r *runner) attempts(ctx context.Context, sr *StepResult, local *scope) ([]
 		failures, asserted = r.execute(ctx, sr, local)
 		rec.Attempts++
 		if sr.Observation != nil {
-			rec.Tries = append(rec.Tries, sr.Observation.Digest())
+			rec.Tries = append(rec.Tries, digest(sr.Observation))
 		}
 	}
 	return failures, asserted
@@ -375,7 +376,7 @@ func (r *runner) record(sr *StepResult, local *scope) {
 		r.recordAction(rec, sr.Action)
 	}
 	if sr.Observation != nil {
-		d := sr.Observation.Digest()
+		d := digest(sr.Observation)
 		rec.Observation = &d
 	}
 	if len(local.vars) == 0 {
@@ -450,7 +451,7 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 // gate returns the refusal message for a step whose effect the run does not
 // allow, or "". The step's own effect wins; the tool's applies only when
 // the step declares none.
-func (r *runner) gate(st *ast.Step, tool Tool, args []byte, fillErr error) string {
+func (r *runner) gate(st *ast.Step, tool tool.Tool, args []byte, fillErr error) string {
 	effect := st.EffectValue()
 	if effect == "" {
 		effect = tool.Effect()
@@ -479,7 +480,7 @@ const msgNoAction = "Step has no action to execute"
 // the skill's recorded servers lists the tool, it names that server too,
 // and says how to start it — or, when the server's other tools are there,
 // that it was started but no longer offers the tool.
-func unknownTool(name string, tools Registry, servers []*ast.Server) string {
+func unknownTool(name string, tools tool.Registry, servers []*ast.Server) string {
 	known := strings.Join(tools.Names(), ", ")
 	if known == "" {
 		known = "none"
@@ -519,7 +520,7 @@ func stepFailure(kind runlog.Kind, msg string) []Failure {
 
 // call calls the tool within the run's limit. A call that runs out of time
 // fails naming the limit and where it came from.
-func (r *runner) call(ctx context.Context, tool Tool, args []byte) (*Observation, error) {
+func (r *runner) call(ctx context.Context, tool tool.Tool, args []byte) (*tool.Observation, error) {
 	limit := r.limits.Timeout
 	if limit <= 0 {
 		limit = DefaultTimeout

@@ -13,6 +13,7 @@ import (
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // TestDivergence covers every divergence trigger: the diverging step fails
@@ -251,7 +252,7 @@ func TestRefusalRecordGolden(t *testing.T) {
 func TestCorpusNeverPanics(t *testing.T) {
 	for _, f := range testutil.Corpus(t, "valid") {
 		s := parse(t, string(f.Src))
-		o := runtime.Options{Tools: runtime.Registry{}, Clock: fixedClock, Yes: true}
+		o := runtime.Options{Tools: tool.Registry{}, Clock: fixedClock, Yes: true}
 		for _, st := range s.Steps {
 			o.Tools[st.Action.Tool] = fixedTool{}
 		}
@@ -268,6 +269,6 @@ type fixedTool struct{}
 
 func (fixedTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (fixedTool) Call(context.Context, []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{Status: 200, Headers: map[string]string{}, Body: itemsBody}, nil
+func (fixedTool) Call(context.Context, []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200, Headers: map[string]string{}, Body: itemsBody}, nil
 }

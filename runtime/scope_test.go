@@ -11,6 +11,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // echoTool answers with the arguments it was sent, so a step can bind what
@@ -19,8 +20,8 @@ type echoTool struct{}
 
 func (echoTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (echoTool) Call(_ context.Context, args []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{Status: 200, Headers: map[string]string{"content-type": "application/json"}, Body: string(args)}, nil
+func (echoTool) Call(_ context.Context, args []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200, Headers: map[string]string{"content-type": "application/json"}, Body: string(args)}, nil
 }
 
 // boundNamesHealer records what a diverged step can see and heals nothing.
@@ -109,7 +110,7 @@ func TestScopeSemantics(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &boundNamesHealer{}
-			o := runtime.Options{Tools: runtime.Registry{"echo": echoTool{}}, Vars: tt.vars, Clock: fixedClock, Healer: h}
+			o := runtime.Options{Tools: tool.Registry{"echo": echoTool{}}, Vars: tt.vars, Clock: fixedClock, Healer: h}
 			res := runtime.Run(context.Background(), parse(t, skill(tt.steps...)), o)
 			var got []string
 			for _, sr := range res.Steps {
@@ -192,7 +193,7 @@ func cpuTime() time.Duration {
 func BenchmarkScopeScaling(b *testing.B) {
 	for _, n := range []int{1000, 10000, 50000} {
 		s := parse(b, chainSkill(n))
-		o := runtime.Options{Tools: runtime.Registry{"echo": echoTool{}}, Vars: map[string]string{"base": "b"}, Clock: fixedClock}
+		o := runtime.Options{Tools: tool.Registry{"echo": echoTool{}}, Vars: map[string]string{"base": "b"}, Clock: fixedClock}
 		b.Run(fmt.Sprintf("dryrun/%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
@@ -229,7 +230,7 @@ func BenchmarkDryRunWorkingSet(b *testing.B) {
 		for i := range skills {
 			skills[i] = parse(b, chainSkill(1000))
 		}
-		o := runtime.Options{Tools: runtime.Registry{"echo": echoTool{}}, Vars: map[string]string{"base": "b"}, Clock: fixedClock}
+		o := runtime.Options{Tools: tool.Registry{"echo": echoTool{}}, Vars: map[string]string{"base": "b"}, Clock: fixedClock}
 		b.Run(fmt.Sprintf("copies/%d", k), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()

@@ -13,7 +13,8 @@ import (
 
 	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Selections: a bind or an assert that picks from a collection by a rule
@@ -726,7 +727,7 @@ func selectionMember(sel *ast.Selection) string {
 // SelectionValue evaluates a selection against an observation outside a
 // run: a condition's variable hole is unbound (an error). found is false
 // when the picked element lacks the trailing path.
-func SelectionValue(obs *Observation, sel *ast.Selection) (v any, found bool, err error) {
+func SelectionValue(obs *tool.Observation, sel *ast.Selection) (v any, found bool, err error) {
 	e := &evaluation{obs: obs}
 	v, found, err = e.selectValue(sel)
 	if err == errBadBody {

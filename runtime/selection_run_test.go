@@ -10,6 +10,7 @@ import (
 
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // TestSelectionRun replays selections written in skill text: a bind that
@@ -172,7 +173,7 @@ func TestSelectionFollowsTheWorld(t *testing.T) {
 				step{action: `list {}`, asserts: []string{"status == 200"}, binds: []string{tt.bind}},
 				step{action: `use {"v": "{{` + name + `}}"}`, asserts: []string{"status == 200"}},
 			))
-			o := runtime.Options{Tools: runtime.Registry{"list": instantTool{tt.body}, "use": echoTool{}}, Clock: fixedClock}
+			o := runtime.Options{Tools: tool.Registry{"list": instantTool{tt.body}, "use": echoTool{}}, Clock: fixedClock}
 			res := runtime.Run(context.Background(), s, o)
 			if tt.fail != "" {
 				if got := res.Record.Steps[0].Failures; !slices.Equal(got, []string{tt.fail}) {

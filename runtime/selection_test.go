@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Selection nodes built by hand, as the parser would build them.
@@ -236,7 +237,7 @@ func TestSelection(t *testing.T) {
 			for k, v := range tc.vars {
 				env.set(k, v)
 			}
-			e := &evaluation{obs: &Observation{Status: 200, Body: tc.body}, fill: &filler{env: env}}
+			e := &evaluation{obs: &tool.Observation{Status: 200, Body: tc.body}, fill: &filler{env: env}}
 			v, found, err := e.selectValue(tc.sel.node())
 			switch {
 			case tc.err != "":
@@ -267,7 +268,7 @@ func TestSelection(t *testing.T) {
 // reported once for the step, as the other JSON forms are.
 func TestSelectionNotJSON(t *testing.T) {
 	sel := tsel{pick: ast.PickFirst, src: "json.items"}.node()
-	e := &evaluation{obs: &Observation{Body: "not json"}}
+	e := &evaluation{obs: &tool.Observation{Body: "not json"}}
 	e.assert(&ast.SelectionAssert{Sel: sel, Kind: ast.SelIs, Type: ast.TypeSet})
 	e.bind(&ast.SelectionBind{Name: "x", Sel: sel})
 	if len(e.failures) != 1 || !strings.Contains(e.failures[0].Message, "body is not valid JSON") {
@@ -314,7 +315,7 @@ func TestSelectionAssertsAndBinds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newScope()
 			env.set("prev", "b")
-			e := &evaluation{obs: &Observation{Status: 200, Body: items}, fill: &filler{env: env}}
+			e := &evaluation{obs: &tool.Observation{Status: 200, Body: items}, fill: &filler{env: env}}
 			if tc.a != nil {
 				e.assert(tc.a)
 			} else {
@@ -351,7 +352,7 @@ func TestSelectionAssertsAndBinds(t *testing.T) {
 // unbound, and the failure names it.
 func TestCheckUnboundHole(t *testing.T) {
 	sel := tsel{pick: ast.PickOnly, src: "json.items", where: []*ast.Condition{cond("id", ast.CondEq, tstr("{{order}}"))}}.node()
-	fs := Check(&Observation{Body: items}, []ast.Assert{&ast.SelectionAssert{Sel: sel, Kind: ast.SelIs, Type: ast.TypeSet}}, nil)
+	fs := Check(&tool.Observation{Body: items}, []ast.Assert{&ast.SelectionAssert{Sel: sel, Kind: ast.SelIs, Type: ast.TypeSet}}, nil)
 	if len(fs) != 1 || !strings.Contains(fs[0].Message, "{{order}}") {
 		t.Fatalf("failures %+v, want one naming {{order}}", fs)
 	}
@@ -468,7 +469,7 @@ func TestSelectionLarge(t *testing.T) {
 		{lines.String(), tsel{pick: ast.PickMax, src: `lines /^row (\d+) size (\d+)$/`, by: "2", as: ast.OrderNumber, field: "1"}, `"` + strconv.Itoa(findRow(n)) + `"`},
 	}
 	for _, tc := range tests {
-		e := &evaluation{obs: &Observation{Body: tc.body}}
+		e := &evaluation{obs: &tool.Observation{Body: tc.body}}
 		v, _, err := e.selectValue(tc.sel.node())
 		if err != nil {
 			t.Fatalf("%s: %v", tc.sel.pick, err)
@@ -478,7 +479,7 @@ func TestSelectionLarge(t *testing.T) {
 		}
 	}
 	// A join in a by order sorts: still n log n.
-	e := &evaluation{obs: &Observation{Body: body}}
+	e := &evaluation{obs: &tool.Observation{Body: body}}
 	v, _, err := e.selectValue(tsel{pick: ast.PickJoin, src: "json.items", by: "at", as: ast.OrderDate, field: "id"}.node())
 	if s, _ := v.(string); err != nil || strings.Count(s, ",") != n-1 {
 		t.Fatalf("join: %v, %d separators", err, strings.Count(s, ","))
@@ -500,7 +501,7 @@ func findRow(n int) int {
 func BenchmarkSelection(b *testing.B) {
 	const n = 100_000
 	body := bigItems(n)
-	obs := &Observation{Body: body}
+	obs := &tool.Observation{Body: body}
 	if _, err := obs.JSON(); err != nil {
 		b.Fatal(err)
 	}
@@ -544,7 +545,7 @@ func TestSum(t *testing.T) {
 		{`[]`, `0`},
 	}
 	for _, tc := range tests {
-		e := &evaluation{obs: &Observation{Body: `{"xs": ` + tc.in + `}`}}
+		e := &evaluation{obs: &tool.Observation{Body: `{"xs": ` + tc.in + `}`}}
 		v, _, err := e.selectValue(tsel{pick: ast.PickSum, src: "json.xs"}.node())
 		if err != nil || jsondata.String(v) != tc.want {
 			t.Errorf("sum %s = %s (%v), want %s", tc.in, jsondata.String(v), err, tc.want)
@@ -588,12 +589,12 @@ func TestSelectionBudget(t *testing.T) {
 	for i := range 3000 {
 		fmt.Fprintf(&lines, "row %d\n", i)
 	}
-	e := &evaluation{obs: &Observation{Body: lines.String()}}
+	e := &evaluation{obs: &tool.Observation{Body: lines.String()}}
 	_, _, err := e.selectValue(tsel{pick: ast.PickCount, src: `lines /^row (\d+)$/`}.node())
 	if err == nil || !strings.Contains(err.Error(), "took longer than 0s over the first 1023 lines") {
 		t.Errorf("lines: %v", err)
 	}
-	e = &evaluation{obs: &Observation{Body: bigItems(3000)}}
+	e = &evaluation{obs: &tool.Observation{Body: bigItems(3000)}}
 	_, _, err = e.selectValue(tsel{pick: ast.PickCount, src: "json.items", where: []*ast.Condition{condMatches("name", `7$`)}}.node())
 	if err == nil || !strings.Contains(err.Error(), "where: the conditions took longer than 0s over 1023 of 3000 elements of json.items") {
 		t.Errorf("where: %v", err)
@@ -610,7 +611,7 @@ func TestSelectionRedactsByPlace(t *testing.T) {
 		{pick: ast.PickMax, src: "json.xs", by: "token"},
 		{pick: ast.PickSum, src: "json.xs", field: "token"},
 	} {
-		e := &evaluation{obs: &Observation{Body: body}}
+		e := &evaluation{obs: &tool.Observation{Body: body}}
 		_, _, err := e.selectValue(sel.node())
 		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "json.xs.") {
 			t.Errorf("%s by %s: %v", sel.pick, sel.by, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // serversSkill is a skill whose Servers section lists the tools its
@@ -38,20 +39,20 @@ description: a skill with recorded servers
 type noopTool struct{}
 
 func (noopTool) Effect() ast.Effect { return ast.EffectRead }
-func (noopTool) Call(context.Context, []byte) (*runtime.Observation, error) {
-	return &runtime.Observation{Status: 200, Headers: map[string]string{}}, nil
+func (noopTool) Call(context.Context, []byte) (*tool.Observation, error) {
+	return &tool.Observation{Status: 200, Headers: map[string]string{}}, nil
 }
 
 func TestUnknownToolNamesItsServer(t *testing.T) {
 	s := parse(t, serversSkill)
 	tests := []struct {
 		name  string
-		tools runtime.Registry
+		tools tool.Registry
 		want  string
 	}{
-		{"server not started", runtime.Registry{"http.get": noopTool{}},
+		{"server not started", tool.Registry{"http.get": noopTool{}},
 			`Unknown tool "search_nodes" (recorded from server memory: npx -y @modelcontextprotocol/server-memory); known tools: http.get — start it with --wrap "npx -y @modelcontextprotocol/server-memory"`},
-		{"server running without the tool", runtime.Registry{"create_entities": noopTool{}},
+		{"server running without the tool", tool.Registry{"create_entities": noopTool{}},
 			`Unknown tool "search_nodes" (recorded from server memory: npx -y @modelcontextprotocol/server-memory); known tools: create_entities — server memory is running but no longer offers it`},
 	}
 	for _, tt := range tests {
@@ -62,7 +63,7 @@ func TestUnknownToolNamesItsServer(t *testing.T) {
 			}
 		})
 	}
-	res := runtime.Run(context.Background(), s, runtime.Options{Tools: runtime.Registry{"search_nodes": noopTool{}}})
+	res := runtime.Run(context.Background(), s, runtime.Options{Tools: tool.Registry{"search_nodes": noopTool{}}})
 	want := `Unknown tool "shout" (recorded from server quoted: sh -c "echo $HOME"); known tools: search_nodes — start it with --wrap 'sh -c "echo $HOME"'`
 	if got := res.Record.Steps[1].Failures; len(got) != 1 || got[0] != want {
 		t.Errorf("failures %q\nwant %q", got, want)
@@ -71,7 +72,7 @@ func TestUnknownToolNamesItsServer(t *testing.T) {
 
 func TestDryRunKnowsRecordedTools(t *testing.T) {
 	s := parse(t, serversSkill)
-	tools := runtime.Registry{"http.get": noopTool{}}
+	tools := tool.Registry{"http.get": noopTool{}}
 	plan := runtime.DryRun(s, runtime.Options{Tools: tools, SkillServers: true})
 	for _, p := range plan {
 		if p.Err != nil {

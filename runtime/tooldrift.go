@@ -7,6 +7,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -51,7 +52,7 @@ func SkillTools(skill *ast.Skill) error {
 // keeps no signatures (a hand-written or older skill), and when no MCP
 // server was started (there is nothing to compare with; the steps then
 // fail on their unknown tools as before).
-func CheckTools(skill *ast.Skill, reg Registry, red *trace.Redactor) *runlog.ToolDrift {
+func CheckTools(skill *ast.Skill, reg tool.Registry, red *trace.Redactor) *runlog.ToolDrift {
 	_, tools, _ := tooldef.FromSkill(skill)
 	if len(tools) == 0 || !servesMCP(reg) {
 		return nil
@@ -105,7 +106,7 @@ func CheckTools(skill *ast.Skill, reg Registry, red *trace.Redactor) *runlog.Too
 }
 
 // servesMCP reports whether any tool of the registry is an MCP tool.
-func servesMCP(reg Registry) bool {
+func servesMCP(reg tool.Registry) bool {
 	for _, t := range reg {
 		if _, ok := t.(Definer); ok {
 			return true

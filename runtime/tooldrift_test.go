@@ -10,6 +10,7 @@ import (
 	"github.com/reelier/reelier/lang/tooldef"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // defTool is an MCP-like tool: it shows a definition and counts calls.
@@ -20,9 +21,9 @@ type defTool struct {
 
 func (defTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (d defTool) Call(context.Context, []byte) (*runtime.Observation, error) {
+func (d defTool) Call(context.Context, []byte) (*tool.Observation, error) {
 	*d.calls++
-	return &runtime.Observation{Status: 200, Body: `{"ok":true}`}, nil
+	return &tool.Observation{Status: 200, Body: `{"ok":true}`}, nil
 }
 
 func (d defTool) Definition() (string, json.RawMessage) { return "live", json.RawMessage(d.def) }
@@ -32,9 +33,9 @@ type plainTool struct{ calls *int }
 
 func (plainTool) Effect() ast.Effect { return ast.EffectRead }
 
-func (p plainTool) Call(context.Context, []byte) (*runtime.Observation, error) {
+func (p plainTool) Call(context.Context, []byte) (*tool.Observation, error) {
 	*p.calls++
-	return &runtime.Observation{Status: 200, Body: `{"ok":true}`}, nil
+	return &tool.Observation{Status: 200, Body: `{"ok":true}`}, nil
 }
 
 const (
@@ -79,15 +80,15 @@ func TestCheckTools(t *testing.T) {
 	n := 0
 	tests := []struct {
 		name string
-		reg  runtime.Registry
+		reg  tool.Registry
 		want string // the drift lines joined by "|"; "" for none
 	}{
-		{"same definition", runtime.Registry{"search": defTool{searchV1, &n}}, ""},
-		{"reworded and reordered only", runtime.Registry{"search": defTool{searchReworded, &n}}, ""},
-		{"a field added", runtime.Registry{"search": defTool{searchV2, &n}}, "search-server: search: input field limit added (integer, optional)"},
-		{"no longer offered", runtime.Registry{"other": defTool{searchV1, &n}}, "search-server: search: no longer offered by the server"},
-		{"no MCP server started", runtime.Registry{"http.get": plainTool{&n}}, ""},
-		{"served by a builtin", runtime.Registry{"search": plainTool{&n}, "other": defTool{searchV1, &n}}, ""},
+		{"same definition", tool.Registry{"search": defTool{searchV1, &n}}, ""},
+		{"reworded and reordered only", tool.Registry{"search": defTool{searchReworded, &n}}, ""},
+		{"a field added", tool.Registry{"search": defTool{searchV2, &n}}, "search-server: search: input field limit added (integer, optional)"},
+		{"no longer offered", tool.Registry{"other": defTool{searchV1, &n}}, "search-server: search: no longer offered by the server"},
+		{"no MCP server started", tool.Registry{"http.get": plainTool{&n}}, ""},
+		{"served by a builtin", tool.Registry{"search": plainTool{&n}, "other": defTool{searchV1, &n}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,7 +99,7 @@ func TestCheckTools(t *testing.T) {
 			}
 		})
 	}
-	if runtime.CheckTools(parse(t, "---\nname: a\ndescription: b\n---\n\n### Step 1 — S\n- intent: s\n- action: search {}\n- effect: read\n"), runtime.Registry{"search": defTool{searchV2, &n}}, nil) != nil {
+	if runtime.CheckTools(parse(t, "---\nname: a\ndescription: b\n---\n\n### Step 1 — S\n- intent: s\n- action: search {}\n- effect: read\n"), tool.Registry{"search": defTool{searchV2, &n}}, nil) != nil {
 		t.Error("a skill without reelier-tools was checked")
 	}
 }
@@ -109,7 +110,7 @@ func TestCheckTools(t *testing.T) {
 func TestRunStopsOnToolDrift(t *testing.T) {
 	skill := driftSkill(t)
 	calls := 0
-	reg := runtime.Registry{"search": defTool{searchV2, &calls}}
+	reg := tool.Registry{"search": defTool{searchV2, &calls}}
 	res := runtime.Run(context.Background(), skill, runtime.Options{Tools: reg})
 	rec := res.Record
 	if calls != 0 || rec.Verdict != runlog.VerdictFailed || rec.ToolDrift == nil || rec.ToolDrift.Ignored || rec.Steps[0].Skip != runtime.SkipToolDrift {

@@ -18,6 +18,7 @@ import (
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/provenance"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // ReplayInput is the input of reelier_replay. There is deliberately no
@@ -73,7 +74,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		}
 		return nil, runlog.Record{}, fmt.Errorf("vars: the skill needs %s, so nothing ran and no run record was written; give each in vars", strings.Join(names, ", "))
 	}
-	tools := runtime.Registry{}
+	tools := tool.Registry{}
 	httptool.Register(tools, s.opts.HTTPClient)
 	if len(in.Wrap) > 0 {
 		router, err := mcpx.Start(ctx, in.Wrap, mcpx.Options{Stderr: s.opts.Stderr, Version: s.opts.Version})

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/testutil"
@@ -211,7 +212,7 @@ func TestTraceShape(t *testing.T) {
 	if call.ToolUseID != "t1" || call.Tool != "http.get" || strings.Contains(string(call.Args), "abcdefghij") {
 		t.Errorf("call %+v", call)
 	}
-	obs, err := runtime.ObserveToolResult(res.Body)
+	obs, err := tool.ObserveToolResult(res.Body)
 	if err != nil || obs.Status != 200 || obs.Body != "{\"me\":\"ann\"}\n[image unknown, 4 bytes of base64]" || res.MS != 250 || !res.OK {
 		t.Errorf("result %+v: observed %+v (%v)", res, obs, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // spoofs are server commands that would print as something harmless on a
@@ -51,7 +51,7 @@ func spoofSkill(path, cmd string) *Skill {
 // reads is what would run.
 func TestUntrustedMessageEscaped(t *testing.T) {
 	for _, cmd := range spoofs {
-		_, err := Start(context.Background(), []*Skill{spoofSkill("a\x1b[8m.skill.md", cmd)}, runtime.Registry{}, Options{StoreDir: t.TempDir()})
+		_, err := Start(context.Background(), []*Skill{spoofSkill("a\x1b[8m.skill.md", cmd)}, tool.Registry{}, Options{StoreDir: t.TempDir()})
 		var refused *RefusedError
 		if !errors.As(err, &refused) {
 			t.Fatalf("%q: %v, want a refusal", cmd, err)
@@ -71,7 +71,7 @@ func TestStartingLineEscaped(t *testing.T) {
 	for _, cmd := range spoofs {
 		var stderr bytes.Buffer
 		cmd = "/nonexistent/reelier-test-server " + cmd
-		stop, err := Start(context.Background(), []*Skill{{Path: "a.skill.md", Stdin: true, Skill: &ast.Skill{Servers: []*ast.Server{{Name: "m\x1b[1m", Command: cmd}}}}}, runtime.Registry{}, Options{Trust: true, Stderr: &stderr, StoreDir: t.TempDir()})
+		stop, err := Start(context.Background(), []*Skill{{Path: "a.skill.md", Stdin: true, Skill: &ast.Skill{Servers: []*ast.Server{{Name: "m\x1b[1m", Command: cmd}}}}}, tool.Registry{}, Options{Trust: true, Stderr: &stderr, StoreDir: t.TempDir()})
 		if err == nil {
 			stop()
 			t.Fatalf("%q started", cmd)

@@ -35,7 +35,7 @@ import (
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // Skill is a parsed skill and where it was read from.
@@ -143,7 +143,7 @@ func skillServerGroups(skills []*Skill) []*serverGroup {
 // in reg. It refuses, starting nothing,
 // when a command cannot be started as recorded or the user has not
 // trusted a skill's servers. The returned function stops what started.
-func Start(ctx context.Context, skills []*Skill, reg runtime.Registry, opts Options) (func(), error) {
+func Start(ctx context.Context, skills []*Skill, reg tool.Registry, opts Options) (func(), error) {
 	stderr := opts.Stderr
 	if stderr == nil {
 		stderr = io.Discard

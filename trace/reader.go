@@ -11,7 +11,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // LineError is a problem with one line of a trace.

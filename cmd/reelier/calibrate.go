@@ -16,6 +16,7 @@ import (
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/writeback"
+	"github.com/reelier/reelier/tool"
 )
 
 const calibrateLong = `Replay a skill a few times against the live servers and loosen the value
@@ -101,7 +102,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	if err != nil {
 		return err
 	}
-	ro := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
+	ro := runtime.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
 	httptool.Register(ro.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -24,6 +24,7 @@ import (
 	"github.com/reelier/reelier/runtime/provenance"
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
@@ -179,7 +180,7 @@ func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer)
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	defer router.Close()
-	tools := runtime.Registry{}
+	tools := tool.Registry{}
 	httptool.Register(tools, nil)
 	router.Register(tools, stderr)
 	return runtime.Run(ctx, skill, runtime.Options{Tools: tools}), nil

@@ -22,6 +22,7 @@ import (
 	"github.com/reelier/reelier/runtime/receipt"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/skillservers"
+	"github.com/reelier/reelier/tool"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -285,7 +286,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	if limits.Retry > 0 && limits.RetryInterval == 0 && !cmd.Flags().Changed("retry-interval") {
 		limits.RetryInterval = time.Second
 	}
-	base := runtime.Options{Tools: runtime.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
+	base := runtime.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
 		Limits: limits, SkipWrites: opts.skipWrites, IgnoreToolDrift: opts.ignoreToolDrift}
 	httptool.Register(base.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -323,7 +324,7 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 // servers the skills record), the skills' recorded servers otherwise —
 // only now, after the skills have parsed, and only when trusted. The
 // returned function stops them.
-func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, headers [][]mcpx.Header, trust bool, handshake time.Duration, reg runtime.Registry) (func(), error) {
+func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, headers [][]mcpx.Header, trust bool, handshake time.Duration, reg tool.Registry) (func(), error) {
 	quiet, _ := cmd.Flags().GetBool("quiet") // false for a command without --quiet
 	if len(wrap) > 0 {
 		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake, Headers: headers})

@@ -23,6 +23,7 @@ import (
 	"github.com/reelier/reelier/runtime/heal"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/llm"
+	"github.com/reelier/reelier/tool"
 )
 
 // key is the API key of every test; no output may ever contain it.
@@ -235,7 +236,7 @@ func runCase(t *testing.T, c healCase, wire string) (string, []llmtest.Request) 
 	if c.noFile {
 		ladder.SkillPath = ""
 	}
-	opts := runtime.Options{Tools: runtime.Registry{}, Vars: map[string]string{"base": a.URL}, Yes: c.yes,
+	opts := runtime.Options{Tools: tool.Registry{}, Vars: map[string]string{"base": a.URL}, Yes: c.yes,
 		Clock: func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }, Healer: ladder}
 	httptool.Register(opts.Tools, nil)
 	res := runtime.Run(context.Background(), skill, opts)
@@ -322,7 +323,7 @@ func BenchmarkLevel1(b *testing.B) {
 	}
 	skill, _ := grammar.Parse("b.skill.md", []byte(skillFor("/booking", "get", "read")))
 	skill.Steps = skill.Steps[:1] // step 2 would need a second service
-	opts := runtime.Options{Tools: runtime.Registry{}, Vars: map[string]string{"base": api.URL},
+	opts := runtime.Options{Tools: tool.Registry{}, Vars: map[string]string{"base": api.URL},
 		Healer: &heal.Ladder{MaxLevel: 1, NewClient: func() (llm.Client, error) { return client, nil }, Model: "m"}}
 	httptool.Register(opts.Tools, nil)
 	b.ReportAllocs()

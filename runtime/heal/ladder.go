@@ -11,6 +11,7 @@ import (
 	"github.com/reelier/reelier/runtime/llm"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/runtime/writeback"
+	"github.com/reelier/reelier/tool"
 )
 
 // Ladder is the escalation ladder for one run of one skill; it implements
@@ -106,7 +107,7 @@ func (e *escalation) try(ctx context.Context, level int, previous string) (strin
 // propose asks the model for a patch, validates it and, at Level 2,
 // re-executes the step once. It returns the patch and the observation to
 // check it against, or why there is none.
-func (e *escalation) propose(ctx context.Context, level int, previous string) (*patch, *runtime.Observation, string) {
+func (e *escalation) propose(ctx context.Context, level int, previous string) (*patch, *tool.Observation, string) {
 	model := e.ladder.Model
 	if level >= 2 {
 		model = e.ladder.L2Model

@@ -10,7 +10,8 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -96,8 +97,8 @@ func writeStep(b *strings.Builder, st *ast.Step, r *trace.Redactor) {
 // redacted is the observation as the model is shown it: its body and its
 // structured content redacted as a trace redacts a result, before they
 // are cut to size or sampled.
-func redacted(r *trace.Redactor, obs *runtime.Observation) *runtime.Observation {
-	out := &runtime.Observation{Status: obs.Status, Body: scrub.Text(r, "", obs.Body), Structured: obs.Structured}
+func redacted(r *trace.Redactor, obs *tool.Observation) *tool.Observation {
+	out := &tool.Observation{Status: obs.Status, Body: scrub.Text(r, "", obs.Body), Structured: obs.Structured}
 	if obs.Structured != nil {
 		if s, err := scrub.JSON(r, obs.Structured); err == nil {
 			out.Structured = s
@@ -108,7 +109,7 @@ func redacted(r *trace.Redactor, obs *runtime.Observation) *runtime.Observation 
 
 // writeSummary writes the bounded observation summary: status, the start
 // of the body, and sampled JSON leaves.
-func writeSummary(b *strings.Builder, obs *runtime.Observation) {
+func writeSummary(b *strings.Builder, obs *tool.Observation) {
 	fmt.Fprintf(b, "status: %d\n", obs.Status)
 	body := obs.Body
 	if n := utf8.RuneCountInString(body); n > maxBody {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -19,7 +20,7 @@ func TestSample(t *testing.T) {
 	}
 	body := `{"a":{"b":[1,2,3,4,5],"c":{},"d":[],"first-name":"x","e":null},"long":"` + strings.Repeat("é", 60) +
 		`","items":[` + strings.Join(items, ",") + `],"tail":true}`
-	obs := &runtime.Observation{Status: 200, Body: body}
+	obs := &tool.Observation{Status: 200, Body: body}
 	root, err := obs.JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestSample(t *testing.T) {
 	for i := range 100 {
 		wide = append(wide, fmt.Sprintf(`"k%d":%d`, i, i))
 	}
-	root, _ = (&runtime.Observation{Body: "{" + strings.Join(wide, ",") + "}"}).JSON()
+	root, _ = (&tool.Observation{Body: "{" + strings.Join(wide, ",") + "}"}).JSON()
 	if got := sample(root); len(got) != maxLeaves || got[maxLeaves-1] != "json.k39 = 39" {
 		t.Errorf("%d leaves, last %q; want %d ending at k39", len(got), got[len(got)-1], maxLeaves)
 	}
@@ -54,7 +55,7 @@ func TestSample(t *testing.T) {
 // and notes a body that is not JSON.
 func TestSummary(t *testing.T) {
 	var b strings.Builder
-	writeSummary(&b, &runtime.Observation{Status: 503, Body: strings.Repeat("ü", 2500)})
+	writeSummary(&b, &tool.Observation{Status: 503, Body: strings.Repeat("ü", 2500)})
 	got := b.String()
 	want := "status: 503\nbody (5000 bytes):\n" + strings.Repeat("ü", 2000) + "… [cut: 2000 of 2500 characters shown]\nThe body is not JSON.\n"
 	if got != want {
@@ -81,7 +82,7 @@ func TestPromptRedacted(t *testing.T) {
 	body := `{"token":"` + github + `","password":"` + password + `","note":"` + envValue + `","title":"{\"password\":\"` + password + `\"}"}`
 	d := &runtime.Divergence{
 		Step:        skill.Steps[0],
-		Observation: &runtime.Observation{Status: 200, Body: body, Structured: []byte(body)},
+		Observation: &tool.Observation{Status: 200, Body: body, Structured: []byte(body)},
 		Failures:    []runtime.Failure{{Message: `json.token == "x" failed: got "` + github + `" and ` + envValue}},
 	}
 	_, user := prompt(d, 1, `the patch does not hold: json.title == "y" failed: got "{\"password\":\"`+password+`\"}"`)

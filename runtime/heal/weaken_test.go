@@ -20,6 +20,7 @@ import (
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/llm"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // versionBody is what the service answers in the heal-refusal table: the
@@ -76,7 +77,7 @@ func escalate(t *testing.T, src string, replies []llmtest.Reply, tune func(*heal
 	if tune != nil {
 		tune(ladder)
 	}
-	opts := runtime.Options{Tools: runtime.Registry{}, Vars: map[string]string{"base": svc.URL}, Healer: ladder,
+	opts := runtime.Options{Tools: tool.Registry{}, Vars: map[string]string{"base": svc.URL}, Healer: ladder,
 		Clock: func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }}
 	httptool.Register(opts.Tools, nil)
 	res := runtime.Run(context.Background(), skill, opts)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // Timeout bounds one HTTP call, connection to last body byte.
@@ -31,7 +31,7 @@ type Tool struct {
 // Register adds http.get and http.post to reg. A nil client means one with
 // the default transport; each call is bounded by its context, which the
 // runtime gives the run's limit (Timeout unless the run or skill sets one).
-func Register(reg runtime.Registry, client *http.Client) {
+func Register(reg tool.Registry, client *http.Client) {
 	if client == nil {
 		client = &http.Client{}
 	}
@@ -43,7 +43,7 @@ func Register(reg runtime.Registry, client *http.Client) {
 // unless the run or the skill sets one (--timeout, reelier-timeout).
 func (t *Tool) Timeout() time.Duration { return Timeout }
 
-// Effect implements runtime.Tool: GET reads; POST is destructive, since a
+// Effect implements tool.Tool: GET reads; POST is destructive, since a
 // POST is not safe to repeat unless the step's author says so, as the
 // compiler and the effect_verb lint also read it (SPEC.md §3 "Effect
 // verbs"). A step's own effect, when it declares one, wins.
@@ -56,8 +56,8 @@ type args struct {
 	Body    json.RawMessage   `json:"body"`
 }
 
-// Call implements runtime.Tool.
-func (t *Tool) Call(ctx context.Context, raw []byte) (*runtime.Observation, error) {
+// Call implements tool.Tool.
+func (t *Tool) Call(ctx context.Context, raw []byte) (*tool.Observation, error) {
 	req, err := t.request(ctx, raw)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (t *Tool) Call(ctx context.Context, raw []byte) (*runtime.Observation, erro
 	if len(body) > MaxBody {
 		return nil, fmt.Errorf("the response from %s is larger than the %d MiB limit on a response body (%d bytes); it was not read further", req.URL.Host, MaxBody>>20, MaxBody)
 	}
-	return &runtime.Observation{Status: resp.StatusCode, Headers: lowerHeaders(resp.Header), Body: string(body)}, nil
+	return &tool.Observation{Status: resp.StatusCode, Headers: lowerHeaders(resp.Header), Body: string(body)}, nil
 }
 
 // request builds the HTTP request from the tool's JSON arguments.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 )
 
 // seen is what the test server received.
@@ -33,8 +33,8 @@ func server(t *testing.T) (*httptest.Server, *seen) {
 	return srv, &got
 }
 
-func tools() runtime.Registry {
-	reg := runtime.Registry{}
+func tools() tool.Registry {
+	reg := tool.Registry{}
 	Register(reg, nil)
 	return reg
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/httptool"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 const skillSrc = `---
@@ -80,7 +81,7 @@ func runSrc(t *testing.T, ctx context.Context, src string, handler http.HandlerF
 	if len(diags) > 0 {
 		t.Fatal(diags)
 	}
-	opts.Tools = runtime.Registry{}
+	opts.Tools = tool.Registry{}
 	httptool.Register(opts.Tools, nil)
 	if opts.Vars == nil {
 		opts.Vars = map[string]string{}

@@ -14,6 +14,7 @@ import (
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -191,7 +192,7 @@ func location(file string, line int) string {
 // body stays on the response line; a longer one is quoted line by line,
 // its line breaks kept, up to maxBodyLines lines and maxBodyChars
 // characters unless verbose.
-func writeResponse(ctx context.Context, w io.Writer, obs *runtime.Observation, verbose bool, r *trace.Redactor) {
+func writeResponse(ctx context.Context, w io.Writer, obs *tool.Observation, verbose bool, r *trace.Redactor) {
 	scrubbed, _ := scrub.TextContext(ctx, r, "", obs.Body)
 	body := strings.TrimSuffix(strings.TrimSuffix(scrubbed, "\n"), "\r")
 	if body == "" {

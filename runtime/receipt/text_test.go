@@ -13,6 +13,7 @@ import (
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/tool"
 )
 
 // checkSrc is one step that fails its check on whatever body the server
@@ -264,7 +265,7 @@ func TestHealTextEscaped(t *testing.T) {
 // record, redacted) and response, and a response's secrets are blanked in
 // every receipt, verbose or not.
 func TestVerboseExchange(t *testing.T) {
-	obs := &runtime.Observation{Status: 200, Body: `{"user":"ada","password":"hunter2-hunter2","token":"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}`}
+	obs := &tool.Observation{Status: 200, Body: `{"user":"ada","password":"hunter2-hunter2","token":"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}`}
 	rec := &runlog.StepRecord{N: 1, Title: "Log in", Outcome: runlog.Passed, Failures: []string{},
 		Action: &runlog.ActionRecord{Tool: "login", Args: []byte(`{"user":"ada","password":"«redacted»"}`)}}
 	sr := &runtime.StepResult{Record: rec, Observation: obs}

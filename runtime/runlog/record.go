@@ -202,7 +202,7 @@ type ActionRecord struct {
 }
 
 // Digest identifies an observation: the SHA-256 and size of its canonical
-// bytes (status, headers and body; see runtime.Observation.Digest).
+// bytes (status, headers and body; see tool.Observation.Digest).
 type Digest struct {
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`

@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/internal/termtext"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -146,7 +146,7 @@ func bodyExcerpt(r *trace.Result) string {
 	if t, ok := r.Truncated(); ok {
 		return fmt.Sprintf("[truncated from %d chars] %s", t.OriginalLength, excerpt(t.Preview))
 	}
-	if res, err := runtime.ParseToolResult(r.Body); err == nil {
+	if res, err := tool.ParseToolResult(r.Body); err == nil {
 		text := res.Text()
 		if strings.TrimSpace(text) == "" && res.Structured != nil {
 			text = string(res.Structured)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // FuzzRawAt holds RawAt to Parse and Object.Get on valid documents, and

@@ -1,11 +1,11 @@
-package runtime_test
+package tool_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 func TestToolResultObservation(t *testing.T) {
@@ -31,7 +31,7 @@ func TestToolResultObservation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obs, err := runtime.ObserveToolResult([]byte(tt.body))
+			obs, err := tool.ObserveToolResult([]byte(tt.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestToolResultObservation(t *testing.T) {
 
 func TestParseToolResultRejects(t *testing.T) {
 	for _, body := range []string{``, `[]`, `"x"`, `{}`, `{"content":null}`, `{"content":{}}`, `{"content":[1]}`, `{"content":[`, `{"result":1}`} {
-		if _, err := runtime.ParseToolResult([]byte(body)); !errors.Is(err, runtime.ErrNotToolResult) {
+		if _, err := tool.ParseToolResult([]byte(body)); !errors.Is(err, tool.ErrNotToolResult) {
 			t.Errorf("ParseToolResult(%q) = %v; want ErrNotToolResult", body, err)
 		}
 	}
@@ -61,7 +61,7 @@ func FuzzParseToolResult(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":[1,2]}}`))
 	f.Add([]byte(`{"content":[{"type":"image","data":"AA=="}],"isError":true}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := runtime.ParseToolResult(body)
+		r, err := tool.ParseToolResult(body)
 		if err != nil {
 			return
 		}

@@ -1,6 +1,6 @@
-package runtime
+package tool
 
-import "github.com/reelier/reelier/runtime/jsondata"
+import "github.com/reelier/reelier/tool/jsondata"
 
 // Observation is what a tool call returned, as asserts and binds see it.
 // An MCP tool result becomes one through ToolResult.Observation; an HTTP

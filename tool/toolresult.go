@@ -1,4 +1,4 @@
-package runtime
+package tool
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reelier/reelier/runtime/jsondata"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // ToolResult is an MCP tool result (CallToolResult) as Reelier reads it,
