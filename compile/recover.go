@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
@@ -547,7 +548,7 @@ func (c *compiler) redactedInput(st *step, l argLeaf, b *binder) {
 	if base == "" || genericKeys[base] {
 		base = "secret"
 	}
-	ms := trace.Markers(l.raw, nil)
+	ms := redact.Markers(l.raw, nil)
 	parts := make([]holePart, 0, len(ms))
 	unnamed := 0
 	for _, m := range ms {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/tool"
@@ -136,7 +137,7 @@ func unRedact(args []byte) []byte {
 		}
 	}
 	s := string(args)
-	ms := trace.Markers(s, nil)
+	ms := redact.Markers(s, nil)
 	for i := len(ms) - 1; i >= 0; i-- {
 		s = s[:ms[i].Start] + "⟦secret⟧" + s[ms[i].End:]
 	}

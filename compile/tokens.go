@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // Tokens. A text result, and a string a call sends, are cut into tokens
@@ -147,7 +147,7 @@ func isNameToken(tok string) bool {
 // isRedacted reports whether a value holds a redaction placeholder —
 // «redacted», or «redacted:NAME» for a variable REELIER_REDACT named: it
 // is not a value the recording saw, and never matches anything.
-func isRedacted(s string) bool { return trace.HasMarker(s) }
+func isRedacted(s string) bool { return redact.HasMarker(s) }
 
 // snake turns an argument key or a label into a variable name:
 // `entityName` → entity_name, `File Name` → file_name; "" when nothing

@@ -15,8 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/secrets"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // Remote downstreams. A --wrap value that starts with http:// or https://
@@ -233,9 +232,9 @@ func unwrapURLError(err error) error {
 // what is left goes through the redactor as text too. r nil is the
 // redactor the environment configures. A string that is not a URL is
 // redacted as text.
-func RedactURL(r *trace.Redactor, raw string) string {
+func RedactURL(r *redact.Redactor, raw string) string {
 	if r == nil {
-		r = trace.RedactorFromEnv()
+		r = redact.RedactorFromEnv()
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" && u.User == nil {
@@ -245,7 +244,7 @@ func RedactURL(r *trace.Redactor, raw string) string {
 	b.WriteString(u.Scheme)
 	b.WriteString("://")
 	if u.User != nil {
-		b.WriteString(trace.Redacted)
+		b.WriteString(redact.Redacted)
 		b.WriteByte('@')
 	}
 	b.WriteString(u.Host)
@@ -267,8 +266,8 @@ func RedactURL(r *trace.Redactor, raw string) string {
 				continue
 			}
 			b.WriteByte('=')
-			if dv != "" && (secrets.IsSecretKey(dn) || r.String(dn, dv) != dv) {
-				b.WriteString(trace.Redacted)
+			if dv != "" && (redact.IsSecretKey(dn) || r.String(dn, dv) != dv) {
+				b.WriteString(redact.Redacted)
 			} else {
 				b.WriteString(value)
 			}
@@ -297,9 +296,9 @@ func urlLabel(raw string) string {
 // environment variable and the rest of it is not a secret (as in
 // "Authorization: Bearer $TOKEN"); otherwise a reference to a variable
 // named after the header ("X-Api-Key: $X_API_KEY"), for the user to set.
-func SkillHeader(r *trace.Redactor, h Header) string {
+func SkillHeader(r *redact.Redactor, h Header) string {
 	if r == nil {
-		r = trace.RedactorFromEnv()
+		r = redact.RedactorFromEnv()
 	}
 	if len(h.Vars()) > 0 {
 		// The literal parts, each variable reference standing in for a
@@ -316,7 +315,7 @@ func SkillHeader(r *trace.Redactor, h Header) string {
 // looksSecret reports whether the literal parts of a header value would
 // be blanked by the redactor. The scheme word of an Authorization value
 // ("Bearer VAR") is not a secret.
-func looksSecret(r *trace.Redactor, name, lit string) bool {
+func looksSecret(r *redact.Redactor, name, lit string) bool {
 	if scheme, rest, ok := strings.Cut(lit, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "Token")) {
 		lit = rest
 	}
@@ -390,7 +389,7 @@ func startRemote(ctx context.Context, index int, raw string, headers []Header, o
 func startRemoteAt(ctx context.Context, index int, raw string, headers []Header, opts Options, version string) (*Downstream, error) {
 	red := opts.Redactor
 	if red == nil {
-		red = trace.RedactorFromEnv()
+		red = redact.RedactorFromEnv()
 	}
 	name := RedactURL(red, raw)
 	u, err := ParseURL(raw)
@@ -409,7 +408,7 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 		// called and wherever the server echoes it.
 		for _, name := range h.Vars() {
 			if val, ok := os.LookupEnv(name); ok {
-				trace.RegisterSecret(name, val)
+				redact.RegisterSecret(name, val)
 			}
 		}
 	}
@@ -498,7 +497,7 @@ func legacyStatus(status int) bool {
 }
 
 // remoteFailure explains why a remote server could not be started.
-func remoteFailure(rt *headerTransport, red *trace.Redactor, timedOut bool, limit time.Duration, err error) string {
+func remoteFailure(rt *headerTransport, red *redact.Redactor, timedOut bool, limit time.Duration, err error) string {
 	var opErr *net.OpError
 	resp := rt.firstBad()
 	switch {
@@ -595,7 +594,7 @@ func (c *cancelOnClose) Close() error {
 type headerTransport struct {
 	base   http.RoundTripper
 	header http.Header
-	red    *trace.Redactor
+	red    *redact.Redactor
 	max    int    // the most bytes of one message (a JSON body, an SSE event) read
 	name   string // the server, for the error a larger one gets (URL redacted)
 	// tooLarge is the last TooLargeError a body read gave, until a failed

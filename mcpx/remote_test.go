@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 func TestIsURL(t *testing.T) {
@@ -94,7 +94,7 @@ func TestHeaderExpand(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
-	r := &trace.Redactor{}
+	r := &redact.Redactor{}
 	tests := []struct{ in, want string }{
 		{"http://127.0.0.1:3001/mcp", "http://127.0.0.1:3001/mcp"},
 		{"https://user:hunter2@example.com/mcp", "https://«redacted»@example.com/mcp"},
@@ -116,7 +116,7 @@ func TestRedactURL(t *testing.T) {
 }
 
 func TestSkillHeader(t *testing.T) {
-	r := &trace.Redactor{}
+	r := &redact.Redactor{}
 	tests := []struct{ name, value, want string }{
 		{"Authorization", "Bearer $TOKEN", "Authorization: Bearer $TOKEN"},
 		{"X-Api-Key", "${KEY}", "X-Api-Key: ${KEY}"},
@@ -148,7 +148,7 @@ func FuzzParseHeader(f *testing.F) {
 		if err != nil || strings.ContainsAny(v, "\r\n") {
 			t.Fatalf("%q expands to %q, %v", s, v, err)
 		}
-		if sk := mcpx.SkillHeader(&trace.Redactor{}, h); !strings.HasPrefix(sk, h.Name+": ") {
+		if sk := mcpx.SkillHeader(&redact.Redactor{}, h); !strings.HasPrefix(sk, h.Name+": ") {
 			t.Fatalf("skill form %q", sk)
 		}
 	})
@@ -159,7 +159,7 @@ func FuzzRedactURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r := &trace.Redactor{}
+		r := &redact.Redactor{}
 		once := mcpx.RedactURL(r, s)
 		if twice := mcpx.RedactURL(r, once); twice != once {
 			t.Fatalf("not idempotent: %q → %q → %q", s, once, twice)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -45,7 +46,7 @@ type Options struct {
 	// Redactor blanks secrets in the downstreams' stderr lines before they
 	// are printed (a server may log a token it was given); nil means the
 	// one the environment configures (trace.RedactorFromEnv).
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 	// Version is reported to downstreams as the client's version.
 	Version string
 	// StartTimeout bounds each downstream's start; DefaultStartTimeout if 0.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/shlex"
 
 	"github.com/reelier/reelier/internal/termtext"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // maxStderrLine bounds the part of a downstream's stderr line held back
@@ -105,7 +105,7 @@ func stderrLines(commands []string, opts Options) (servers []*lineWriter, warn i
 	}
 	red := opts.Redactor
 	if red == nil {
-		red = trace.RedactorFromEnv()
+		red = redact.RedactorFromEnv()
 	}
 	labels := make([]string, len(commands))
 	count := map[string]int{}
@@ -136,7 +136,7 @@ type lineWriter struct {
 	buf    []byte // the start of a line whose end has not come yet
 	// redact blanks secrets in each line; the line is then escaped for
 	// the terminal.
-	redact *trace.Redactor
+	redact *redact.Redactor
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {

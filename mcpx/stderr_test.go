@@ -1,10 +1,11 @@
 package mcpx
 
 import (
-	"github.com/reelier/reelier/trace"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/reelier/reelier/redact"
 )
 
 func TestServerLabel(t *testing.T) {
@@ -56,7 +57,7 @@ func TestLineWriter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			w := &lineWriter{mu: &sync.Mutex{}, out: &out, prefix: []byte("[s] "), redact: trace.NewRedactor(nil, nil)}
+			w := &lineWriter{mu: &sync.Mutex{}, out: &out, prefix: []byte("[s] "), redact: redact.NewRedactor(nil, nil)}
 			for _, c := range tt.chunks {
 				if n, err := w.Write([]byte(c)); n != len(c) || err != nil {
 					t.Fatalf("Write = %d, %v", n, err)

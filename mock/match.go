@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/reelier/reelier/diff"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/tool/jsondata"
-	"github.com/reelier/reelier/trace"
 )
 
 // Mode says how a call's arguments are compared with a recorded call's.
@@ -270,7 +270,7 @@ func redactedPaths(v any) map[string]bool {
 				walk(e, append(path[:len(path):len(path)], strconv.Itoa(i)))
 			}
 		case string:
-			if trace.HasMarker(v) {
+			if redact.HasMarker(v) {
 				out[strings.Join(path, ".")] = true
 			}
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/tool"
-	"github.com/reelier/reelier/trace"
 )
 
 // command names reelier mock in the HTTP guard's messages.
@@ -39,7 +39,7 @@ type Options struct {
 	// compared with the (redacted) recording or shown in an answer or on
 	// stderr; nil means the one the environment configures
 	// (trace.RedactorFromEnv).
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 }
 
 // Server is an MCP server that answers from recordings.
@@ -49,7 +49,7 @@ type Server struct {
 	mcp     *mcp.Server
 	stderr  io.Writer
 	errMu   sync.Mutex
-	redact  *trace.Redactor
+	redact  *redact.Redactor
 
 	mu       sync.Mutex
 	sessions map[weak.Pointer[mcp.ServerSession]]*cursor
@@ -70,7 +70,7 @@ func New(book *Book, opts Options) *Server {
 	}
 	s.redact = opts.Redactor
 	if s.redact == nil {
-		s.redact = trace.RedactorFromEnv()
+		s.redact = redact.RedactorFromEnv()
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "reelier-mock", Title: "Reelier mock (answers from recordings)", Version: opts.Version},
 		&mcp.ServerOptions{HasTools: true})

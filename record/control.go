@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -122,7 +122,7 @@ func (p *Proxy) note(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTool
 // arguments and results, JSON pasted into it included; the agent's own
 // call is left as it was.
 func (p *Proxy) redactNote(text string) string {
-	return scrub.Text(p.opts.Redactor, "", text)
+	return redact.Text(p.opts.Redactor, "", text)
 }
 
 func (p *Proxy) stopRecording(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

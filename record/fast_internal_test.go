@@ -17,7 +17,7 @@ import (
 
 	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // rawAgent is an agent that speaks newline-delimited JSON-RPC to a proxy's
@@ -128,7 +128,7 @@ func startDiffProxy(t *testing.T, server string, callTimeout time.Duration, noFa
 	dir := t.TempDir()
 	p, err := Start(context.Background(), []string{server}, Options{
 		TraceDir:    dir,
-		Redactor:    trace.NewRedactor(nil, nil),
+		Redactor:    redact.NewRedactor(nil, nil),
 		Now:         func() time.Time { return time.Date(2026, 7, 18, 14, 2, 0, 0, time.UTC) },
 		CallTimeout: callTimeout,
 		NoFastPath:  noFast,

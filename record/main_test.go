@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/record"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // TestMain lets this test binary double as the downstream test server:
@@ -86,7 +86,7 @@ func startDir(t testing.TB, dir string, wrap ...string) *fixture {
 	ctx := context.Background()
 	p, err := record.Start(ctx, wrap, record.Options{
 		TraceDir: f.dir,
-		Redactor: trace.NewRedactor(nil, nil),
+		Redactor: redact.NewRedactor(nil, nil),
 		Now:      clock(),
 		Stderr:   f.stderr,
 		Version:  "test",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -21,7 +22,7 @@ type Options struct {
 	// TraceDir is where recordings go; trace.DefaultDir if empty.
 	TraceDir string
 	// Redactor blanks secrets in what is recorded; nil blanks nothing.
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 	// Now is the trace clock; time.Now if nil.
 	Now func() time.Time
 	// Stderr receives the downstreams' stderr, each line prefixed with

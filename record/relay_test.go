@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -424,7 +425,7 @@ func TestRelayConcurrentInProcess(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			dir := t.TempDir()
 			ctx := context.Background()
-			p, err := record.Start(ctx, []string{relayServerCommand()}, record.Options{TraceDir: dir, Redactor: trace.NewRedactor(nil, nil), Stderr: &syncBuffer{}, Version: "test"})
+			p, err := record.Start(ctx, []string{relayServerCommand()}, record.Options{TraceDir: dir, Redactor: redact.NewRedactor(nil, nil), Stderr: &syncBuffer{}, Version: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/shlex"
 	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -19,7 +20,7 @@ import (
 func (p *Proxy) servers() []trace.Server {
 	r := p.opts.Redactor
 	if r == nil {
-		r = &trace.Redactor{}
+		r = &redact.Redactor{}
 	}
 	ds := p.router.Downstreams()
 	out := make([]trace.Server, len(ds))
@@ -213,9 +214,9 @@ func uniqueName(name string, taken map[string]bool) string {
 // the environment rule only decides that a whole value is a secret. When
 // nothing is blanked the command is returned exactly as given; otherwise
 // its words are joined again, quoted so that they split back the same way.
-func redactCommand(r *trace.Redactor, command string) string {
+func redactCommand(r *redact.Redactor, command string) string {
 	if r == nil {
-		r = &trace.Redactor{}
+		r = &redact.Redactor{}
 	}
 	if mcpx.IsURL(command) {
 		return mcpx.RedactURL(r, command)
@@ -237,13 +238,13 @@ func redactCommand(r *trace.Redactor, command string) string {
 		switch {
 		case isAssign && (prefix || inEnv || isEnvFlag(flag) || isEnvName(name)):
 			if value != "" {
-				red = name + "=" + trace.Redacted
+				red = name + "=" + redact.Redacted
 			}
 		case isFlag:
 			f, v, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
 			lead := w[:len(w)-len(v)]
 			if n, val, ok := cutAssignment(v); hasValue && ok && val != "" && (isEnvFlag("-"+f) || isEnvFlag("--"+f)) {
-				red = lead + n + "=" + trace.Redacted
+				red = lead + n + "=" + redact.Redacted
 			} else if hasValue {
 				red = lead + r.String(f, v)
 			}

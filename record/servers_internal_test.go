@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/shlex"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // Credential-shaped values, assembled at run time so that no credential
@@ -16,7 +16,7 @@ var (
 )
 
 func TestRedactCommand(t *testing.T) {
-	r := trace.NewRedactor([]string{"CRM_SECRET"}, func(name string) (string, bool) {
+	r := redact.NewRedactor([]string{"CRM_SECRET"}, func(name string) (string, bool) {
 		if name == "CRM_SECRET" {
 			return "crm-secret-value", true
 		}

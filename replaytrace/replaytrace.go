@@ -35,6 +35,7 @@ import (
 
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
@@ -57,7 +58,7 @@ const toolFailed = "Tool execution failed"
 type Options struct {
 	// Redactor blanks secrets; nil means the one the environment
 	// configures (trace.RedactorFromEnv), which the recorder uses too.
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 	// Wrapped is set when the run's servers were started from --wrap
 	// commands rather than from the skill's Servers section. The meta
 	// record's "wrapped" is then empty: a command line is not written to
@@ -93,7 +94,7 @@ type call struct {
 // New returns a recorder for a run of skill.
 func New(skill *ast.Skill, opts Options) *Recorder {
 	if opts.Redactor == nil {
-		opts.Redactor = trace.RedactorFromEnv()
+		opts.Redactor = redact.RedactorFromEnv()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -277,7 +278,7 @@ func errorBody(msg string) json.RawMessage {
 
 // redactJSON redacts a JSON value as the trace writer does: nothing
 // becomes null.
-func redactJSON(red *trace.Redactor, raw []byte) (json.RawMessage, error) {
+func redactJSON(red *redact.Redactor, raw []byte) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage("null"), nil
 	}

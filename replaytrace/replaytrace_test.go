@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/tool"
@@ -67,7 +68,7 @@ func TestRecorder(t *testing.T) {
 	}
 	clock := time.Date(2026, 7, 18, 14, 0, 1, 0, time.UTC)
 	now := func() time.Time { clock = clock.Add(100 * time.Millisecond); return clock }
-	rec := New(skill, Options{Redactor: &trace.Redactor{}, Now: now})
+	rec := New(skill, Options{Redactor: &redact.Redactor{}, Now: now})
 	var seen []int
 	hook := rec.Hook(func(sr *runtime.StepResult) { seen = append(seen, sr.Step.Number) })
 	step := func(i int, action *runtime.Action, obs *tool.Observation, failure string) *runtime.StepResult {

@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/tool/jsondata"
-	"github.com/reelier/reelier/trace"
 )
 
 // Failure is one reason a step failed. A step's failures are redacted
@@ -54,7 +54,7 @@ func show(v any, found bool, key string) string {
 // run's own redactor when the failure reaches the step's record
 // (redactFailures); Check's failures, which no record keeps, have only
 // this.
-var sourceRedactor = trace.NewRedactor(nil, nil)
+var sourceRedactor = redact.NewRedactor(nil, nil)
 
 // redactedValue is v as compact JSON, redacted as the member key of an
 // object.
@@ -63,7 +63,7 @@ func redactedValue(v any, key string) string {
 	obj = append(jsondata.Append(obj, v), '}')
 	red, err := sourceRedactor.JSON(obj)
 	if err != nil {
-		return trace.Redacted
+		return redact.Redacted
 	}
 	if bytes.Equal(red, obj) {
 		return jsondata.String(v)
@@ -71,7 +71,7 @@ func redactedValue(v any, key string) string {
 	root, err := jsondata.Parse(string(red))
 	o, ok := root.(*jsondata.Object)
 	if err != nil || !ok || len(o.Members) != 1 {
-		return trace.Redacted
+		return redact.Redacted
 	}
 	return jsondata.String(o.Members[0].Value)
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/tool/jsondata"
-	"github.com/reelier/reelier/trace"
 )
 
 // markerBytes starts every redaction placeholder (trace.Markers).
@@ -49,10 +49,10 @@ func placeholderError(step int, args []byte) error {
 // path is written as skill paths are (headers.Authorization, ids.1), a
 // member name other than letters, digits, _ and - quoted in brackets
 // (["a b"].1).
-func findPlaceholder(v any, path string) (string, trace.Marker, string, bool) {
+func findPlaceholder(v any, path string) (string, redact.Marker, string, bool) {
 	switch v := v.(type) {
 	case string:
-		if ms := trace.Markers(v, nil); len(ms) > 0 {
+		if ms := redact.Markers(v, nil); len(ms) > 0 {
 			return path, ms[0], v, true
 		}
 	case *jsondata.Object:
@@ -68,7 +68,7 @@ func findPlaceholder(v any, path string) (string, trace.Marker, string, bool) {
 			}
 		}
 	}
-	return "", trace.Marker{}, "", false
+	return "", redact.Marker{}, "", false
 }
 
 // pathJoin appends a segment to a path: after a dot when it is plain,

@@ -1,8 +1,7 @@
 package runtime
 
 import (
-	"github.com/reelier/reelier/internal/scrub"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // redactFailures is the one place a step's failures are redacted for
@@ -14,15 +13,15 @@ import (
 // response); an observed value was already blanked by its place where the
 // failure was made (show). Expr is left as the skill spells it, so a
 // receipt can find its line; a receipt redacts it when it prints it.
-func redactFailures(r *trace.Redactor, fs []Failure) []Failure {
+func redactFailures(r *redact.Redactor, fs []Failure) []Failure {
 	if len(fs) == 0 {
 		return fs
 	}
 	out := make([]Failure, len(fs))
 	for i, f := range fs {
-		f.Message = scrub.Text(r, "", f.Message)
-		f.Expected = scrub.Text(r, "", f.Expected)
-		f.Observed = scrub.Text(r, "", f.Observed)
+		f.Message = redact.Text(r, "", f.Message)
+		f.Expected = redact.Text(r, "", f.Expected)
+		f.Observed = redact.Text(r, "", f.Observed)
 		out[i] = f
 	}
 	return out
@@ -31,9 +30,9 @@ func redactFailures(r *trace.Redactor, fs []Failure) []Failure {
 // Redactor returns the run's redactor (Options.Redactor, or the one the
 // environment configures): a Healer passes what it shows a model through it,
 // so the model never sees a value the run record would blank.
-func (d *Divergence) Redactor() *trace.Redactor {
+func (d *Divergence) Redactor() *redact.Redactor {
 	if d.r != nil && d.r.opts.Redactor != nil {
 		return d.r.opts.Redactor
 	}
-	return trace.RedactorFromEnv()
+	return redact.RedactorFromEnv()
 }

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/tool"
-	"github.com/reelier/reelier/trace"
 )
 
 // Secrets for the redaction tests, assembled at run time so no credential
@@ -27,7 +27,7 @@ var (
 // shape, and the values REELIER_REDACT names — while the step still fails
 // for the real reason.
 func TestFailuresRedacted(t *testing.T) {
-	red := trace.NewRedactor([]string{"RT_SECRET"}, func(n string) (string, bool) { return rtEnvValue, n == "RT_SECRET" })
+	red := redact.NewRedactor([]string{"RT_SECRET"}, func(n string) (string, bool) { return rtEnvValue, n == "RT_SECRET" })
 	tests := []struct {
 		name   string
 		answer string // the tool's JSON body
@@ -90,11 +90,11 @@ func TestFailuresRedacted(t *testing.T) {
 // TestHealFailuresRedacted: failures a Healer adds are redacted with the
 // step's own, and the Divergence offers the run's redactor.
 func TestHealFailuresRedacted(t *testing.T) {
-	red := trace.NewRedactor([]string{"RT_SECRET"}, func(n string) (string, bool) { return rtEnvValue, n == "RT_SECRET" })
+	red := redact.NewRedactor([]string{"RT_SECRET"}, func(n string) (string, bool) { return rtEnvValue, n == "RT_SECRET" })
 	fake := &scripted{effect: ast.EffectRead, answer: func(context.Context, int, []byte) (*tool.Observation, error) {
 		return body(`{"n":1}`), nil
 	}}
-	var offered *trace.Redactor
+	var offered *redact.Redactor
 	healer := healerFunc(func(_ context.Context, d *runtime.Divergence) *runtime.Healing {
 		offered = d.Redactor()
 		return &runtime.Healing{Attempted: 1, Failures: []runtime.Failure{{Message: "Level 1 heal failed: the model said " + rtEnvValue}}}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
-	"github.com/reelier/reelier/trace"
 )
 
 // Options configure a run.
@@ -54,7 +54,7 @@ type Options struct {
 	// filled action, the values binds took, the failures) and in what a
 	// Healer shows a model (Divergence.Redactor). Nil means the one
 	// configured by the environment (trace.RedactorFromEnv).
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 	// Path and SkillSHA256 identify the skill file on the record.
 	Path        string
 	SkillSHA256 string
@@ -162,7 +162,7 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	began := time.Now()
 	start := opts.now()
 	if opts.Redactor == nil {
-		opts.Redactor = trace.RedactorFromEnv()
+		opts.Redactor = redact.RedactorFromEnv()
 	}
 	limits, _ := SkillLimits(skill)
 	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(countBinds(skill)), today: dayOf(start)}, start: start,
@@ -356,11 +356,11 @@ func (r *runner) markUnavailable(st *ast.Step) {
 // recordAction puts the filled call on the record, redacted.
 func (r *runner) recordAction(rec *runlog.StepRecord, a *Action) {
 	if r.opts.Redactor == nil {
-		r.opts.Redactor = trace.RedactorFromEnv()
+		r.opts.Redactor = redact.RedactorFromEnv()
 	}
 	args, err := r.opts.Redactor.JSON(a.Args)
 	if err != nil {
-		args = json.RawMessage(`"` + trace.Redacted + `"`)
+		args = json.RawMessage(`"` + redact.Redacted + `"`)
 	}
 	rec.Action = &runlog.ActionRecord{Tool: a.Tool, Args: args}
 }
@@ -370,7 +370,7 @@ func (r *runner) recordAction(rec *runlog.StepRecord, a *Action) {
 func (r *runner) record(sr *StepResult, local *scope) {
 	rec := sr.Record
 	if r.opts.Redactor == nil {
-		r.opts.Redactor = trace.RedactorFromEnv()
+		r.opts.Redactor = redact.RedactorFromEnv()
 	}
 	if sr.Action != nil {
 		r.recordAction(rec, sr.Action)
@@ -392,7 +392,7 @@ func (r *runner) record(sr *StepResult, local *scope) {
 		obj = append(jsondata.Append(obj, v), '}')
 		redacted, err := r.opts.Redactor.JSON(obj)
 		if err != nil || len(redacted) < prefix+1 {
-			rec.Binds[name] = json.RawMessage(`"` + trace.Redacted + `"`)
+			rec.Binds[name] = json.RawMessage(`"` + redact.Redacted + `"`)
 			continue
 		}
 		rec.Binds[name] = json.RawMessage(redacted[prefix : len(redacted)-1])

@@ -6,9 +6,9 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/tooldef"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/tool"
-	"github.com/reelier/reelier/trace"
 )
 
 // Definer is a tool that can show its server's definition of it: an MCP
@@ -52,13 +52,13 @@ func SkillTools(skill *ast.Skill) error {
 // keeps no signatures (a hand-written or older skill), and when no MCP
 // server was started (there is nothing to compare with; the steps then
 // fail on their unknown tools as before).
-func CheckTools(skill *ast.Skill, reg tool.Registry, red *trace.Redactor) *runlog.ToolDrift {
+func CheckTools(skill *ast.Skill, reg tool.Registry, red *redact.Redactor) *runlog.ToolDrift {
 	_, tools, _ := tooldef.FromSkill(skill)
 	if len(tools) == 0 || !servesMCP(reg) {
 		return nil
 	}
 	if red == nil {
-		red = trace.RedactorFromEnv()
+		red = redact.RedactorFromEnv()
 	}
 	var drifted []runlog.DriftedTool
 	for _, want := range tools {

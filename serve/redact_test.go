@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // TestSessionToolsRedacted: reelier_scan and reelier_from_session answer
@@ -16,7 +16,7 @@ import (
 // a skipped shell command — and the skill they write holds none either.
 func TestSessionToolsRedacted(t *testing.T) {
 	github, password, envValue := "ghp_"+strings.Repeat("sRv8", 9), "Hunter2-"+"serve", "env-value-"+"S3rvQ1"
-	t.Setenv(trace.RedactEnv, "SERVE_SECRET")
+	t.Setenv(redact.RedactEnv, "SERVE_SECRET")
 	t.Setenv("SERVE_SECRET", envValue)
 	login := [3]string{"mcp__crm__login", `{"user":"ann","password":"` + password + `","note":"` + envValue + `"}`,
 		`[{"type":"text","text":"{\"token\":\"` + github + `\",\"user\":\"ann\"}"}]`}

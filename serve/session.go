@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/session"
 	"github.com/reelier/reelier/session/scan"
-	"github.com/reelier/reelier/trace"
 )
 
 // ScanInput is the input of reelier_scan.
@@ -198,7 +198,7 @@ func (s *Server) fromSession(_ context.Context, _ *mcp.CallToolRequest, in FromS
 		return nil, FromSessionOutput{}, s.work.refusedLate(err, "out", given)
 	}
 	res, err := sess.Compile(
-		session.TraceOptions{Name: name, Observed: session.ObservedFile, Redactor: trace.RedactorFromEnv()},
+		session.TraceOptions{Name: name, Observed: session.ObservedFile, Redactor: redact.RedactorFromEnv()},
 		compile.Options{Source: filepath.Base(p)},
 	)
 	if err != nil {

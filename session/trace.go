@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -38,7 +39,7 @@ type TraceOptions struct {
 	Observed string
 	// Redactor blanks secrets in arguments and results; nil applies the
 	// always-on rules only.
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 	// Now gives meta.startedAt when no line of the transcript had a time;
 	// time.Now if nil.
 	Now func() time.Time
@@ -59,7 +60,7 @@ func (s *Session) WriteTrace(w io.Writer, opts TraceOptions) error {
 	}
 	red := opts.Redactor
 	if red == nil {
-		red = &trace.Redactor{}
+		red = &redact.Redactor{}
 	}
 	started := s.StartedAt
 	if started.IsZero() {
@@ -96,7 +97,7 @@ func (s *Session) Trace(opts TraceOptions) (*trace.Trace, error) {
 // each call's index.
 type traceWriter struct {
 	*trace.Encoder
-	red   *trace.Redactor
+	red   *redact.Redactor
 	index map[*Call]int
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 // body, the notifications counted, the cancellation — written, and read
 // back the same by the reader. A result without them is written as before.
 func TestWriterRelayGolden(t *testing.T) {
-	w, err := trace.Create(trace.WriterOptions{Dir: t.TempDir(), Name: "relay", Redactor: trace.NewRedactor(nil, nil), Now: fixedClock()})
+	w, err := trace.Create(trace.WriterOptions{Dir: t.TempDir(), Name: "relay", Redactor: redact.NewRedactor(nil, nil), Now: fixedClock()})
 	must(t, err)
 	i, err := w.Call("ask", json.RawMessage(`{}`), "")
 	must(t, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -18,7 +19,7 @@ func TestMetaServers(t *testing.T) {
 		{Name: "gh", Command: "gh-mcp --token " + ghToken, Tools: []string{}},
 	}
 	w, err := trace.Create(trace.WriterOptions{Dir: dir, Name: "s", Wrapped: []string{servers[0].Command, servers[1].Command},
-		Servers: servers, Redactor: trace.NewRedactor(nil, nil), Now: fixedClock()})
+		Servers: servers, Redactor: redact.NewRedactor(nil, nil), Now: fixedClock()})
 	must(t, err)
 	must(t, w.Close())
 	raw, err := os.ReadFile(w.Path())

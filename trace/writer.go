@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reelier/reelier/redact"
 )
 
 // DefaultDir is where the recorder writes traces unless told otherwise.
@@ -51,7 +53,7 @@ type WriterOptions struct {
 	Servers []Server
 	// Redactor blanks secrets in arguments, bodies and Wrapped; nil
 	// redacts nothing.
-	Redactor *Redactor
+	Redactor *redact.Redactor
 	// Now is the clock; time.Now if nil.
 	Now func() time.Time
 }
@@ -62,7 +64,7 @@ type WriterOptions struct {
 // precedes its result's. The file is only ever appended to.
 type Writer struct {
 	path   string
-	redact *Redactor
+	redact *redact.Redactor
 	now    func() time.Time
 
 	mu     sync.Mutex
@@ -115,7 +117,7 @@ func Create(opts WriterOptions) (*Writer, error) {
 		w.now = time.Now
 	}
 	if w.redact == nil {
-		w.redact = &Redactor{}
+		w.redact = &redact.Redactor{}
 	}
 	w.enc = json.NewEncoder(&w.buf)
 	w.enc.SetEscapeHTML(false)

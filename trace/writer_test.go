@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -38,7 +39,7 @@ func TestWriterGolden(t *testing.T) {
 		Name:        "weekly-bookings",
 		Wrapped:     []string{"caldiy --token " + ghToken},
 		Annotations: map[string]trace.Annotations{"list_bookings": {ReadOnlyHint: bptr(true)}},
-		Redactor:    trace.NewRedactor(nil, nil),
+		Redactor:    redact.NewRedactor(nil, nil),
 		Now:         fixedClock(),
 	})
 	if err != nil {
@@ -232,7 +233,7 @@ func TestWriterMemoryFlat(t *testing.T) {
 // proxied tool call costs while recording, and reports how much the live
 // heap grew over all of them (run with -benchtime=50000x for 100k records).
 func BenchmarkWriter(b *testing.B) {
-	w, err := trace.Create(trace.WriterOptions{Dir: b.TempDir(), Name: "bench", Redactor: trace.NewRedactor(nil, nil)})
+	w, err := trace.Create(trace.WriterOptions{Dir: b.TempDir(), Name: "bench", Redactor: redact.NewRedactor(nil, nil)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestWriterToolDefs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := tr.Meta.Servers[0].ToolDefs
-	if len(got) != 1 || !strings.Contains(string(got[0]), `"inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}`) || !strings.Contains(string(got[0]), trace.Redacted) {
+	if len(got) != 1 || !strings.Contains(string(got[0]), `"inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}`) || !strings.Contains(string(got[0]), redact.Redacted) {
 		t.Errorf("toolDefs %s; want the definition with its secret blanked", got)
 	}
 }

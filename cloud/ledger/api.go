@@ -11,7 +11,7 @@ import (
 	"unicode"
 
 	"github.com/reelier/reelier/cloud"
-	"github.com/reelier/reelier/internal/scrub"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
@@ -43,7 +43,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the run upload was rejected: %d field error(s); fix the record, it will not be accepted as it is", len(fe)), fe)
 		return
 	}
-	record, err := scrub.JSON(s.redactor, up.record)
+	record, err := redact.JSON(s.redactor, up.record)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "the run upload was rejected: the record is not valid JSON", nil)
 		return
@@ -93,7 +93,7 @@ func (s *Server) postSkill(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the skill upload was rejected: %d field error(s)", len(fe)), fe)
 		return
 	}
-	md := scrub.Text(s.redactor, "", up.skillMd)
+	md := redact.Text(s.redactor, "", up.skillMd)
 	version, err := s.store.PutSkill(r.Context(), Skill{Name: up.name, SkillMd: md, UploadedAt: s.now().UTC()})
 	if err != nil {
 		s.unavailable(w, err)

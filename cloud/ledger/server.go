@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/cloud"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // DefaultMaxBody is the largest request body the ledger reads: a run upload
@@ -41,7 +41,7 @@ type Config struct {
 	// client that pushed without redacting. Nil means the one the
 	// ledger's environment configures (trace.RedactorFromEnv): the
 	// recorder's rules, and the values REELIER_REDACT names there.
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 }
 
 // Server serves the ledger's API and pages.
@@ -51,7 +51,7 @@ type Server struct {
 	now     func() time.Time
 	logf    func(string, ...any)
 	// redactor blanks secrets in what is stored (Config.Redactor).
-	redactor *trace.Redactor
+	redactor *redact.Redactor
 	// keyed caches HasKeys once true: keys are never removed (a revoked
 	// key keeps its row). Whether a key is valid is never cached.
 	keyed atomic.Bool
@@ -62,7 +62,7 @@ type Server struct {
 func NewServer(cfg Config) *Server {
 	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, redactor: cfg.Redactor, mux: http.NewServeMux()}
 	if s.redactor == nil {
-		s.redactor = trace.RedactorFromEnv()
+		s.redactor = redact.RedactorFromEnv()
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody

@@ -12,9 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/cloud"
-	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/internal/termtext"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // Kind classifies what happened to one run upload (§8.3a).
@@ -68,15 +67,15 @@ type Client struct {
 	// written before failures were redacted, or by an older Reelier, leaves
 	// this machine redacted too. Nil means the one the environment
 	// configures (trace.RedactorFromEnv).
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 }
 
 // redactor is the client's redactor, or the environment's.
-func (c *Client) redactor() *trace.Redactor {
+func (c *Client) redactor() *redact.Redactor {
 	if c.Redactor != nil {
 		return c.Redactor
 	}
-	return trace.RedactorFromEnv()
+	return redact.RedactorFromEnv()
 }
 
 // defaultHTTP bounds each request to 30 s.
@@ -89,7 +88,7 @@ var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
 // quoting the start of the answer's body.
 func (c *Client) UploadSkill(ctx context.Context, name string, skillMd []byte) (cloud.SkillAccepted, error) {
 	var acc cloud.SkillAccepted
-	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: scrub.Text(c.redactor(), "", string(skillMd))})
+	body, _ := json.Marshal(cloud.SkillUpload{Name: name, SkillMd: redact.Text(c.redactor(), "", string(skillMd))})
 	status, answer, err := c.post(ctx, cloud.SkillsPath, body, "")
 	switch {
 	case err != nil:
@@ -122,7 +121,7 @@ func refused(status int, answer []byte) error {
 // record with nothing to blank is sent byte for byte; the idempotency key
 // is the hash of what is sent.
 func (c *Client) PushRun(ctx context.Context, skill string, record []byte) Outcome {
-	record, err := scrub.JSON(c.redactor(), record)
+	record, err := redact.JSON(c.redactor(), record)
 	if err != nil {
 		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("the record is not valid JSON (%v); it was not sent", err)}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/cloud/push"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // TestClientRedacts: what the client sends is redacted — a record written
@@ -21,7 +21,7 @@ import (
 // byte for byte, and the idempotency key is the hash of what was sent.
 func TestClientRedacts(t *testing.T) {
 	password, envValue := "Hunter2-"+"push", "env-value-"+"Pu5hX9"
-	red := trace.NewRedactor([]string{"PUSH_SECRET"}, func(n string) (string, bool) { return envValue, n == "PUSH_SECRET" })
+	red := redact.NewRedactor([]string{"PUSH_SECRET"}, func(n string) (string, bool) { return envValue, n == "PUSH_SECRET" })
 	var mu sync.Mutex
 	var bodies, keys []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -24,8 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/llmtest"
 	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime/runlog"
-	"github.com/reelier/reelier/trace"
 )
 
 // boundarySecrets are one secret of each kind the redactor knows, built at
@@ -334,7 +334,7 @@ func (b *boundaryRun) heal() {
 			t.Errorf("LLM request %d was malformed: %v", i+1, r.Problems)
 		}
 	}
-	if !strings.Contains(reqs[1].Prompt, "A Level 1 patch") || !strings.Contains(reqs[0].Prompt, trace.Redacted) {
+	if !strings.Contains(reqs[1].Prompt, "A Level 1 patch") || !strings.Contains(reqs[0].Prompt, redact.Redacted) {
 		t.Errorf("the prompts are not the ones expected:\n%s\n---\n%s", reqs[0].Prompt, reqs[1].Prompt)
 	}
 	b.file(bd, ".reelier/runs/leaky.jsonl")

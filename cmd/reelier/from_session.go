@@ -11,8 +11,8 @@ import (
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/session"
-	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -189,7 +189,7 @@ func readSession(cmd *cobra.Command, input string) (*session.Session, string, er
 // writeSessionSkill compiles a session and writes the skill atomically.
 func writeSessionSkill(s *session.Session, name, observed, source, out string) (*compile.Output, error) {
 	res, err := s.Compile(
-		session.TraceOptions{Name: name, Observed: observed, Redactor: trace.RedactorFromEnv()},
+		session.TraceOptions{Name: name, Observed: observed, Redactor: redact.RedactorFromEnv()},
 		compile.Options{Source: source},
 	)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
@@ -191,7 +192,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	stderr := cmd.ErrOrStderr()
 	proxy, err := record.Start(ctx, opts.wrap, record.Options{
 		TraceDir:    opts.traceDir,
-		Redactor:    trace.RedactorFromEnv(),
+		Redactor:    redact.RedactorFromEnv(),
 		Stderr:      stderr,
 		Quiet:       opts.quiet,
 		Version:     versionString(),

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/reelier/reelier/trace"
 	"io"
 	"os"
 	"runtime/debug"
 	"strings"
 
+	"github.com/reelier/reelier/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -184,7 +184,7 @@ func Main() int {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The values REELIER_REDACT names are the process's secrets from the
 	// start: every redactor blanks them (trace.RegisterSecret).
-	trace.RegisterEnvSecrets(os.Getenv, os.LookupEnv)
+	redact.RegisterEnvSecrets(os.Getenv, os.LookupEnv)
 	return execute(newRootCmdWith(stdin, stdout, stderr, neededCommands(args)), args, stdin, stdout, stderr)
 }
 

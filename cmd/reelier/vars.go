@@ -3,11 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"github.com/reelier/reelier/trace"
 	"os"
 	"strings"
 
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/redact"
 )
 
 // envVarPrefix names the environment variables that supply a skill's
@@ -97,7 +97,7 @@ func secretVars(kvs []string) (map[string]string, error) {
 		return nil, usageErrorf("%s", strings.Replace(err.Error(), "--var", "--secret-var", 1))
 	}
 	for name, value := range secret {
-		trace.RegisterSecret(name, value)
+		redact.RegisterSecret(name, value)
 	}
 	return secret, nil
 }

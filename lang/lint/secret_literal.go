@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reelier/reelier/internal/secrets"
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/redact"
 )
 
 var ruleSecretLiteral = &Rule{
@@ -33,16 +33,16 @@ them on the Inputs line.`,
 
 // kindVarNames name the variable a secret of each kind is replaced by
 // when its key says nothing better.
-var kindVarNames = map[secrets.Kind]string{
-	secrets.KindSKKey: "api_key", secrets.KindBearer: "token", secrets.KindHex: "secret",
-	secrets.KindGitHub: "github_token", secrets.KindSlack: "slack_token",
-	secrets.KindAWSKeyID: "aws_access_key_id", secrets.KindGoogleAPIKey: "google_api_key",
-	secrets.KindStripeLive: "stripe_key", secrets.KindJWT: "jwt",
-	secrets.KindPEM: "private_key", secrets.KindURLPassword: "password",
-	secrets.KindQuerySecret: "api_key",
-	secrets.KindStripe:      "stripe_key", secrets.KindAWSSecretKey: "aws_secret_access_key",
-	secrets.KindAWSSessionToken: "aws_session_token", secrets.KindServiceToken: "api_token",
-	secrets.KindBasic: "basic_credentials", secrets.KindNamedValue: "secret",
+var kindVarNames = map[redact.Kind]string{
+	redact.KindSKKey: "api_key", redact.KindBearer: "token", redact.KindHex: "secret",
+	redact.KindGitHub: "github_token", redact.KindSlack: "slack_token",
+	redact.KindAWSKeyID: "aws_access_key_id", redact.KindGoogleAPIKey: "google_api_key",
+	redact.KindStripeLive: "stripe_key", redact.KindJWT: "jwt",
+	redact.KindPEM: "private_key", redact.KindURLPassword: "password",
+	redact.KindQuerySecret: "api_key",
+	redact.KindStripe:      "stripe_key", redact.KindAWSSecretKey: "aws_secret_access_key",
+	redact.KindAWSSessionToken: "aws_session_token", redact.KindServiceToken: "api_token",
+	redact.KindBasic: "basic_credentials", redact.KindNamedValue: "secret",
 }
 
 // secretNamer hands out variable names: one per distinct secret value,
@@ -64,12 +64,12 @@ func newSecretNamer(p *Pass) *secretNamer {
 	return n
 }
 
-func (n *secretNamer) name(value, key string, kind secrets.Kind) string {
+func (n *secretNamer) name(value, key string, kind redact.Kind) string {
 	if v, ok := n.byValue[value]; ok {
 		return v
 	}
 	base := kindVarNames[kind]
-	if k := snakeName(key); k != "" && secrets.IsSecretKey(key) {
+	if k := snakeName(key); k != "" && redact.IsSecretKey(key) {
 		base = k
 	}
 	name := base
@@ -104,7 +104,7 @@ func runSecretLiteral(p *Pass) {
 			if !ok {
 				return
 			}
-			for _, m := range secrets.FindAll(key, s.Value) {
+			for _, m := range redact.FindAll(key, s.Value) {
 				if namer == nil {
 					namer = newSecretNamer(p)
 				}
@@ -124,7 +124,7 @@ func queryParam(s string, at int) string {
 	return name
 }
 
-func reportSecret(p *Pass, step int, s *ast.String, key string, m secrets.Match, namer *secretNamer) {
+func reportSecret(p *Pass, step int, s *ast.String, key string, m redact.Match, namer *secretNamer) {
 	where := "in the arguments"
 	if key != "" {
 		where = fmt.Sprintf("under %q", key)
@@ -136,7 +136,7 @@ func reportSecret(p *Pass, step int, s *ast.String, key string, m secrets.Match,
 	}
 	start, end, plain := p.stringInner(s)
 	secret := s.Value[m.Start:m.End]
-	if m.Kind == secrets.KindQuerySecret {
+	if m.Kind == redact.KindQuerySecret {
 		key = queryParam(s.Value, m.Start)
 	}
 	switch {

@@ -6,13 +6,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
-	"github.com/reelier/reelier/trace"
 )
 
 // Bounds of the observation summary sent to the model.
@@ -64,20 +63,20 @@ func prompt(d *runtime.Divergence, level int, previous string) (string, string) 
 	writeStep(&b, d.Step, r)
 	b.WriteString("\nIts failures:\n")
 	for _, f := range d.Failures {
-		fmt.Fprintf(&b, "- %s\n", scrub.Text(r, "", f.Message))
+		fmt.Fprintf(&b, "- %s\n", redact.Text(r, "", f.Message))
 	}
 	b.WriteString("\nThe response it checked:\n")
 	writeSummary(&b, redacted(r, d.Observation))
 	if previous != "" {
-		fmt.Fprintf(&b, "\nA Level 1 patch (re-reading this response without calling the tool again) was tried; %s\n", scrub.Text(r, "", previous))
+		fmt.Fprintf(&b, "\nA Level 1 patch (re-reading this response without calling the tool again) was tried; %s\n", redact.Text(r, "", previous))
 	}
 	return sys, b.String()
 }
 
 // writeStep prints the step as its skill file would, each line redacted.
-func writeStep(b *strings.Builder, st *ast.Step, r *trace.Redactor) {
+func writeStep(b *strings.Builder, st *ast.Step, r *redact.Redactor) {
 	line := func(format string, args ...any) {
-		b.WriteString(scrub.Text(r, "", fmt.Sprintf(format, args...)))
+		b.WriteString(redact.Text(r, "", fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
 	}
 	line("### Step %d — %s", st.Number, st.Title)
@@ -97,10 +96,10 @@ func writeStep(b *strings.Builder, st *ast.Step, r *trace.Redactor) {
 // redacted is the observation as the model is shown it: its body and its
 // structured content redacted as a trace redacts a result, before they
 // are cut to size or sampled.
-func redacted(r *trace.Redactor, obs *tool.Observation) *tool.Observation {
-	out := &tool.Observation{Status: obs.Status, Body: scrub.Text(r, "", obs.Body), Structured: obs.Structured}
+func redacted(r *redact.Redactor, obs *tool.Observation) *tool.Observation {
+	out := &tool.Observation{Status: obs.Status, Body: redact.Text(r, "", obs.Body), Structured: obs.Structured}
 	if obs.Structured != nil {
-		if s, err := scrub.JSON(r, obs.Structured); err == nil {
+		if s, err := redact.JSON(r, obs.Structured); err == nil {
 			out.Structured = s
 		}
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/tool"
-	"github.com/reelier/reelier/trace"
 )
 
 // TestSample: at most 40 leaves, depth first, three elements per array with
@@ -69,7 +69,7 @@ func TestSummary(t *testing.T) {
 // reaches it, whether by its place, its shape or REELIER_REDACT.
 func TestPromptRedacted(t *testing.T) {
 	password, envValue, github := "Hunter2-"+"prompt", "env-value-"+"P4wQz8", "ghp_"+strings.Repeat("pRm5", 9)
-	t.Setenv(trace.RedactEnv, "HEAL_SECRET")
+	t.Setenv(redact.RedactEnv, "HEAL_SECRET")
 	t.Setenv("HEAL_SECRET", envValue)
 	src := "---\nname: t\ndescription: d\n---\n\n## Steps\n\n### Step 1 — Sign in as " + envValue + "\n" +
 		"- intent: send Authorization: Bearer " + github + "\n" +

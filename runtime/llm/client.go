@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reelier/reelier/redact"
 )
 
 // Client sends one prompt to a model. Implementations are safe for
@@ -118,7 +120,7 @@ func (w *wire) scrubText(s string) string {
 	if w.key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, w.key, "[REDACTED]")
+	return strings.ReplaceAll(s, w.key, redact.Redacted)
 }
 
 // providerMessage extracts the error message both wire formats use

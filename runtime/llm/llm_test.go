@@ -213,8 +213,8 @@ func TestProviderFaults(t *testing.T) {
 				"openai":    "LLM request failed: URL answered HTTP 500 Internal Server Error: server_error: Internal server error"}},
 		{name: "error text echoes the key", reply: llmtest.Reply{Status: 401, Text: "Incorrect API key provided: " + key},
 			want: map[string]string{
-				"anthropic": "LLM request failed: URL answered HTTP 401 Unauthorized: api_error: Incorrect API key provided: [REDACTED]",
-				"openai":    "LLM request failed: URL answered HTTP 401 Unauthorized: server_error: Incorrect API key provided: [REDACTED]"}},
+				"anthropic": "LLM request failed: URL answered HTTP 401 Unauthorized: api_error: Incorrect API key provided: «redacted»",
+				"openai":    "LLM request failed: URL answered HTTP 401 Unauthorized: server_error: Incorrect API key provided: «redacted»"}},
 		{name: "non-JSON error body", reply: llmtest.Reply{Status: 502, Raw: "<html>bad\n gateway</html>"},
 			want: map[string]string{
 				"anthropic": "LLM request failed: URL answered HTTP 502 Bad Gateway: <html>bad gateway</html>",
@@ -233,7 +233,7 @@ func TestProviderFaults(t *testing.T) {
 				"openai":    `LLM request failed: the reply from URL has no text (finish_reason "stop")`},
 			wantUsage: llm.Usage{InputTokens: 50}, wantText: "  "},
 		{name: "reply echoes the key", reply: llmtest.Reply{Text: "here: $KEY", EchoKey: true, InputTokens: 5, OutputTokens: 5},
-			wantUsage: llm.Usage{InputTokens: 5, OutputTokens: 5}, wantText: "here: [REDACTED]"},
+			wantUsage: llm.Usage{InputTokens: 5, OutputTokens: 5}, wantText: "here: «redacted»"},
 	}
 	for _, tt := range tests {
 		for _, wire := range []string{"anthropic", "openai"} {

@@ -13,10 +13,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime/runlog"
 )
 
@@ -240,7 +240,7 @@ func (r *CIReport) Annotations(w io.Writer) error {
 			for _, q := range grammar.OpenQuestions(s.Skill) {
 				// The skill's own words, shown where the job's log shows
 				// them: redacted as a failed expression is.
-				texts[int(q.Range.Start.Line)] = scrub.Text(defaultRedactor(), "", q.Text)
+				texts[int(q.Range.Start.Line)] = redact.Text(defaultRedactor(), "", q.Text)
 			}
 		}
 		for _, q := range s.Record.OpenQuestions {

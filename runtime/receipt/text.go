@@ -8,14 +8,13 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/internal/scrub"
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/runtime"
 	"github.com/reelier/reelier/runtime/runlog"
 	"github.com/reelier/reelier/tool"
-	"github.com/reelier/reelier/trace"
 )
 
 // Style chooses how a receipt looks.
@@ -30,7 +29,7 @@ type Style struct {
 	// shown (requests and failure texts come from the run, already
 	// redacted). Nil means the one the environment configures
 	// (trace.RedactorFromEnv).
-	Redactor *trace.Redactor
+	Redactor *redact.Redactor
 	// Context, when set, bounds the scrubbing of a response shown: once it
 	// ends (Ctrl-C), what is left is shown with the redactor's own pass
 	// only (scrub.TextContext). Nil means no bound but scrub's work budget.
@@ -46,14 +45,14 @@ func (s Style) context() context.Context {
 }
 
 // redactor is the style's redactor, or the environment's.
-func (s Style) redactor() *trace.Redactor {
+func (s Style) redactor() *redact.Redactor {
 	if s.Redactor != nil {
 		return s.Redactor
 	}
 	return defaultRedactor()
 }
 
-var defaultRedactor = sync.OnceValue(trace.RedactorFromEnv)
+var defaultRedactor = sync.OnceValue(redact.RedactorFromEnv)
 
 // ANSI colour codes for the outcome labels.
 const (
@@ -147,7 +146,7 @@ func skipReason(skip string) string {
 // at its line of the skill file, with expected and observed when known.
 // The run redacted the failure's texts; the expression, which the skill
 // spells, is redacted here, where it is shown.
-func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure, r *trace.Redactor) {
+func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure, r *redact.Redactor) {
 	at := ""
 	if line := exprLine(st, f.Expr); line > 0 {
 		at = location(file, line) + ": "
@@ -156,7 +155,7 @@ func writeFailure(w io.Writer, file string, st *ast.Step, f runtime.Failure, r *
 		fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(f.Message))
 		return
 	}
-	fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(scrub.Text(r, "", f.Expr)))
+	fmt.Fprintf(w, "%s%s✗ %s\n", detail, at, termtext.Line(redact.Text(r, "", f.Expr)))
 	fmt.Fprintf(w, "%sexpected: %s\n", nested, termtext.Line(f.Expected))
 	fmt.Fprintf(w, "%sobserved: %s\n", nested, termtext.Line(f.Observed))
 }
@@ -192,8 +191,8 @@ func location(file string, line int) string {
 // body stays on the response line; a longer one is quoted line by line,
 // its line breaks kept, up to maxBodyLines lines and maxBodyChars
 // characters unless verbose.
-func writeResponse(ctx context.Context, w io.Writer, obs *tool.Observation, verbose bool, r *trace.Redactor) {
-	scrubbed, _ := scrub.TextContext(ctx, r, "", obs.Body)
+func writeResponse(ctx context.Context, w io.Writer, obs *tool.Observation, verbose bool, r *redact.Redactor) {
+	scrubbed, _ := redact.TextContext(ctx, r, "", obs.Body)
 	body := strings.TrimSuffix(strings.TrimSuffix(scrubbed, "\n"), "\r")
 	if body == "" {
 		fmt.Fprintf(w, "%sresponse: status %d, body (empty)\n", detail, obs.Status)

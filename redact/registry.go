@@ -1,4 +1,4 @@
-package trace
+package redact
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-
-	"github.com/reelier/reelier/internal/secrets"
 )
 
 // The process has one set of secrets the user handed it: the values of
@@ -191,8 +189,8 @@ const minB64Run = 16
 //
 // Under a context (nil: none) it gives up when the context ends, with its
 // error.
-func encodedMatches(ctx context.Context, key, s string) ([]secrets.Match, error) {
-	var out []secrets.Match
+func encodedMatches(ctx context.Context, key, s string) ([]Match, error) {
+	var out []Match
 	if strings.IndexByte(s, '%') >= 0 {
 		ms, err := percentMatches(ctx, key, s)
 		if err != nil {
@@ -212,7 +210,7 @@ func encodedMatches(ctx context.Context, key, s string) ([]secrets.Match, error)
 				return nil, err
 			}
 			if found {
-				out = append(out, secrets.Match{Kind: secrets.KindNamedValue, Start: i, End: end})
+				out = append(out, Match{Kind: KindNamedValue, Start: i, End: end})
 			}
 		}
 		i = end
@@ -222,12 +220,12 @@ func encodedMatches(ctx context.Context, key, s string) ([]secrets.Match, error)
 
 // percentMatches decodes the %XX escapes of s, finds the secrets in the
 // decoded text, and returns their spans in s.
-func percentMatches(ctx context.Context, key, s string) ([]secrets.Match, error) {
+func percentMatches(ctx context.Context, key, s string) ([]Match, error) {
 	var dec []byte
 	var at []int // at[j] is where dec[j] came from in s
 	escaped := false
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
 			dec = append(dec, unhex(s[i+1])<<4|unhex(s[i+2]))
 			at = append(at, i)
 			i += 2
@@ -241,19 +239,15 @@ func percentMatches(ctx context.Context, key, s string) ([]secrets.Match, error)
 		return nil, nil
 	}
 	at = append(at, len(s))
-	found, err := secrets.FindAllContext(ctx, key, string(dec))
+	found, err := FindAllContext(ctx, key, string(dec))
 	if err != nil {
 		return nil, err
 	}
-	var out []secrets.Match
+	var out []Match
 	for _, m := range found {
-		out = append(out, secrets.Match{Kind: m.Kind, Start: at[m.Start], End: at[m.End]})
+		out = append(out, Match{Kind: m.Kind, Start: at[m.Start], End: at[m.End]})
 	}
 	return out, nil
-}
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 func unhex(c byte) byte {
@@ -291,6 +285,6 @@ func b64Secret(ctx context.Context, key, run string) (bool, error) {
 			return false, nil
 		}
 	}
-	found, err := secrets.FindAllContext(ctx, key, string(dec))
+	found, err := FindAllContext(ctx, key, string(dec))
 	return len(found) > 0, err
 }

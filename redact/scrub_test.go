@@ -1,4 +1,4 @@
-package scrub_test
+package redact_test
 
 import (
 	"context"
@@ -6,20 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/scrub"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // Secrets assembled at run time, so no credential literal sits in the
 // source.
 var (
-	ghToken  = "ghp_" + strings.Repeat("sCr7", 9)
-	envValue = "env-value-" + "Q7mZ2x"
-	password = "Hunter2-" + "scrub"
+	scrubGHToken = "ghp_" + strings.Repeat("sCr7", 9)
+	envValue     = "env-value-" + "Q7mZ2x"
+	password     = "Hunter2-" + "scrub"
 )
 
-func redactor() *trace.Redactor {
-	return trace.NewRedactor([]string{"SCRUB_SECRET"}, func(name string) (string, bool) {
+func redactor() *redact.Redactor {
+	return redact.NewRedactor([]string{"SCRUB_SECRET"}, func(name string) (string, bool) {
 		return envValue, name == "SCRUB_SECRET"
 	})
 }
@@ -38,14 +37,14 @@ func TestText(t *testing.T) {
 			`Refusing to execute destructive step without --yes. Filled action: create_user {"name":"ann","password":"«redacted»"}`},
 		{"array quoted in prose", "", `got [{"client_secret":"` + password + `"}]`, `got [{"client_secret":"«redacted»"}]`},
 		{"named value anywhere", "", "token " + envValue + " here", "token «redacted:SCRUB_SECRET» here"},
-		{"shape in prose", "", "use " + ghToken, "use «redacted»"},
+		{"shape in prose", "", "use " + scrubGHToken, "use «redacted»"},
 		{"header line", "", "Authorization: Bearer abc.def-123456789", "Authorization: «redacted»"},
 		{"credential key", "password", password, "«redacted»"},
 	}
 	r := redactor()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := scrub.Text(r, tt.key, tt.in); got != tt.want {
+			if got := redact.Text(r, tt.key, tt.in); got != tt.want {
 				t.Errorf("Text(%q)\n got %s\nwant %s", tt.in, got, tt.want)
 			}
 		})
@@ -66,7 +65,7 @@ func TestJSON(t *testing.T) {
 	r := redactor()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := scrub.JSON(r, []byte(tt.in))
+			got, err := redact.JSON(r, []byte(tt.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,23 +74,23 @@ func TestJSON(t *testing.T) {
 			}
 		})
 	}
-	if _, err := scrub.JSON(r, []byte(`{"a":`)); err == nil {
+	if _, err := redact.JSON(r, []byte(`{"a":`)); err == nil {
 		t.Error("JSON of a cut-off document: no error")
 	}
 }
 
 // TestCancelledNeverShowsUnsearched: when the context has ended before the
-// redactor's own pass is done, TextContext gives trace.Unsearched and
+// redactor's own pass is done, TextContext gives redact.Unsearched and
 // JSONContext no document — never the text with its secrets still in it.
 func TestCancelledNeverShowsUnsearched(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	secret := "ghp_" + strings.Repeat("Ab3x", 9)
-	got, err := scrub.TextContext(ctx, nil, "", "token "+secret)
-	if !errors.Is(err, context.Canceled) || got != trace.Unsearched {
+	got, err := redact.TextContext(ctx, nil, "", "token "+secret)
+	if !errors.Is(err, context.Canceled) || got != redact.Unsearched {
 		t.Errorf("TextContext: %q, %v", got, err)
 	}
-	doc, err := scrub.JSONContext(ctx, nil, []byte(`{"t":"token `+secret+`"}`))
+	doc, err := redact.JSONContext(ctx, nil, []byte(`{"t":"token `+secret+`"}`))
 	if !errors.Is(err, context.Canceled) || doc != nil {
 		t.Errorf("JSONContext: %q, %v", doc, err)
 	}

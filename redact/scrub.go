@@ -1,4 +1,4 @@
-// Package scrub applies the one trace redactor (trace.Redactor) to text
+// The scrubber applies the redactor (Redactor) to text
 // that leaves the process with JSON quoted inside it: a failure message
 // that quotes an observed value, a refusal that quotes the filled action, a
 // note that pastes a request. The redactor sees a JSON document only when it
@@ -7,7 +7,8 @@
 // `got {"password":"hunter2"}` loses the password as the trace would.
 //
 // It adds no rule of its own: every blank is the redactor's.
-package scrub
+
+package redact
 
 import (
 	"bytes"
@@ -16,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/tool/jsondata"
-	"github.com/reelier/reelier/trace"
 )
 
 // maxDepth bounds how deep JSON quoted in JSON quoted in text is looked
@@ -32,25 +32,25 @@ const maxScan = 1 << 20
 // secrets blanked: r.String(key, s), then every JSON object, array or
 // string quoted in s redacted as a document of its own. It returns s itself
 // when nothing was blanked.
-func Text(r *trace.Redactor, key, s string) string {
+func Text(r *Redactor, key, s string) string {
 	out, _ := TextContext(context.Background(), r, key, s)
 	return out
 }
 
 // TextContext is Text that gives up when ctx ends, with ctx's error: when
 // it ends during the redactor's own pass (r.StringContext, linear), it
-// returns trace.Unsearched in place of s; after it, s with that pass
+// returns Unsearched in place of s; after it, s with that pass
 // applied but not every value quoted in it redacted as a document. The search for
 // quoted JSON also stops, with no error, when it has done budget times
 // len(s) of work (see work): what it found by then is redacted.
-func TextContext(ctx context.Context, r *trace.Redactor, key, s string) (string, error) {
+func TextContext(ctx context.Context, r *Redactor, key, s string) (string, error) {
 	if r == nil {
-		r = &trace.Redactor{}
+		r = &Redactor{}
 	}
 	w := newWork(ctx, len(s))
 	base, err := r.StringContext(ctx, key, s)
 	if err != nil {
-		return base, err // trace.Unsearched: s is not shown
+		return base, err // Unsearched: s is not shown
 	}
 	out := quoted(w, r, base, 0)
 	return out, w.ctxErr()
@@ -60,16 +60,16 @@ func TextContext(ctx context.Context, r *trace.Redactor, key, s string) (string,
 // every string value that quotes JSON redacted as Text does. When nothing
 // was blanked it returns raw itself, byte for byte; otherwise the document
 // compacted.
-func JSON(r *trace.Redactor, raw []byte) ([]byte, error) {
+func JSON(r *Redactor, raw []byte) ([]byte, error) {
 	return JSONContext(context.Background(), r, raw)
 }
 
 // JSONContext is JSON that stops looking into quoted JSON when ctx ends,
 // returning what the redactor's document pass blanked and ctx's error; when
 // ctx ends during that pass, it returns no document.
-func JSONContext(ctx context.Context, r *trace.Redactor, raw []byte) ([]byte, error) {
+func JSONContext(ctx context.Context, r *Redactor, raw []byte) ([]byte, error) {
 	if r == nil {
-		r = &trace.Redactor{}
+		r = &Redactor{}
 	}
 	w := newWork(ctx, len(raw))
 	out, changed, err := document(w, r, raw, 0)
@@ -86,7 +86,7 @@ func JSONContext(ctx context.Context, r *trace.Redactor, raw []byte) ([]byte, er
 
 // document redacts one JSON document; changed reports whether anything was
 // blanked (out is only meaningful then).
-func document(w *work, r *trace.Redactor, raw []byte, depth int) (out []byte, changed bool, err error) {
+func document(w *work, r *Redactor, raw []byte, depth int) (out []byte, changed bool, err error) {
 	red, err := r.JSONContext(w.ctx, raw)
 	if err != nil {
 		if w.ctx.Err() != nil {
@@ -107,7 +107,7 @@ func document(w *work, r *trace.Redactor, raw []byte, depth int) (out []byte, ch
 // is stepped over whole. The values are found by one left-to-right parse
 // (values), so the search costs time linear in len(s) however the text
 // nests; w bounds the whole call's work and carries its cancellation.
-func quoted(w *work, r *trace.Redactor, s string, depth int) string {
+func quoted(w *work, r *Redactor, s string, depth int) string {
 	if depth > maxDepth || len(s) > maxScan || !strings.ContainsAny(s, `{["`) || w.spent() {
 		return s
 	}
@@ -130,7 +130,7 @@ func quoted(w *work, r *trace.Redactor, s string, depth int) string {
 
 // fragment redacts one JSON value quoted in text: a string's content as
 // text of its own, an object or array as a document.
-func fragment(w *work, r *trace.Redactor, frag string, depth int) string {
+func fragment(w *work, r *Redactor, frag string, depth int) string {
 	w.charge(len(frag))
 	if frag[0] == '"' {
 		var inner string

@@ -1,9 +1,7 @@
-package trace
+package redact
 
 import (
 	"strings"
-
-	"github.com/reelier/reelier/internal/secrets"
 )
 
 // The rules that decide from a value's name alone. Everything found inside
@@ -21,19 +19,13 @@ func wholeValue(name, s string) bool {
 	if name == "" {
 		return false
 	}
-	if secrets.IsCredentialName(name) {
+	if IsCredentialName(name) {
 		return !(isPath(s) && normalizedIs(name, "pwd"))
 	}
-	return normalizedIs(name, "auth") && secrets.IsBasicCredentials(s)
+	return normalizedIs(name, "auth") && IsBasicCredentials(s)
 }
 
 // isPath reports whether s is a file system path.
-func isPath(s string) bool {
-	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") ||
-		len(s) > 2 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // normalizedIs reports whether name, without its separators and in any
 // case, is word.
@@ -55,7 +47,7 @@ func normalizedIs(name, word string) bool {
 // flagName returns the credential name a command-line word such as
 // "--api-key" gives the next word of an argument array, or "".
 func flagName(s string) string {
-	if !strings.HasPrefix(s, "--") || strings.IndexByte(s, '=') >= 0 || !secrets.IsCredentialName(s[2:]) {
+	if !strings.HasPrefix(s, "--") || strings.IndexByte(s, '=') >= 0 || !IsCredentialName(s[2:]) {
 		return ""
 	}
 	return s[2:]
@@ -82,7 +74,7 @@ func blankName(s string) string {
 		return s
 	}
 	for range maxPasses {
-		ms := secrets.FindAll("", s)
+		ms := FindAll("", s)
 		if len(ms) == 0 {
 			break
 		}

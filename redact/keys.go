@@ -1,4 +1,4 @@
-package secrets
+package redact
 
 // secretWords are key words that name a credential on their own.
 var secretWords = map[string]bool{

@@ -1,4 +1,4 @@
-package trace_test
+package redact_test
 
 import (
 	"strings"
@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // TestMarkers pins which text is a redaction placeholder: the two forms
@@ -37,7 +36,7 @@ func TestMarkers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, m := range trace.Markers(tt.s, nil) {
+		for _, m := range redact.Markers(tt.s, nil) {
 			name := m.Name
 			if name == "" {
 				name = "-"
@@ -47,7 +46,7 @@ func TestMarkers(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("Markers(%q) (-want +got):\n%s", tt.s, diff)
 		}
-		if trace.HasMarker(tt.s) != (len(tt.want) > 0) {
+		if redact.HasMarker(tt.s) != (len(tt.want) > 0) {
 			t.Errorf("HasMarker(%q) = %v", tt.s, !(len(tt.want) > 0))
 		}
 	}
@@ -56,10 +55,10 @@ func TestMarkers(t *testing.T) {
 // TestMarkersAreTheRedactors: what the redactor writes for a named
 // variable is the placeholder Markers finds, with its name.
 func TestMarkersAreTheRedactors(t *testing.T) {
-	r := trace.NewRedactor([]string{"PAYMENTS_TOKEN"}, func(string) (string, bool) { return "tok_live_4242", true })
+	r := redact.NewRedactor([]string{"PAYMENTS_TOKEN"}, func(string) (string, bool) { return "tok_live_4242", true })
 	out := r.String("note", "pay with tok_live_4242 now")
-	ms := trace.Markers(out, nil)
-	if len(ms) != 1 || ms[0].Name != "PAYMENTS_TOKEN" || out[ms[0].Start:ms[0].End] != trace.NamedRedacted("PAYMENTS_TOKEN") {
+	ms := redact.Markers(out, nil)
+	if len(ms) != 1 || ms[0].Name != "PAYMENTS_TOKEN" || out[ms[0].Start:ms[0].End] != redact.NamedRedacted("PAYMENTS_TOKEN") {
 		t.Fatalf("redacted %q, markers %+v", out, ms)
 	}
 }
@@ -71,22 +70,22 @@ func FuzzMarkers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ms := trace.Markers(s, nil)
+		ms := redact.Markers(s, nil)
 		last := 0
 		for _, m := range ms {
 			if m.Start < last || m.End <= m.Start || m.End > len(s) {
 				t.Fatalf("%q: marker %+v out of order or bounds", s, m)
 			}
-			want := trace.Redacted
+			want := redact.Redacted
 			if m.Name != "" {
-				want = trace.NamedRedacted(m.Name)
+				want = redact.NamedRedacted(m.Name)
 			}
 			if s[m.Start:m.End] != want {
 				t.Fatalf("%q: marker %+v is %q, not %q", s, m, s[m.Start:m.End], want)
 			}
 			last = m.End
 		}
-		if trace.HasMarker(s) != (len(ms) > 0) {
+		if redact.HasMarker(s) != (len(ms) > 0) {
 			t.Fatalf("%q: HasMarker disagrees with %d markers", s, len(ms))
 		}
 	})
@@ -99,10 +98,10 @@ func FuzzMarkers(f *testing.F) {
 func TestMarkersLinear(t *testing.T) {
 	s := strings.Repeat("«redacted:", 200_000) + "»"
 	start := time.Now()
-	if ms := trace.Markers(s, nil); len(ms) != 0 {
+	if ms := redact.Markers(s, nil); len(ms) != 0 {
 		t.Fatalf("%d markers in unclosed openings", len(ms))
 	}
-	if trace.HasMarker(s) {
+	if redact.HasMarker(s) {
 		t.Fatal("HasMarker finds a marker in unclosed openings")
 	}
 	if d := time.Since(start); d > 10*time.Second {

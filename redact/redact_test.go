@@ -1,4 +1,4 @@
-package trace_test
+package redact_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // Secret-shaped values are assembled at run time so that no
@@ -33,7 +33,7 @@ var (
 	skLetters = "sk-" + "abcdefghijklmnop" // no digit: a 16-character part is enough
 )
 
-func redactString(t *testing.T, r *trace.Redactor, doc string) string {
+func redactString(t *testing.T, r *redact.Redactor, doc string) string {
 	t.Helper()
 	out, err := r.JSON([]byte(doc))
 	if err != nil {
@@ -50,7 +50,7 @@ func enc(s string) string {
 // TestRedactCatches holds one case per secret shape: the document after
 // redaction must not contain the secret and must equal want.
 func TestRedactCatches(t *testing.T) {
-	r := trace.NewRedactor([]string{"MY_TOKEN", "SHORT", "UNSET"}, func(name string) (string, bool) {
+	r := redact.NewRedactor([]string{"MY_TOKEN", "SHORT", "UNSET"}, func(name string) (string, bool) {
 		switch name {
 		case "MY_TOKEN":
 			return "hunter2-correct-horse", true
@@ -107,7 +107,7 @@ func TestRedactCatches(t *testing.T) {
 // TestRedactLeavesOrdinaryData holds ordinary values that must come out
 // byte for byte as they went in (compacted).
 func TestRedactLeavesOrdinaryData(t *testing.T) {
-	r := trace.NewRedactor(nil, nil)
+	r := redact.NewRedactor(nil, nil)
 	sha := strings.Repeat("9f86d081884c7d65", 4)
 	tests := []struct{ name, in string }{
 		{"UUID", `{"id":"123e4567-e89b-12d3-a456-426614174000","requestId":"8c7f1d2e-0b3a-4c5d-9e8f-1a2b3c4d5e6f"}`},
@@ -136,14 +136,14 @@ func TestRedactLeavesOrdinaryData(t *testing.T) {
 }
 
 func TestRedactKeepsEscapesValid(t *testing.T) {
-	r := trace.NewRedactor(nil, nil)
+	r := redact.NewRedactor(nil, nil)
 	in := `{"t":"<a href=\"x\">&amp;</a>\u2028line\u0001","Authorization":"Bearer zzzzzzzz1"}`
 	got := redactString(t, r, in)
 	var v map[string]string
 	if err := json.Unmarshal([]byte(got), &v); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, got)
 	}
-	if v["t"] != "<a href=\"x\">&amp;</a>\u2028line\u0001" || v["Authorization"] != trace.Redacted {
+	if v["t"] != "<a href=\"x\">&amp;</a>\u2028line\u0001" || v["Authorization"] != redact.Redacted {
 		t.Errorf("got %q", v)
 	}
 	if strings.Contains(got, "\u2028") {
@@ -152,7 +152,7 @@ func TestRedactKeepsEscapesValid(t *testing.T) {
 }
 
 func TestRedactRejectsBadJSON(t *testing.T) {
-	r := trace.NewRedactor(nil, nil)
+	r := redact.NewRedactor(nil, nil)
 	for _, in := range []string{`{"a":`, `{} {}`, `nope`} {
 		if _, err := r.JSON([]byte(in)); err == nil {
 			t.Errorf("JSON(%q) accepted", in)
@@ -161,14 +161,14 @@ func TestRedactRejectsBadJSON(t *testing.T) {
 }
 
 func TestRedactorString(t *testing.T) {
-	r := trace.NewRedactor(nil, nil)
+	r := redact.NewRedactor(nil, nil)
 	if got := r.String("", "npx server --token "+ghToken); got != "npx server --token «redacted»" {
 		t.Errorf("got %q", got)
 	}
 }
 
 func BenchmarkRedact(b *testing.B) {
-	r := trace.NewRedactor(nil, nil)
+	r := redact.NewRedactor(nil, nil)
 	body := []byte(`{"content":[{"type":"text","text":"{\"bookings\":[{\"id\":\"bk_1\",\"status\":\"confirmed\",\"guest\":\"Ann\"},{\"id\":\"bk_2\",\"status\":\"pending\"}],\"next\":null}"}],"isError":false}`)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -191,13 +191,13 @@ func FuzzRedact(f *testing.F) {
 	} {
 		f.Add("", []byte(seed))
 	}
-	for _, name := range []string{"secrets.jsonl", "benign.jsonl"} {
+	for _, name := range []string{"jsonl", "benign.jsonl"} {
 		for _, it := range loadCorpus(f, name) {
 			f.Add(it.Key, []byte(it.Text))
 			f.Add("", corpusDoc(it))
 		}
 	}
-	r := trace.NewRedactor([]string{"FUZZ_SECRET"}, func(string) (string, bool) { return "fuzz-secret-value", true })
+	r := redact.NewRedactor([]string{"FUZZ_SECRET"}, func(string) (string, bool) { return "fuzz-secret-value", true })
 	f.Fuzz(func(t *testing.T, key string, doc []byte) {
 		once := r.String(key, string(doc))
 		if twice := r.String(key, once); twice != once {
@@ -223,7 +223,7 @@ func FuzzRedact(f *testing.F) {
 	})
 }
 
-// The redaction corpora: testdata/redact/secrets.jsonl holds realistic
+// The redaction corpora: testdata/redact/jsonl holds realistic
 // secrets in every shape they reach a trace in (JSON members, argument
 // arrays, JSON carried as text, header lines, command lines, prose, env,
 // ini and YAML files, URLs, connection strings, code, bare tokens), each
@@ -565,13 +565,13 @@ func report(t *testing.T, what, verb string, figures map[string]*shapeFigures) {
 	t.Log(b.String())
 }
 
-// TestRedactCorpus: every secret of secrets.jsonl is blanked, through
+// TestRedactCorpus: every secret of jsonl is blanked, through
 // Redactor.JSON (the item as a JSON document) and through Redactor.String
 // (the item as text under its key); every value of benign.jsonl comes out
 // unchanged through both. The figures per shape are logged (go test -v).
 func TestRedactCorpus(t *testing.T) {
-	r := trace.NewRedactor(nil, nil)
-	secretsCorpus := loadCorpus(t, "secrets.jsonl")
+	r := redact.NewRedactor(nil, nil)
+	secretsCorpus := loadCorpus(t, "jsonl")
 	benign := loadCorpus(t, "benign.jsonl")
 	if len(secretsCorpus) < 200 || len(benign) < 200 {
 		t.Fatalf("the corpora have %d and %d items; each needs 200 or more", len(secretsCorpus), len(benign))

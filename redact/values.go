@@ -1,4 +1,4 @@
-package scrub
+package redact
 
 import "context"
 
@@ -22,8 +22,8 @@ const maxNesting = 10000
 // fits well inside it.
 const budget = 64
 
-// checkEvery is how many bytes of work pass between looks at the context.
-const checkEvery = 64 << 10
+// workCheckEvery is how many bytes of work pass between looks at the context.
+const workCheckEvery = 64 << 10
 
 // work is the work a call to Text or JSON has left, and its context.
 type work struct {
@@ -36,7 +36,7 @@ type work struct {
 
 func newWork(ctx context.Context, n int) *work {
 	w := &work{ctx: ctx, left: budget*n + 1<<20}
-	w.next = w.left - checkEvery
+	w.next = w.left - workCheckEvery
 	if ctx.Err() != nil {
 		w.err, w.ended = ctx.Err(), true
 	}
@@ -50,7 +50,7 @@ func (w *work) charge(n int) {
 		w.ended = true
 	}
 	if w.left < w.next {
-		w.next = w.left - checkEvery
+		w.next = w.left - workCheckEvery
 		if err := w.ctx.Err(); err != nil {
 			w.err, w.ended = err, true
 		}
@@ -112,12 +112,12 @@ func indexCandidate(s string, i int) int {
 // the next.
 type parser struct {
 	s     string
-	stack []frame
+	stack []nest
 	found []span // on failure: the values completed directly inside an open container
 }
 
-// frame is an open container.
-type frame struct {
+// nest is an open container.
+type nest struct {
 	start  int
 	object bool
 	// state: what the container expects next.
@@ -127,7 +127,7 @@ type frame struct {
 	found int
 }
 
-// The states of a frame.
+// The states of a nest.
 const (
 	stFirst      byte = iota // just opened: a value (or a name) or the close
 	stValue                  // after a comma in an array, after a colon in an object
@@ -149,7 +149,7 @@ func (p *parser) parse(i int) (end, fail, restart int) {
 		// i is at the start of a value (or, in a container, a name).
 		switch s[i] {
 		case '"':
-			e := stringEnd(s, i)
+			e := quoteEnd(s, i)
 			if e < 0 {
 				return 0, -e - 1, i + 1
 			}
@@ -168,7 +168,7 @@ func (p *parser) parse(i int) (end, fail, restart int) {
 			if len(p.stack) >= maxNesting {
 				return 0, i, i
 			}
-			p.stack = append(p.stack, frame{start: i, object: s[i] == '{', state: stFirst, found: len(p.found)})
+			p.stack = append(p.stack, nest{start: i, object: s[i] == '{', state: stFirst, found: len(p.found)})
 			i++
 		default:
 			e := scalarEnd(s, i)
@@ -180,7 +180,7 @@ func (p *parser) parse(i int) (end, fail, restart int) {
 		}
 		// Structure until the next value starts.
 		for {
-			i = skipSpace(s, i)
+			i = skipWhite(s, i)
 			if i >= len(s) {
 				return 0, len(s), len(s)
 			}
@@ -223,16 +223,16 @@ func (p *parser) parse(i int) (end, fail, restart int) {
 	}
 }
 
-func skipSpace(s string, i int) int {
+func skipWhite(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// stringEnd returns the end of the JSON string at i, or -(fail+1) where
+// quoteEnd returns the end of the JSON string at i, or -(fail+1) where
 // fail is the first byte that cannot continue it.
-func stringEnd(s string, i int) int {
+func quoteEnd(s string, i int) int {
 	for j := i + 1; j < len(s); j++ {
 		switch c := s[j]; {
 		case c == '"':
@@ -263,8 +263,6 @@ func stringEnd(s string, i int) int {
 	}
 	return -(len(s) + 1)
 }
-
-func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // scalarEnd returns the end of the number or literal at i, or
 // -(fail+1).

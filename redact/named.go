@@ -1,4 +1,4 @@
-package secrets
+package redact
 
 import "strings"
 
@@ -333,7 +333,7 @@ func placeholder(v string) bool {
 	}
 	switch v[0] {
 	case '$':
-		return true // $VAR, ${VAR}, $(cmd), ${{ secrets.X }}
+		return true // $VAR, ${VAR}, $(cmd), ${{ X }}
 	case '{':
 		return strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "{%")
 	case '<':

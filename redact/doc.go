@@ -1,6 +1,13 @@
-// Package secrets recognises credential-shaped text: API keys, access
-// tokens, private keys and passwords that were pasted where a variable
-// belongs.
+// Package redact is the process's one redaction: the detectors that
+// recognise credential-shaped text (API keys, access tokens, private keys,
+// passwords pasted where a variable belongs), the Redactor that blanks
+// them in everything recorded or shown — traces, --trace files, --verbose
+// output, receipts, run records, a heal's prompt, the ledger — with one
+// marker («redacted», «redacted:NAME»), the one set of secrets the user
+// handed the process (RegisterSecret), the reading of those markers back
+// (marker.go), and the scrubber that also redacts JSON quoted inside text
+// (Text, JSON). The agent and the servers always get real values; only
+// copies are redacted.
 //
 // The detectors are shared by the linter (which flags a secret written into
 // a skill's action arguments) and by trace redaction (which blanks secrets
@@ -32,4 +39,4 @@
 // makes the set stricter than the minimal redaction patterns of the format
 // specification (§2.3) in those ways, and wider in the kinds of credentials
 // it knows.
-package secrets
+package redact

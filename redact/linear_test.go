@@ -1,4 +1,4 @@
-package scrub_test
+package redact_test
 
 import (
 	"context"
@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/scrub"
-	"github.com/reelier/reelier/trace"
+	"github.com/reelier/reelier/redact"
 )
 
 // nested returns text of about n bytes that is the worst case of a search
@@ -42,7 +41,7 @@ func TestTextLinear(t *testing.T) {
 		t.Run(shape, func(t *testing.T) {
 			in := nested(256<<10, shape)
 			start := time.Now()
-			got := scrub.Text(r, "", in)
+			got := redact.Text(r, "", in)
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("256 KiB of %s took %v", shape, d)
 			}
@@ -63,7 +62,7 @@ func BenchmarkTextNested(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dKiB", shape, n>>10), func(b *testing.B) {
 				b.SetBytes(int64(len(in)))
 				for b.Loop() {
-					scrub.Text(r, "", in)
+					redact.Text(r, "", in)
 				}
 			})
 		}
@@ -73,14 +72,14 @@ func BenchmarkTextNested(b *testing.B) {
 // BenchmarkTextClosed measures Text on a deeply nested but valid document
 // quoted in prose.
 func BenchmarkTextClosed(b *testing.B) {
-	r := &trace.Redactor{}
+	r := &redact.Redactor{}
 	for _, n := range []int{64 << 10, 256 << 10, 1 << 20} {
 		depth := n / 16
 		in := "got " + strings.Repeat(`{"a":[`, depth/6) + `"x"` + strings.Repeat("]}", depth/6)
 		b.Run(fmt.Sprintf("%dKiB", n>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			for b.Loop() {
-				scrub.Text(r, "", in)
+				redact.Text(r, "", in)
 			}
 		})
 	}
@@ -93,7 +92,7 @@ func TestTextContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	in := "use " + ghToken + " " + nested(1<<20, "mixed")
-	got, err := scrub.TextContext(ctx, redactor(), "", in)
+	got, err := redact.TextContext(ctx, redactor(), "", in)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -101,7 +100,7 @@ func TestTextContextCancelled(t *testing.T) {
 		t.Error("the token survived a cancelled scrub")
 	}
 	// Not cancelled: the same text is scrubbed whole.
-	got, err = scrub.TextContext(context.Background(), redactor(), "", in)
+	got, err = redact.TextContext(context.Background(), redactor(), "", in)
 	if err != nil || strings.Contains(got, password) {
 		t.Errorf("err %v; password kept: %v", err, strings.Contains(got, password))
 	}

@@ -1,4 +1,4 @@
-package trace
+package redact
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/reelier/reelier/internal/secrets"
 )
 
 // Redacted replaces a secret that matched a shape or a credential field.
@@ -201,7 +199,7 @@ func (sc *scanner) run() {
 			} else {
 				s := sc.str(valueKey(), tok)
 				element(flagName(s))
-				if top := len(stack) - 1; top >= 0 && !stack[top].array && isNameMember(member) && secrets.IsCredentialName(s) {
+				if top := len(stack) - 1; top >= 0 && !stack[top].array && isNameMember(member) && IsCredentialName(s) {
 					stack[top].named = s
 				}
 			}
@@ -331,7 +329,7 @@ func (r *Redactor) textOnce(ctx context.Context, key, s string) (string, bool, e
 	}
 	orig := s
 	s = blankRegistered(r.named, s)
-	found, err := secrets.FindAllContext(ctx, key, s)
+	found, err := FindAllContext(ctx, key, s)
 	if err != nil {
 		return orig, false, err
 	}
@@ -366,11 +364,11 @@ func (r *Redactor) embedded(ctx context.Context, s string) (out string, changed,
 
 // mergeMatches returns the spans of a and b (each sorted, without
 // overlaps) sorted, overlapping ones made one.
-func mergeMatches(a, b []secrets.Match) []secrets.Match {
+func mergeMatches(a, b []Match) []Match {
 	if len(b) == 0 {
 		return a
 	}
-	all := append(append([]secrets.Match(nil), a...), b...)
+	all := append(append([]Match(nil), a...), b...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Start < all[j].Start })
 	out := all[:1]
 	for _, m := range all[1:] {
@@ -386,7 +384,7 @@ func mergeMatches(a, b []secrets.Match) []secrets.Match {
 
 // replaceMatches blanks the spans of ms (sorted, not overlapping) in s;
 // spans that touch become one.
-func replaceMatches(s string, ms []secrets.Match) string {
+func replaceMatches(s string, ms []Match) string {
 	if len(ms) == 0 {
 		return s
 	}

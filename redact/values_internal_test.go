@@ -1,4 +1,4 @@
-package scrub
+package redact
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/reelier/reelier/trace"
 )
 
 // oldValues is the search values replaced: a JSON decode tried at every
@@ -62,7 +60,7 @@ func FuzzValues(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	r := &trace.Redactor{}
+	r := &Redactor{}
 	f.Fuzz(func(t *testing.T, s string) {
 		// The reference is quadratic: it is held to short texts.
 		if len(s) > 1024 {
