@@ -9,7 +9,7 @@ import (
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
@@ -294,7 +294,7 @@ func TestDecisionFindings(t *testing.T) {
 				if d.structured != "" {
 					obs.Body, obs.Structured = d.structured, []byte(d.structured)
 				}
-				v, found, err := runtime.SelectionValue(obs, sel.Sel)
+				v, found, err := replay.SelectionValue(obs, sel.Sel)
 				got := ""
 				if err == nil && found {
 					got = jsonText(v)

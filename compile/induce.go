@@ -8,7 +8,7 @@ import (
 
 	"github.com/reelier/reelier/internal/jsregex"
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool/jsondata"
 )
 
@@ -478,7 +478,7 @@ func uniqueExtreme(cands []*jsondata.Object, picked int, key string, ord ast.Ord
 	pv, _ := cands[picked].Get(key)
 	// The picked key is read once, each candidate's once, by the
 	// runtime's own reading, so the compiler and a replay agree.
-	pk, ok := runtime.ReadOrderKey(pv, ord)
+	pk, ok := replay.ReadOrderKey(pv, ord)
 	if !ok {
 		return false, false
 	}
@@ -488,11 +488,11 @@ func uniqueExtreme(cands []*jsondata.Object, picked int, key string, ord ast.Ord
 			continue
 		}
 		v, _ := c.Get(key)
-		k, ok := runtime.ReadOrderKey(v, ord)
+		k, ok := replay.ReadOrderKey(v, ord)
 		if !ok {
 			return false, false
 		}
-		switch runtime.CompareOrderKeys(k, pk, ord) {
+		switch replay.CompareOrderKeys(k, pk, ord) {
 		case 0:
 			return false, false
 		case 1:
@@ -522,7 +522,7 @@ func looksDate(s string) bool {
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
 		return false
 	}
-	_, ok := runtime.ReadOrderKey(s, ast.OrderDate)
+	_, ok := replay.ReadOrderKey(s, ast.OrderDate)
 	return ok
 }
 
@@ -535,7 +535,7 @@ func looksVersion(s string) bool {
 	if t == "" || !isDigitByte(t[0]) || strings.IndexByte(t, '.') < 0 {
 		return false
 	}
-	_, ok := runtime.ReadOrderKey(s, ast.OrderVersion)
+	_, ok := replay.ReadOrderKey(s, ast.OrderVersion)
 	return ok
 }
 

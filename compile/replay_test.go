@@ -11,8 +11,8 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
 )
 
@@ -64,7 +64,7 @@ func TestReplayUsesFreshValues(t *testing.T) {
 	}}
 	get := &fakeTool{answer: func(map[string]any) any { return map[string]any{"ok": true} }}
 	for run := 1; run <= 2; run++ {
-		res := runtime.Run(context.Background(), skill, runtime.Options{Tools: tool.Registry{"create_order": create, "get_order": get}, AllowWrites: true})
+		res := replay.Run(context.Background(), skill, replay.Options{Tools: tool.Registry{"create_order": create, "get_order": get}, AllowWrites: true})
 		for _, st := range res.Record.Steps {
 			if st.Outcome != runlog.Passed {
 				t.Fatalf("run %d step %d: %s %v", run, st.N, st.Outcome, st.Failures)
@@ -98,7 +98,7 @@ func TestReplayKeepsNumberType(t *testing.T) {
 	skill, _ := grammar.Parse("n.skill.md", []byte(printed))
 	get := &fakeTool{answer: func(map[string]any) any { return map[string]any{} }}
 	create := &fakeTool{answer: func(map[string]any) any { return map[string]any{"number": 100777} }}
-	runtime.Run(context.Background(), skill, runtime.Options{Tools: tool.Registry{"create_invoice": create, "get_invoice": get}, AllowWrites: true})
+	replay.Run(context.Background(), skill, replay.Options{Tools: tool.Registry{"create_invoice": create, "get_invoice": get}, AllowWrites: true})
 	if len(get.sent) != 1 {
 		t.Fatalf("get_invoice called %d times", len(get.sent))
 	}

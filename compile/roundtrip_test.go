@@ -16,7 +16,7 @@ import (
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool"
 )
 
@@ -120,7 +120,7 @@ func TestRoundTrip(t *testing.T) {
 	reg := tool.Registry{}
 	router.Register(reg, nil)
 	for run, id := range []string{"item-1", "item-2"} {
-		res := runtime.Run(ctx, skill, runtime.Options{Tools: reg, Yes: true})
+		res := replay.Run(ctx, skill, replay.Options{Tools: reg, Yes: true})
 		for _, st := range res.Steps {
 			if st.Record.Outcome != "passed" {
 				t.Fatalf("run %d step %d: %s %v", run+1, st.Record.N, st.Record.Outcome, st.Record.Failures)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
 )
@@ -108,7 +108,7 @@ func (c *compiler) countsOf(parts []holePart) map[string]counted {
 			continue
 		}
 		cnt := &ast.Selection{Pick: ast.PickCount, Source: bd.sel.Source, Where: bd.sel.Where}
-		v, found, err := runtime.SelectionValue(observationOf(r), cnt)
+		v, found, err := replay.SelectionValue(observationOf(r), cnt)
 		n, isNum := v.(jsondata.Number)
 		if err != nil || !found || !isNum {
 			continue
@@ -202,7 +202,7 @@ func (c *compiler) unexplainedNumbers(st *step, toks []string, parts []holePart)
 		}
 		whole := *bd.sel
 		whole.Field = ast.Path{}
-		v, found, err := runtime.SelectionValue(observationOf(r), &whole)
+		v, found, err := replay.SelectionValue(observationOf(r), &whole)
 		el, isObj := v.(*jsondata.Object)
 		if err != nil || !found || !isObj {
 			continue
@@ -363,7 +363,7 @@ func sortedJoin(s *ast.Selection, values []string) {
 		return
 	}
 	for i := 1; i < len(values); i++ {
-		if runtime.CompareNatural(values[i-1], values[i]) >= 0 {
+		if replay.CompareNatural(values[i-1], values[i]) >= 0 {
 			return
 		}
 	}
@@ -414,7 +414,7 @@ func (c *compiler) categoryCount(st *step, s, tok string) (string, bool) {
 	if shared != 1 {
 		return "", false
 	}
-	if v, ok, err := runtime.SelectionValue(observationOf(from), found); err != nil || !ok || !textIs(v, tok) {
+	if v, ok, err := replay.SelectionValue(observationOf(from), found); err != nil || !ok || !textIs(v, tok) {
 		return "", false
 	}
 	return c.aggBind(st, from, found, 'n', tok, []string{"count"}), true

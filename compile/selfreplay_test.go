@@ -12,8 +12,8 @@ import (
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/redact"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
@@ -87,7 +87,7 @@ func TestSelfReplay(t *testing.T) {
 			for _, name := range out.Summary.Inputs {
 				vars[name] = standIn(name)
 			}
-			res := runtime.Run(context.Background(), skill, runtime.Options{
+			res := replay.Run(context.Background(), skill, replay.Options{
 				Tools: reg, Yes: true, Vars: vars,
 				Clock:       func() time.Time { return recordedDay(tr) },
 				OnStepStart: func(st *ast.Step) { p.step = st.Number },

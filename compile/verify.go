@@ -2,7 +2,7 @@ package compile
 
 import (
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
 )
@@ -33,7 +33,7 @@ func verifySel(sel *ast.Selection, r *recentResult, holes map[string]string, wan
 	if len(r.doc.text) > 0 {
 		obs.Structured = r.doc.text
 	}
-	v, found, err := runtime.SelectionValue(obs, &s)
+	v, found, err := replay.SelectionValue(obs, &s)
 	if err != nil || !found {
 		return false
 	}

@@ -23,7 +23,7 @@ import (
 
 	"github.com/reelier/reelier/internal/llmtest"
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 	"go.yaml.in/yaml/v3"
 )
 

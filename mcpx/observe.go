@@ -84,7 +84,7 @@ func (r *Router) Register(reg tool.Registry, warn io.Writer) {
 	}
 }
 
-// Definition implements runtime.Definer: the name of the server that
+// Definition implements replay.Definer: the name of the server that
 // serves the tool (the one it gave itself, else one taken from its
 // command) and the tool's definition as the server listed it, under its
 // exposed name (the SDK's reading of it, renamed, when the exact bytes

@@ -12,7 +12,7 @@ import (
 
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/tooldef"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/sebdah/goldie/v2"
 )
 

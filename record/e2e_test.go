@@ -19,7 +19,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 )
@@ -244,7 +244,7 @@ func TestReplayAfterRecording(t *testing.T) {
 	if fmt.Sprint(tools) != "[create_item 1_echo]" {
 		t.Fatalf("recorded tools %v", tools)
 	}
-	res := replay(t, wrap, replaySkill)
+	res := replayOver(t, wrap, replaySkill)
 	if !res.Record.Passed {
 		for _, s := range res.Steps {
 			t.Errorf("step %q: %s %v", s.Record.Title, s.Record.Outcome, s.Record.Failures)
@@ -293,7 +293,7 @@ description: create an item, read it back, echo through the second server
 `
 
 // replay runs src against downstreams started with wrap, builtins included.
-func replay(t *testing.T, wrap []string, src string) *runtime.Result {
+func replayOver(t *testing.T, wrap []string, src string) *replay.Result {
 	t.Helper()
 	skill, diags := grammar.Parse("replay.skill.md", []byte(src))
 	if diags.HasErrors() {
@@ -310,7 +310,7 @@ func replay(t *testing.T, wrap []string, src string) *runtime.Result {
 	if _, ok := reg["http.get"].(builtinStub); !ok {
 		t.Error("a builtin was replaced")
 	}
-	return runtime.Run(context.Background(), skill, runtime.Options{Tools: reg, AllowWrites: true})
+	return replay.Run(context.Background(), skill, replay.Options{Tools: reg, AllowWrites: true})
 }
 
 // builtinStub stands in for a builtin tool in the registry.

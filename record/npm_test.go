@@ -96,7 +96,7 @@ func TestEverythingServer(t *testing.T) {
 	}
 	checkEverythingTrace(t, path, wrap)
 
-	r := replay(t, []string{wrap}, everythingSkill)
+	r := replayOver(t, []string{wrap}, everythingSkill)
 	if !r.Record.Passed {
 		for _, s := range r.Steps {
 			t.Errorf("step %q: %s %v", s.Record.Title, s.Record.Outcome, s.Record.Failures)

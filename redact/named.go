@@ -333,7 +333,7 @@ func placeholder(v string) bool {
 	}
 	switch v[0] {
 	case '$':
-		return true // $VAR, ${VAR}, $(cmd), ${{ X }}
+		return true // $VAR, ${VAR}, $(cmd), ${{ secrets.X }}
 	case '{':
 		return strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "{%")
 	case '<':

@@ -191,7 +191,7 @@ func FuzzRedact(f *testing.F) {
 	} {
 		f.Add("", []byte(seed))
 	}
-	for _, name := range []string{"jsonl", "benign.jsonl"} {
+	for _, name := range []string{"secrets.jsonl", "benign.jsonl"} {
 		for _, it := range loadCorpus(f, name) {
 			f.Add(it.Key, []byte(it.Text))
 			f.Add("", corpusDoc(it))
@@ -223,7 +223,7 @@ func FuzzRedact(f *testing.F) {
 	})
 }
 
-// The redaction corpora: testdata/redact/jsonl holds realistic
+// The redaction corpora: testdata/redact/secrets.jsonl holds realistic
 // secrets in every shape they reach a trace in (JSON members, argument
 // arrays, JSON carried as text, header lines, command lines, prose, env,
 // ini and YAML files, URLs, connection strings, code, bare tokens), each
@@ -565,13 +565,13 @@ func report(t *testing.T, what, verb string, figures map[string]*shapeFigures) {
 	t.Log(b.String())
 }
 
-// TestRedactCorpus: every secret of jsonl is blanked, through
+// TestRedactCorpus: every secret of secrets.jsonl is blanked, through
 // Redactor.JSON (the item as a JSON document) and through Redactor.String
 // (the item as text under its key); every value of benign.jsonl comes out
 // unchanged through both. The figures per shape are logged (go test -v).
 func TestRedactCorpus(t *testing.T) {
 	r := redact.NewRedactor(nil, nil)
-	secretsCorpus := loadCorpus(t, "jsonl")
+	secretsCorpus := loadCorpus(t, "secrets.jsonl")
 	benign := loadCorpus(t, "benign.jsonl")
 	if len(secretsCorpus) < 200 || len(benign) < 200 {
 		t.Fatalf("the corpora have %d and %d items; each needs 200 or more", len(secretsCorpus), len(benign))

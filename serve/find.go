@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // FindSkillInput is the input of reelier_find_skill.

@@ -14,10 +14,10 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/httptool"
-	"github.com/reelier/reelier/runtime/provenance"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/httptool"
+	"github.com/reelier/reelier/replay/provenance"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
 )
 
@@ -64,10 +64,10 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	if err := checkVars(in.Vars); err != nil {
 		return nil, runlog.Record{}, err
 	}
-	if _, err := runtime.SkillLimits(skill); err != nil {
+	if _, err := replay.SkillLimits(skill); err != nil {
 		return nil, runlog.Record{}, fmt.Errorf("skillPath %q: %v; nothing ran", in.SkillPath, err)
 	}
-	if missing := runtime.MissingInputs(skill, in.Vars); len(missing) > 0 {
+	if missing := replay.MissingInputs(skill, in.Vars); len(missing) > 0 {
 		names := make([]string, len(missing))
 		for i, m := range missing {
 			names[i] = fmt.Sprintf("%s (step %d, line %d)", m.Name, m.Step, m.Range.Start.Line)
@@ -85,7 +85,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		router.Register(tools, s.opts.Stderr)
 	}
 	sum := sha256.Sum256(src)
-	res := runtime.Run(ctx, skill, runtime.Options{
+	res := replay.Run(ctx, skill, replay.Options{
 		Tools: tools, Vars: in.Vars, Yes: in.AllowDestructive, AllowWrites: in.AllowWrites, Clock: s.opts.Clock,
 		Path: s.skillDisplay(base, in.SkillPath), SkillSHA256: hex.EncodeToString(sum[:]),
 		OpenQuestions: openQuestions(skill),

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 var allTools = []string{"reelier_find_skill", "reelier_from_session", "reelier_lint", "reelier_push", "reelier_replay", "reelier_scan"}

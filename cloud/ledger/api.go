@@ -12,7 +12,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/redact"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // Paging bounds for GET …/runs.

@@ -10,7 +10,7 @@ import (
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestSkillUploadBadInput covers the skill endpoint's refusals.

@@ -12,7 +12,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // FuzzRunUpload throws arbitrary bodies at POST /api/v1/runs: the answer

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestInterruptedRunStored: a run stopped before it finished (a cancelled

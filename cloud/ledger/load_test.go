@@ -16,7 +16,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger/pgstore"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
 	"github.com/reelier/reelier/cloud/push"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // The load: loadRecords run records over loadClients skills, one client

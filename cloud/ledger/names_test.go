@@ -13,7 +13,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // badNames break the Agent Skills name rules, each in its own way: path

@@ -17,7 +17,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/reelier/reelier/internal/termtext"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 //go:embed templates/*.html

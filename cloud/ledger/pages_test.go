@@ -13,7 +13,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // The weekly skill file before and after the heal of healedRecord.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestStoredRedacted: a record and a skill file pushed by a client that did

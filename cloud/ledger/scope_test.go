@@ -13,7 +13,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger"
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/pgstore"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestScopesAndRevocation: a read key opens every page and GET route

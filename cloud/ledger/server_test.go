@@ -18,7 +18,7 @@ import (
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // fixedNow is the clock of every test ledger.

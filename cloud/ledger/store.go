@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // Store keeps keys, skills and runs. Implementations run every write in a

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/agentskill"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // maxNameBytes bounds a skill name.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/cloud/push"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestPushBadSkillName: a skill whose name breaks the Agent Skills name

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/cloud"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // Options says what to push and how.

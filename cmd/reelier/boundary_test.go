@@ -25,7 +25,7 @@ import (
 	"github.com/reelier/reelier/internal/llmtest"
 	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/redact"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // boundarySecrets are one secret of each kind the redactor knows, built at

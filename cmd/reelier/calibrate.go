@@ -9,13 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reelier/reelier/calibrate"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/httptool"
-	"github.com/reelier/reelier/runtime/writeback"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/calibrate"
+	"github.com/reelier/reelier/replay/httptool"
+	"github.com/reelier/reelier/replay/writeback"
 	"github.com/reelier/reelier/tool"
 )
 
@@ -102,7 +102,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	if err != nil {
 		return err
 	}
-	ro := runtime.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
+	ro := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites}
 	httptool.Register(ro.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -9,8 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/reelier/reelier/ghworkflow"
-	"github.com/reelier/reelier/skillservers"
+	"github.com/reelier/reelier/replay/ghworkflow"
+	"github.com/reelier/reelier/replay/skillservers"
 	"github.com/spf13/cobra"
 )
 

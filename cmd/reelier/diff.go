@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/reelier/reelier/diff"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/diff"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/spf13/cobra"
 )
 

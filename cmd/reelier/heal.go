@@ -11,9 +11,9 @@ import (
 	"sync"
 
 	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/heal"
-	"github.com/reelier/reelier/runtime/llm"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/heal"
+	"github.com/reelier/reelier/replay/llm"
 )
 
 // What an accepted heal does with the skill file (--heal).
@@ -57,7 +57,7 @@ func (h healOptions) check(json bool) error {
 // With --heal=propose the ladders leave the skill files alone; with
 // --heal-patch FILE an earlier FILE is removed now, and FILE is written
 // whenever a heal is proposed, holding every proposal of the run.
-func ladders(level int, flags llm.Flags, opts healOptions, getenv func(string) string) func(skillFile string) runtime.Healer {
+func ladders(level int, flags llm.Flags, opts healOptions, getenv func(string) string) func(skillFile string) replay.Healer {
 	var patch *proposals
 	if opts.mode == healPropose && opts.patchFile != "" {
 		patch = &proposals{path: opts.patchFile, diffs: map[string]string{}}
@@ -68,7 +68,7 @@ func ladders(level int, flags llm.Flags, opts healOptions, getenv func(string) s
 	}
 	cfg := llm.Resolve(flags, getenv)
 	client := sync.OnceValues(func() (llm.Client, error) { return llm.NewClient(cfg) })
-	return func(skillFile string) runtime.Healer {
+	return func(skillFile string) replay.Healer {
 		l := &heal.Ladder{MaxLevel: level, NewClient: client, Model: cfg.Model, L2Model: cfg.L2Model, SkillPath: skillFile,
 			AllowWeaker: opts.allowWeaker, Propose: opts.mode == healPropose}
 		if patch == nil {
@@ -84,10 +84,10 @@ type proposer struct {
 	patch *proposals
 }
 
-// Heal implements runtime.Healer: the ladder's heal, its proposal saved to
+// Heal implements replay.Healer: the ladder's heal, its proposal saved to
 // the patch file. A proposal that cannot be saved is reported like a heal
 // that could not be written back.
-func (p *proposer) Heal(ctx context.Context, d *runtime.Divergence) *runtime.Healing {
+func (p *proposer) Heal(ctx context.Context, d *replay.Divergence) *replay.Healing {
 	h := p.Ladder.Heal(ctx, d)
 	if h != nil && h.Proposal != "" {
 		if err := p.patch.add(p.SkillPath, h.Proposal); err != nil {

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reelier/reelier/runtime/heal"
-	"github.com/reelier/reelier/runtime/llm"
+	"github.com/reelier/reelier/replay/heal"
+	"github.com/reelier/reelier/replay/llm"
 )
 
 // TestLaddersLevelZero: at --max-level 0 there is no ladder at all, so no

@@ -19,11 +19,11 @@ import (
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/httptool"
-	"github.com/reelier/reelier/runtime/provenance"
-	"github.com/reelier/reelier/runtime/receipt"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/httptool"
+	"github.com/reelier/reelier/replay/provenance"
+	"github.com/reelier/reelier/replay/receipt"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
@@ -166,7 +166,7 @@ func compileDemo(w io.Writer, tracePath, dir string) (string, error) {
 
 // replayDemo replays the skill as written on disk at Level 0, with the
 // demo registry started again as its MCP downstream.
-func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer) (*runtime.Result, error) {
+func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer) (*replay.Result, error) {
 	src, err := os.ReadFile(skillPath)
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
@@ -183,7 +183,7 @@ func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer)
 	tools := tool.Registry{}
 	httptool.Register(tools, nil)
 	router.Register(tools, stderr)
-	return runtime.Run(ctx, skill, runtime.Options{Tools: tools}), nil
+	return replay.Run(ctx, skill, replay.Options{Tools: tools}), nil
 }
 
 // modulePath is the module reelier is built from; cmdPackage its main

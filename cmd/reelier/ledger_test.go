@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/cloud/ledger/ledgertest"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // ledgerProcess is a `reelier ledger serve` child process.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
-	"github.com/reelier/reelier/mock"
+	"github.com/reelier/reelier/replay/mock"
 	"github.com/spf13/cobra"
 )
 

@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/reelier/reelier/cloud/push"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/spf13/cobra"
 )
 

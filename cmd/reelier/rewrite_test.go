@@ -16,7 +16,7 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/skillfile"
-	"github.com/reelier/reelier/runtime/writeback"
+	"github.com/reelier/reelier/replay/writeback"
 )
 
 // rewriteSkill is canonical; step 1 is the step the heals patch.

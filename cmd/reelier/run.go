@@ -16,12 +16,12 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/httptool"
-	"github.com/reelier/reelier/runtime/llm"
-	"github.com/reelier/reelier/runtime/receipt"
-	"github.com/reelier/reelier/runtime/runlog"
-	"github.com/reelier/reelier/skillservers"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/httptool"
+	"github.com/reelier/reelier/replay/llm"
+	"github.com/reelier/reelier/replay/receipt"
+	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/replay/skillservers"
 	"github.com/reelier/reelier/tool"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -279,14 +279,14 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	if opts.trace != "" && len(skills)+len(broken) > 1 {
 		return usageErrorf("--trace takes one skill: a trace is one replay (replay the skills one at a time, each with its own --trace FILE)")
 	}
-	limits := runtime.Limits{Timeout: opts.timeout, Retry: opts.retry, RetryInterval: opts.retryInterval}
+	limits := replay.Limits{Timeout: opts.timeout, Retry: opts.retry, RetryInterval: opts.retryInterval}
 	if opts.timeout > 0 {
 		limits.From = "--timeout"
 	}
 	if limits.Retry > 0 && limits.RetryInterval == 0 && !cmd.Flags().Changed("retry-interval") {
 		limits.RetryInterval = time.Second
 	}
-	base := runtime.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
+	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
 		Limits: limits, SkipWrites: opts.skipWrites, IgnoreToolDrift: opts.ignoreToolDrift}
 	httptool.Register(base.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -484,13 +484,13 @@ func loadSuite(cmd *cobra.Command, paths []string, vars map[string]string, dryRu
 			fail(l.path, fmt.Errorf("%s does not parse: %s", l.path, firstError(l.diags)))
 			continue
 		}
-		if _, err := runtime.SkillLimits(l.skill); err != nil {
+		if _, err := replay.SkillLimits(l.skill); err != nil {
 			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
 			fmt.Fprintln(errw, err)
 			fail(l.path, err)
 			continue
 		}
-		if err := runtime.SkillTools(l.skill); err != nil {
+		if err := replay.SkillTools(l.skill); err != nil {
 			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
 			fmt.Fprintln(errw, err)
 			fail(l.path, err)
@@ -498,7 +498,7 @@ func loadSuite(cmd *cobra.Command, paths []string, vars map[string]string, dryRu
 		}
 		if !dryRun {
 			// A dry run leaves a missing input's holes as written.
-			if missing := runtime.MissingInputs(l.skill, vars); len(missing) > 0 {
+			if missing := replay.MissingInputs(l.skill, vars); len(missing) > 0 {
 				err := missingInputs(l.path, missing)
 				fmt.Fprintln(errw, err)
 				fail(l.path, err)
@@ -525,7 +525,7 @@ func firstError(diags ast.Diagnostics) string {
 
 // missingInputs names every input the run was not given, where each is
 // first used and how to give it.
-func missingInputs(path string, missing []runtime.Input) error {
+func missingInputs(path string, missing []replay.Input) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d input", path, len(missing))
 	if len(missing) > 1 {

@@ -10,7 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/reelier/reelier/internal/termtext"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 )
 
 // dryStep is one step of `run --dry-run --json`.
@@ -36,13 +36,13 @@ type dryPlan struct {
 // dryRunSkills prints every skill's filled actions. Nothing is called or
 // written. A step whose action cannot be filled makes the exit status 1,
 // since the real run would fail there.
-func dryRunSkills(out io.Writer, skills []*loadedSkill, opts runtime.Options, asJSON bool) error {
+func dryRunSkills(out io.Writer, skills []*loadedSkill, opts replay.Options, asJSON bool) error {
 	// Buffered: a plan is two lines a step, each otherwise its own write.
 	w := bufio.NewWriterSize(out, 64<<10)
 	defer w.Flush()
 	broken := false
 	for _, l := range skills {
-		plan := runtime.DryRun(l.skill, opts)
+		plan := replay.DryRun(l.skill, opts)
 		for _, p := range plan {
 			broken = broken || p.Err != nil
 		}
@@ -62,7 +62,7 @@ func dryRunSkills(out io.Writer, skills []*loadedSkill, opts runtime.Options, as
 // skill or its inputs is escaped for the terminal. Two lines a step, written
 // piece by piece into w (no format string to interpret and no boxed
 // arguments a step).
-func writeDryText(w *bufio.Writer, l *loadedSkill, plan []runtime.PlannedStep, skillServers bool) {
+func writeDryText(w *bufio.Writer, l *loadedSkill, plan []replay.PlannedStep, skillServers bool) {
 	line := termtext.Line
 	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", line(l.skill.Name()), line(l.path))
 	if skillServers && len(l.skill.Servers) > 0 {
@@ -115,7 +115,7 @@ func writeDryText(w *bufio.Writer, l *loadedSkill, plan []runtime.PlannedStep, s
 	}
 }
 
-func writeDryJSON(w io.Writer, skill string, plan []runtime.PlannedStep) {
+func writeDryJSON(w io.Writer, skill string, plan []replay.PlannedStep) {
 	out := dryPlan{Skill: skill, DryRun: true, Steps: []dryStep{}}
 	for _, p := range plan {
 		st := dryStep{N: p.Step.Number, Title: p.Step.Title, Tool: p.Action.Tool, Args: p.Action.Args, Effect: string(p.Effect), Needs: p.NeedsFlag, Picks: p.Picks}

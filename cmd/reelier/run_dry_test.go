@@ -12,12 +12,12 @@ import (
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/runtime"
+	"github.com/reelier/reelier/replay"
 )
 
 // writeDryTextFmt is writeDryText's step lines as they were first written,
 // with fmt: the reference the piecewise writer must match byte for byte.
-func writeDryTextFmt(w io.Writer, plan []runtime.PlannedStep) {
+func writeDryTextFmt(w io.Writer, plan []replay.PlannedStep) {
 	line := termtext.Line
 	for _, p := range plan {
 		gate := ""
@@ -41,16 +41,16 @@ func TestWriteDryTextMatchesFmt(t *testing.T) {
 	}
 	l := &loadedSkill{path: "dry.skill.md", skill: skill}
 	step := func(n int, title string) *ast.Step { return &ast.Step{Number: n, Title: title} }
-	plan := []runtime.PlannedStep{
-		{Step: step(1, "Plain"), Effect: ast.EffectRead, Action: runtime.Action{Tool: "http.get", Args: []byte(`{"url":"https://x.test/a"}`)}},
-		{Step: step(22, "Gated"), Effect: ast.EffectIdempotentWrite, NeedsFlag: "--allow-writes", Action: runtime.Action{Tool: "t", Args: []byte(`{}`)}},
-		{Step: step(333, "Wide"), Effect: ast.EffectDestructive, NeedsFlag: "--yes", Action: runtime.Action{Tool: "t", Args: []byte(`[]`)}},
-		{Step: step(4444, "Wider than three"), Effect: ast.EffectRead, Action: runtime.Action{Tool: "t", Args: []byte(`1`)}},
-		{Step: step(-5, "Negative"), Action: runtime.Action{Tool: "t", Args: []byte(`null`)}},
+	plan := []replay.PlannedStep{
+		{Step: step(1, "Plain"), Effect: ast.EffectRead, Action: replay.Action{Tool: "http.get", Args: []byte(`{"url":"https://x.test/a"}`)}},
+		{Step: step(22, "Gated"), Effect: ast.EffectIdempotentWrite, NeedsFlag: "--allow-writes", Action: replay.Action{Tool: "t", Args: []byte(`{}`)}},
+		{Step: step(333, "Wide"), Effect: ast.EffectDestructive, NeedsFlag: "--yes", Action: replay.Action{Tool: "t", Args: []byte(`[]`)}},
+		{Step: step(4444, "Wider than three"), Effect: ast.EffectRead, Action: replay.Action{Tool: "t", Args: []byte(`1`)}},
+		{Step: step(-5, "Negative"), Action: replay.Action{Tool: "t", Args: []byte(`null`)}},
 		{Step: step(6, "Broken"), Effect: ast.EffectRead, Err: errors.New("Unbound template variable {{x\x1b[31m}}")},
-		{Step: step(7, "Hostile \x1b]0;title\x07 \u202e"), Effect: ast.Effect("odd\u2028"), Action: runtime.Action{Tool: "to\x00ol\xff", Args: []byte("{\"k\":\"\u0085\xc3\"}")}},
-		{Step: step(8, "Split rune"), Action: runtime.Action{Tool: "t\xe6\x97", Args: []byte("\xa5x")}},
-		{Step: step(9, ""), Action: runtime.Action{}},
+		{Step: step(7, "Hostile \x1b]0;title\x07 \u202e"), Effect: ast.Effect("odd\u2028"), Action: replay.Action{Tool: "to\x00ol\xff", Args: []byte("{\"k\":\"\u0085\xc3\"}")}},
+		{Step: step(8, "Split rune"), Action: replay.Action{Tool: "t\xe6\x97", Args: []byte("\xa5x")}},
+		{Step: step(9, ""), Action: replay.Action{}},
 	}
 	var want strings.Builder
 	fmt.Fprintf(&want, "dry run of skill %s (%s): nothing is called, nothing is written\n", skill.Name(), l.path)

@@ -11,11 +11,11 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/replaytrace"
-	"github.com/reelier/reelier/runtime"
-	"github.com/reelier/reelier/runtime/provenance"
-	"github.com/reelier/reelier/runtime/receipt"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/provenance"
+	"github.com/reelier/reelier/replay/receipt"
+	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/replay/traceout"
 )
 
 // suite runs one or more skills and reports on them.
@@ -24,13 +24,13 @@ type suite struct {
 	// scrubbing of the responses its receipts show.
 	ctx  context.Context
 	opts runOptions
-	base runtime.Options
+	base replay.Options
 	out  io.Writer
 	errw io.Writer
 	// style is nil when stdout is not a terminal.
 	style *receipt.Style
 	// ladder gives a skill file its escalation ladder; nil at --max-level 0.
-	ladder func(skillFile string) runtime.Healer
+	ladder func(skillFile string) replay.Healer
 
 	// broken are the skills that could not run at all; they are
 	// reported and count in the exit status.
@@ -44,7 +44,7 @@ type suite struct {
 // outcome is one skill's run and where its record went.
 type outcome struct {
 	skill     *loadedSkill
-	res       *runtime.Result
+	res       *replay.Result
 	recordAt  string
 	recordErr error
 	traceErr  error
@@ -102,7 +102,7 @@ func (s *suite) runLive(ctx context.Context, l *loadedSkill) *outcome {
 
 // runOne replays one skill and appends its run record; a heal has been
 // written back to the skill file by then.
-func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *outcome {
+func (s *suite) runOne(ctx context.Context, l *loadedSkill, o replay.Options) *outcome {
 	if s.ladder != nil {
 		file := l.path
 		if file == stdinName {
@@ -116,11 +116,11 @@ func (s *suite) runOne(ctx context.Context, l *loadedSkill, o runtime.Options) *
 	sum := sha256.Sum256(l.src)
 	o.SkillSHA256 = hex.EncodeToString(sum[:])
 	o.OpenQuestions = openQuestions(l.skill)
-	var tr *replaytrace.Recorder
+	var tr *traceout.Recorder
 	if s.opts.trace != "" {
-		tr = replaytrace.Attach(&o, l.skill, replaytrace.Options{Wrapped: len(s.opts.wrap) > 0})
+		tr = traceout.Attach(&o, l.skill, traceout.Options{Wrapped: len(s.opts.wrap) > 0})
 	}
-	res := runtime.Run(ctx, l.skill, o)
+	res := replay.Run(ctx, l.skill, o)
 	res.Record.Provenance = provenance.FromEnv(os.Getenv)
 	at, err := runlog.Append(s.opts.runsDir, &res.Record)
 	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestTerminalStyle: live progress and colour only on a terminal; pipes,

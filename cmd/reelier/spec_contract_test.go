@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/internal/testutil"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // TestSpecReplayContract holds SPEC.md §14's tables to the code: the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reelier/reelier/runtime/receipt"
+	"github.com/reelier/reelier/replay/receipt"
 	"github.com/spf13/cobra"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/reelier/reelier/cloud"
 	"github.com/reelier/reelier/cloud/ledger"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // StoredRun turns a record built by Record into the Run a server would

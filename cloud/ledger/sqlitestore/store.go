@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/cloud/ledger"
-	"github.com/reelier/reelier/runtime/runlog"
+	"github.com/reelier/reelier/replay/runlog"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 

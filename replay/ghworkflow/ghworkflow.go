@@ -1,0 +1,594 @@
+// Package ghworkflow writes the GitHub Actions workflow that `reelier ci`
+// generates: the repository's skills replayed by the Reelier Action,
+// pinned by commit SHA, on pushes, pull requests, a daily schedule and on
+// demand.
+//
+// The shape is one suite job per set of MCP servers, not a matrix with a
+// job per skill. A job pays for its runner, the checkout and the install
+// of reelier (seconds, even from the cache) and starts its MCP servers
+// once; a replay itself takes milliseconds to seconds per skill. A suite
+// job pays those costs once for all its skills, writes one JUnit report
+// and one job summary, and pushes every run. Skills recorded against
+// different MCP servers cannot share a job, since `--wrap` replaces the
+// servers of every skill in a run: each distinct list of recorded servers
+// gets a job of its own, with those servers as its wrap lines.
+//
+// The text is built as a YAML tree and encoded by the YAML library, every
+// string a double-quoted scalar, and read back before it is returned: a
+// value from a skill cannot end its line, open a key or a step, or be
+// read as another type, whatever characters it holds, and output that
+// reads back as anything but the tree is refused (StructureError).
+package ghworkflow
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/shlex"
+	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/replay"
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultPath is where the workflow goes, relative to the repository.
+const DefaultPath = ".github/workflows/reelier.yml"
+
+// The actions the workflow uses besides Reelier's, pinned by commit SHA.
+const (
+	checkoutAction  = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683"
+	checkoutVersion = "v4.2.2"
+	uploadAction    = "actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02"
+	uploadVersion   = "v4.6.2"
+)
+
+// Options say what to generate.
+type Options struct {
+	// Root is the repository's folder; skill paths are written relative
+	// to it, slash-separated.
+	Root string
+	// Skills are the skill files, as found under Root.
+	Skills []string
+	// Action is the Reelier Action's repository (owner/name).
+	Action string
+	// Ref is the commit SHA the Action is pinned to.
+	Ref string
+	// Version names the reelier that generated the workflow.
+	Version string
+}
+
+// ErrExists is returned by Write when the workflow file exists and force
+// was not given.
+var ErrExists = errors.New("the workflow file exists")
+
+// job is one suite job: skills that share a list of recorded servers.
+type job struct {
+	servers []string
+	skills  []string
+	inputs  []string
+	writes  []string
+}
+
+// Generate returns the workflow's YAML: Load, then Render.
+func Generate(opts Options) ([]byte, error) {
+	p, err := Load(opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Render()
+}
+
+// Plan is a workflow read from the skills and not written yet: the caller
+// can look at the skills (reelier ci asks the user to trust their server
+// commands) before Render.
+type Plan struct {
+	// Skills are the skills read, in the order given.
+	Skills []Skill
+	opts   Options
+	jobs   []*job
+}
+
+// Skill is one skill of a plan: its path as given and its tree.
+type Skill struct {
+	Path  string
+	Skill *ast.Skill
+}
+
+// Render returns the workflow's YAML; output that does not read back as
+// the workflow intended is a *StructureError.
+func (p *Plan) Render() ([]byte, error) { return render(p.opts, p.jobs) }
+
+// Load reads and checks the skills. A skill that cannot be read or parsed,
+// a path or server command the workflow cannot carry (see carriable), a
+// server command naming a local absolute path, or a ref that is not a
+// full commit SHA is an error naming it.
+func Load(opts Options) (*Plan, error) {
+	if !isSHA(opts.Ref) {
+		return nil, fmt.Errorf("the action ref %q is not a full commit SHA (40 hex digits): pin the action by SHA, no tag is promised", termtext.Line(opts.Ref))
+	}
+	if len(opts.Skills) == 0 {
+		return nil, fmt.Errorf("no skill found under %s (no *.skill.md, and no SKILL.md with Reelier steps)", termtext.Line(opts.Root))
+	}
+	plan := &Plan{opts: opts}
+	var jobs []*job
+	for _, p := range opts.Skills {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		skill, diags := grammar.Parse(p, src)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("%s does not parse; fix it first (reelier lint %s):\n%s", termtext.Line(p), termtext.Line(p), diags.Error())
+		}
+		rel, err := filepath.Rel(opts.Root, p)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, fmt.Errorf("%s is not inside %s", termtext.Line(p), termtext.Line(opts.Root))
+		}
+		rel = filepath.ToSlash(rel)
+		if err := carriable("the skill path", rel, true); err != nil {
+			return nil, err
+		}
+		plan.Skills = append(plan.Skills, Skill{Path: p, Skill: skill})
+		var servers []string
+		for _, s := range skill.Servers {
+			what := fmt.Sprintf("%s: server %s", termtext.Line(rel), termtext.Line(s.Name))
+			if err := carriable(what+": the command", s.Command, false); err != nil {
+				return nil, err
+			}
+			if lp := LocalPath(s.Command); lp != "" {
+				return nil, fmt.Errorf("%s: the command names the local path %s, which a CI runner does not have; start the server with a published package (npx -y <package>) or a path relative to the repository", what, termtext.Line(lp))
+			}
+			servers = append(servers, s.Command)
+		}
+		i := slices.IndexFunc(jobs, func(j *job) bool { return slices.Equal(j.servers, servers) })
+		if i < 0 {
+			jobs = append(jobs, &job{servers: servers})
+			i = len(jobs) - 1
+		}
+		j := jobs[i]
+		j.skills = append(j.skills, rel)
+		for _, in := range replay.Inputs(skill) {
+			if !slices.Contains(j.inputs, in.Name) {
+				j.inputs = append(j.inputs, in.Name)
+			}
+		}
+		for _, st := range skill.Steps {
+			if e := st.EffectValue(); e == ast.EffectIdempotentWrite || e == ast.EffectDestructive {
+				j.writes = append(j.writes, fmt.Sprintf("%s step %d (%s)", rel, st.Number, e))
+			}
+		}
+	}
+	// Jobs without servers first, then in order of their first skill.
+	slices.SortStableFunc(jobs, func(a, b *job) int {
+		return min(len(a.servers), 1) - min(len(b.servers), 1)
+	})
+	plan.jobs = jobs
+	return plan, nil
+}
+
+// binDirs are the standard binary folders a command may name by absolute
+// path: every runner has them.
+var binDirs = []string{"/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/"}
+
+// devFiles are absolute paths every runner has too.
+var devFiles = []string{"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"}
+
+// LocalPath returns the first word of a server command (or the value of a
+// --flag=value word) that names a path only the machine it was recorded
+// on has: an absolute path outside the standard binary folders (a temp
+// folder, a home folder, a checkout), a path from the home folder (~,
+// $HOME), or a Windows drive path. It returns "" for a URL and for a
+// command with none.
+func LocalPath(command string) string {
+	if strings.HasPrefix(command, "http://") || strings.HasPrefix(command, "https://") {
+		return ""
+	}
+	// The words as --wrap splits them, then as blanks split them (a
+	// Windows path's backslashes are escapes to the first).
+	words, _ := shlex.Split(command)
+	words = append(words, strings.Fields(command)...)
+	for _, w := range words {
+		cands := []string{w}
+		if _, v, ok := strings.Cut(w, "="); ok {
+			cands = append(cands, v)
+		}
+		for _, c := range cands {
+			if localPath(c) {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+func localPath(w string) bool {
+	switch {
+	case w == "~" || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "$HOME") || strings.HasPrefix(w, "${HOME}") || strings.HasPrefix(w, "%USERPROFILE%"):
+		return true
+	case len(w) >= 3 && (w[0] >= 'A' && w[0] <= 'Z' || w[0] >= 'a' && w[0] <= 'z') && w[1] == ':' && (w[2] == '\\' || w[2] == '/'):
+		return true
+	case !strings.HasPrefix(w, "/"):
+		return false
+	}
+	clean := path.Clean(w)
+	if slices.Contains(devFiles, clean) {
+		return false
+	}
+	for _, d := range binDirs {
+		if strings.HasPrefix(clean, d) && !strings.Contains(clean[len(d):], "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// carriable refuses text that would change meaning in the workflow or on
+// the runner: a control, line-break or bidi character (termtext.Forbidden;
+// YAML 1.1 breaks lines on NEL, LS and PS), bytes that are not UTF-8, an
+// expression opener (GitHub would evaluate it), and, for a skill path,
+// white space (the action splits its skills on it).
+func carriable(what, s string, path bool) error {
+	if at, r := termtext.FirstForbidden(s); at >= 0 {
+		return fmt.Errorf("%s %s holds %s, a control, line-break or bidi character, at byte %d; a workflow cannot carry it", what, quote(s), termtext.CodePoint(r), at)
+	}
+	switch {
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%s %s is not UTF-8 text", what, quote(s))
+	case strings.Contains(s, "${{"):
+		return fmt.Errorf("%s %s holds ${{, which GitHub would evaluate as an expression", what, quote(s))
+	case path && strings.ContainsAny(s, " \t"):
+		return fmt.Errorf("%s %s holds white space, which the action's skills input splits on; rename it", what, quote(s))
+	}
+	return nil
+}
+
+// quote writes s in double quotes for a message, escaped for a terminal.
+func quote(s string) string { return `"` + termtext.Line(s) + `"` }
+
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// StructureError is output of the writer that does not read back as the
+// workflow it meant to write: a value that escaped its scalar. Nothing is
+// written then.
+type StructureError struct {
+	// Path is where the two first differ (jobs.replay.steps[1].with).
+	Path string
+	// Want and Got describe the value intended there and the one read.
+	Want, Got string
+}
+
+func (e *StructureError) Error() string {
+	return fmt.Sprintf("the workflow written does not read back as the one intended, at %s (want %s, read %s); nothing was written — please report it with the skill that caused it",
+		e.Path, termtext.Line(e.Want), termtext.Line(e.Got))
+}
+
+// render builds the workflow as a YAML tree, encodes it with the YAML
+// library and checks that the text reads back as the tree. Every string
+// is a double-quoted scalar, so the library escapes whatever a value holds
+// (NEL as \N, LS as \L, a newline as \n): no value can end its line. The
+// keys are the workflow's own names, written plain, but for "on", quoted
+// because YAML 1.1 reads a plain on as true; the one number is a plain
+// integer. Text from a skill in a comment is escaped by termtext.Line.
+func render(opts Options, jobs []*job) ([]byte, error) {
+	version := opts.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	root := mapping(
+		key("name"), str("Reelier replay"),
+		quotedKey("on"), mapping(
+			key("push"), null(),
+			key("pull_request"), null(),
+			key("schedule"), seq(mapping(key("cron"), comment(str("17 6 * * *"), "", "daily, 06:17 UTC: catches drift in the APIs the skills call"))),
+			key("workflow_dispatch"), null(),
+		),
+		key("permissions"), mapping(key("contents"), str("read")),
+		key("jobs"), jobsNode(opts, jobs),
+	)
+	root.HeadComment = commentText(
+		fmt.Sprintf("Generated by `reelier ci` (reelier %s). Replays this repository's", termtext.Line(version)),
+		"skills with the Reelier Action, pinned by commit SHA, as one suite job",
+		"per set of MCP servers: one install, one JUnit report and one job",
+		"summary per job, every run pushed to the receipt ledger when",
+		"REELIER_CLOUD_KEY is set. Edit it freely; `reelier ci --force`",
+		"regenerates it from scratch.",
+	)
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("writing the workflow: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("writing the workflow: %w", err)
+	}
+	out := spaced(b.Bytes())
+	if err := reread(root, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// jobsNode is the jobs mapping: one suite job per list of servers.
+func jobsNode(opts Options, jobs []*job) *yaml.Node {
+	m := mapping()
+	for i, j := range jobs {
+		id := "replay"
+		if len(jobs) > 1 {
+			id = fmt.Sprintf("replay-%d", i+1)
+		}
+		name := "Replay skills"
+		if len(j.servers) > 0 {
+			name = fmt.Sprintf("Replay skills on %d MCP server(s)", len(j.servers))
+		}
+		with := mapping(key("skills"), str(lines(j.skills)))
+		if len(j.servers) > 0 {
+			with.Content = append(with.Content, comment(key("wrap"),
+				"The MCP servers these skills were recorded with (they need\nwhat their commands need: Node for npx, credentials in env).", ""), str(lines(j.servers)))
+		}
+		var pending []string // comment lines for the next key
+		if len(j.inputs) > 0 {
+			pending = append(pending,
+				"Inputs the skills need; until they are given here (name=value,",
+				"one a line) the replay stops before running and names each:",
+				"  "+termtext.Line(strings.Join(j.inputs, ", ")),
+				"vars: |",
+				"  "+termtext.Line(j.inputs[0])+"=${{ vars."+termtext.Line(strings.ToUpper(j.inputs[0]))+" }}")
+		}
+		if len(j.writes) > 0 {
+			pending = append(pending,
+				"These steps write; the effect gate refuses them unless",
+				`allow-writes (idempotent writes) or yes (destructive) is "true":`)
+			for _, w := range j.writes {
+				pending = append(pending, "  "+termtext.Line(w))
+			}
+			with.Content = append(with.Content, comment(key("allow-writes"), strings.Join(pending, "\n"), ""), str("false"))
+			pending = nil
+		}
+		with.Content = append(with.Content,
+			comment(key("junit"), strings.Join(pending, "\n"), ""), str(fmt.Sprintf("reelier-junit-%d.xml", i+1)),
+			key("max-level"), comment(str("0"), "", "0 never calls an LLM; 1 or 2 heal into the patch output"),
+			key("push"), comment(str("always"), "", "failing runs too, so the ledger shows the real pass rate"),
+			key("cloud-url"), str("${{ vars.REELIER_CLOUD_URL }}"),
+			key("cloud-key"), str("${{ secrets.REELIER_CLOUD_KEY }}"),
+		)
+		steps := seq(
+			mapping(key("uses"), comment(str(checkoutAction), "", checkoutVersion)),
+			mapping(
+				key("name"), str("Replay the skills"),
+				key("id"), str("reelier"),
+				key("uses"), str(opts.Action+"@"+opts.Ref),
+				key("with"), with,
+			),
+			mapping(
+				key("name"), str("Keep the JUnit report and the run records"),
+				key("if"), str("always()"),
+				key("uses"), comment(str(uploadAction), "", uploadVersion),
+				key("with"), mapping(
+					key("name"), str(fmt.Sprintf("reelier-replay-%d", i+1)),
+					key("path"), str(fmt.Sprintf("reelier-junit-%d.xml\n${{ steps.reelier.outputs.runs-dir }}\n", i+1)),
+					key("if-no-files-found"), str("ignore"),
+				),
+			),
+			mapping(
+				key("name"), str("Keep the heal patch (commit it)"),
+				key("if"), str("always() && steps.reelier.outputs.patch != ''"),
+				key("uses"), comment(str(uploadAction), "", uploadVersion),
+				key("with"), mapping(
+					key("name"), str(fmt.Sprintf("reelier-heal-patch-%d", i+1)),
+					key("path"), str("${{ steps.reelier.outputs.patch }}"),
+				),
+			),
+		)
+		m.Content = append(m.Content, key(id), mapping(
+			key("name"), str(name),
+			key("runs-on"), str("ubuntu-latest"),
+			key("timeout-minutes"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "20"},
+			key("steps"), steps,
+		))
+	}
+	return m
+}
+
+// lines joins values one a line, each line ended.
+func lines(vs []string) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// The YAML tree's pieces.
+
+func str(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
+}
+
+func key(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func quotedKey(s string) *yaml.Node { return str(s) }
+
+func null() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"} }
+
+func mapping(kv ...*yaml.Node) *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Content: kv} }
+
+func seq(items ...*yaml.Node) *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Content: items} }
+
+// comment sets a node's head comment (lines above it) and line comment
+// (after it), each "" for none. The texts are the writer's own or were
+// escaped by termtext.Line, so they hold no line break but the ones given.
+func comment(n *yaml.Node, head, line string) *yaml.Node {
+	if head != "" {
+		n.HeadComment = commentText(strings.Split(head, "\n")...)
+	}
+	if line != "" {
+		n.LineComment = "# " + line
+	}
+	return n
+}
+
+func commentText(lines ...string) string {
+	for i, l := range lines {
+		lines[i] = "# " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// spaced puts a blank line before each top-level key but the first, each
+// job but the first and each step but the first (above any comment lines
+// that belong to it), for the reader. Blank lines outside scalars mean
+// nothing to YAML, and every scalar here is on one line; reread checks
+// the result anyway.
+func spaced(data []byte) []byte {
+	src := strings.SplitAfter(string(data), "\n")
+	var out []string
+	seenTop, seenJob := false, false
+	for _, l := range src {
+		gap := false
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+		case !strings.HasPrefix(l, " "):
+			gap, seenTop, seenJob = seenTop, true, false
+		case strings.HasPrefix(l, "  ") && len(l) > 2 && l[2] != ' ' && l[2] != '#' && strings.HasPrefix(strings.TrimRight(lastTop(out), "\n"), "jobs:"):
+			gap, seenJob = seenJob, true
+		case strings.HasPrefix(l, "      - "):
+			gap = !strings.HasSuffix(lastNonComment(out), "steps:\n")
+		}
+		if gap {
+			k := len(out)
+			for k > 0 && strings.HasPrefix(strings.TrimLeft(out[k-1], " "), "#") {
+				k--
+			}
+			out = append(out[:k], append([]string{"\n"}, out[k:]...)...)
+		}
+		out = append(out, l)
+	}
+	return []byte(strings.Join(out, ""))
+}
+
+// lastTop returns the last top-level line of out.
+func lastTop(out []string) string {
+	for i := len(out) - 1; i >= 0; i-- {
+		if l := out[i]; l != "\n" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return ""
+}
+
+// lastNonComment returns the last line of out that is not a comment.
+func lastNonComment(out []string) string {
+	for i := len(out) - 1; i >= 0; i-- {
+		if t := strings.TrimLeft(out[i], " "); !strings.HasPrefix(t, "#") {
+			return out[i]
+		}
+	}
+	return ""
+}
+
+// reread parses the written text and compares it with the tree it was
+// written from: the same mappings with the same keys in the same order,
+// the same sequences, the same scalars with the same values and tags.
+func reread(want *yaml.Node, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return &StructureError{Path: "the document", Want: "a YAML mapping", Got: err.Error()}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return &StructureError{Path: "the document", Want: "one YAML document", Got: fmt.Sprintf("%d", len(doc.Content))}
+	}
+	return sameNode("", want, doc.Content[0])
+}
+
+func sameNode(path string, want, got *yaml.Node) error {
+	where := path
+	if where == "" {
+		where = "the top level"
+	}
+	if want.Kind != got.Kind {
+		return &StructureError{Path: where, Want: kindName(want), Got: kindName(got)}
+	}
+	switch want.Kind {
+	case yaml.ScalarNode:
+		if want.Value != got.Value || want.ShortTag() != got.ShortTag() {
+			return &StructureError{Path: where, Want: fmt.Sprintf("%s %q", want.ShortTag(), want.Value), Got: fmt.Sprintf("%s %q", got.ShortTag(), got.Value)}
+		}
+		return nil
+	case yaml.MappingNode, yaml.SequenceNode:
+		if len(want.Content) != len(got.Content) {
+			return &StructureError{Path: where, Want: fmt.Sprintf("%d entries", len(want.Content)/entryWidth(want)), Got: fmt.Sprintf("%d entries", len(got.Content)/entryWidth(want))}
+		}
+		for i := range want.Content {
+			sub := path
+			switch {
+			case want.Kind == yaml.SequenceNode:
+				sub = fmt.Sprintf("%s[%d]", path, i)
+			case i%2 == 1:
+				sub = strings.TrimPrefix(path+"."+want.Content[i-1].Value, ".")
+			}
+			if err := sameNode(sub, want.Content[i], got.Content[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return &StructureError{Path: where, Want: "a mapping, a sequence or a scalar", Got: kindName(got)}
+}
+
+func entryWidth(n *yaml.Node) int {
+	if n.Kind == yaml.MappingNode {
+		return 2
+	}
+	return 1
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return "a scalar"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a sequence"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "nothing"
+}
+
+// Write writes the workflow to path atomically, creating its folder.
+// An existing file is replaced only with force; otherwise ErrExists.
+func Write(path string, data []byte, force bool) error {
+	if _, err := os.Lstat(path); err == nil && !force {
+		return ErrExists
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, data, 0o644)
+}
