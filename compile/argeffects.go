@@ -14,7 +14,7 @@ import (
 // A call's arguments can say more about what it does than its tool's
 // name: `edit_tasks {"mode": "delete"}` deletes and `git_commit {"amend":
 // true}` rewrites history, though edit and commit are plain writes. The
-// first walk reads each call's top-level arguments (internal/verbs,
+// first walk reads each call's top-level arguments (lang/verbs,
 // SPEC.md §3 "Effect arguments"):
 //
 //   - a string argument whose name is a mode (mode, action, operation, op,

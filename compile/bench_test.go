@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/internal/tracegen"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/testkit/tracegen"
 	"github.com/reelier/reelier/trace"
 )
 

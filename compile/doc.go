@@ -24,7 +24,7 @@
 // type or shape of every value a later step takes, stable fields (value
 // asserts) and volatile ones (type asserts), stable lines of a text. The
 // effect class comes from the verbs in the tool name (the shared table in
-// internal/verbs), the server's tool annotations and, step by step, what
+// lang/verbs), the server's tool annotations and, step by step, what
 // the call's own arguments say (a mode, an enum of verbs, a flag such as
 // amend: true), and never understates.
 //

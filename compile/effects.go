@@ -9,7 +9,7 @@ import (
 	"github.com/reelier/reelier/trace"
 )
 
-// A tool name is read through the shared verb table (internal/verbs,
+// A tool name is read through the shared verb table (lang/verbs,
 // SPEC.md §3 "Effect verbs"): the verb leading each clause counts, and so
 // does an unsafe-to-repeat or destructive word anywhere, the most severe
 // winning, so `fetch_delete_user` and `get_refund` are destructive,

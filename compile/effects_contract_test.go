@@ -11,11 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/lint"
 	"github.com/reelier/reelier/lang/verbs"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/trace"
 )
 

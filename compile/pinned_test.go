@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reelier/reelier/internal/tracegen"
+	"github.com/reelier/reelier/testkit/tracegen"
 )
 
 // TestLargeOutputsPinned compiles large generated traces and compares

@@ -107,7 +107,7 @@ func TestNoSilentLiteral(t *testing.T) {
 // extraTraces are traces outside testdata/traces the rule is held to too:
 // real recordings kept by the truth bench, when present.
 func extraTraces(t *testing.T) []string {
-	paths, _ := filepath.Glob(filepath.Join("..", "truthbench", "testdata", "recordings", "*.jsonl"))
+	paths, _ := filepath.Glob(filepath.Join("..", "bench", "truth", "testdata", "recordings", "*.jsonl"))
 	return paths
 }
 

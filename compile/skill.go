@@ -94,7 +94,7 @@ func (c *compiler) stepNodes(failed *error, reuse bool) iter.Seq[*ast.Step] {
 // trace gives none.
 func (c *compiler) name() string {
 	// The name is also the skill's Agent Skills name, which only lower-case
-	// letters, digits and single hyphens make (internal/agentskill).
+	// letters, digits and single hyphens make (lang/agentskill).
 	if n := agentskill.Name(oneLine(c.meta.Name)); n != "" {
 		return n
 	}

@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/llmtest"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/llmtest"
+	"github.com/reelier/reelier/testkit/testutil"
 	"go.yaml.in/yaml/v3"
 )
 

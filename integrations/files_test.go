@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/serve"
+	"github.com/reelier/reelier/testkit/testutil"
 	"go.yaml.in/yaml/v3"
 )
 

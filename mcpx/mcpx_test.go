@@ -14,9 +14,9 @@ import (
 	"github.com/reelier/reelier/tool/jsondata"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/testkit/mcptest"
 )
 
 func TestMain(m *testing.M) {

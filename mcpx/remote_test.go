@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/redact"
+	"github.com/reelier/reelier/testkit/mcptest"
 )
 
 func TestIsURL(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // The MCP conformance suite's server scenarios (@modelcontextprotocol/

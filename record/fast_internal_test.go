@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/redact"
+	"github.com/reelier/reelier/testkit/mcptest"
 )
 
 // rawAgent is an agent that speaks newline-delimited JSON-RPC to a proxy's

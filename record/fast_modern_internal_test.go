@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/testkit/mcptest"
 )
 
 // The differential tests again, with an agent on protocol revision

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/reelier/reelier/trace"
 )
 

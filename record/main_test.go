@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcptest"
 	"github.com/reelier/reelier/record"
 	"github.com/reelier/reelier/redact"
+	"github.com/reelier/reelier/testkit/mcptest"
 )
 
 // TestMain lets this test binary double as the downstream test server:

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/reelier/reelier/trace"
 )
 

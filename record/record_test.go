@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcptest"
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/mcptest"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
-	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/record/agentcfg"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )

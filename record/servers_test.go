@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/lang/tooldef"
+	"github.com/reelier/reelier/record/agentcfg"
 	"github.com/reelier/reelier/trace"
 )
 

@@ -14,13 +14,13 @@
 //
 // DryRun fills every action without calling anything.
 //
-// Options.Healer hooks the escalation ladder (runtime/heal) into the run: a
+// Options.Healer hooks the escalation ladder (replay/heal) into the run: a
 // step that diverges after its tool ran is offered to it, and a heal counts
 // only if its patch holds when the runner evaluates it itself. Without a
 // Healer (Level 0) nothing escalates.
 //
-// Builtin HTTP tools live in runtime/httptool, run records in
-// runtime/runlog, the human and JUnit receipts in runtime/receipt, the
-// ladder in runtime/heal, its LLM adapters in runtime/llm and the write-back
-// of heals in runtime/writeback.
+// Builtin HTTP tools live in replay/httptool, run records in
+// replay/runlog, the human and JUnit receipts in replay/receipt, the
+// ladder in replay/heal, its LLM adapters in replay/llm and the write-back
+// of heals in replay/writeback.
 package replay

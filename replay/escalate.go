@@ -14,7 +14,7 @@ import (
 
 // Healer is offered every step that diverges after its tool ran (a step
 // refused by gating or whose action could not be filled has no observation
-// and is never offered). runtime/heal implements it: the escalation ladder.
+// and is never offered). replay/heal implements it: the escalation ladder.
 //
 // A run without a Healer (Options.Healer nil) never escalates; that is
 // Level 0, and nothing an LLM needs is built.

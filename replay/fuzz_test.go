@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/tool"
 )
 

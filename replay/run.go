@@ -35,7 +35,7 @@ type Options struct {
 	// included, as soon as it is known.
 	OnStep func(*StepResult)
 	// Healer, if set, is offered each step that diverges after its tool
-	// ran (the escalation ladder, runtime/heal). Nil is Level 0: no step
+	// ran (the escalation ladder, replay/heal). Nil is Level 0: no step
 	// ever escalates. A heal does not modify the skill's tree.
 	Healer Healer
 	// SkillServers makes DryRun count a tool that the skill's Servers

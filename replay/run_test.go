@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/tool"
 )
 

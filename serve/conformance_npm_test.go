@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // serverExpectedFailures are the server scenarios of the MCP conformance

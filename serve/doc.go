@@ -9,7 +9,7 @@
 //	reelier_scan          session/scan: replayable workflows in an agent's history
 //	reelier_from_session  session + compile: a skill from one transcript
 //	reelier_replay        runtime: a Level-0 replay and its run record
-//	reelier_push          cloud/push: run records to a receipt ledger
+//	reelier_push          ledger/push: run records to a receipt ledger
 //	reelier_lint          lint: findings for skill files
 //	reelier_find_skill    the skills already in the working directory that
 //	                      match a task description, ranked and explained
@@ -43,7 +43,7 @@
 //     atomically inside the root (the temporary file created beside the
 //     target, synced, renamed in the same folder), run records appended
 //     through it, and the push state, its lock and the run history
-//     reached through it (cloud/push Options.Root). Session transcripts
+//     reached through it (ledger/push Options.Root). Session transcripts
 //     may also be read from the history directory the person who started
 //     the server chose (by default ~/.claude/projects), and nothing is
 //     ever written there.

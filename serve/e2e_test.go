@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // These tests drive the real binary, built once per test run, over stdio

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 func TestWords(t *testing.T) {

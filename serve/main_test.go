@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/testkit/mcptest"
 )
 
 // TestMain lets this test binary stand in for an MCP server: run with

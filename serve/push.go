@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/cloud/push"
+	"github.com/reelier/reelier/ledger/push"
 	"github.com/reelier/reelier/replay/runlog"
 )
 

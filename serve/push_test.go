@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/reelier/reelier/cloud/ledger/ledgertest"
-	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
+	"github.com/reelier/reelier/ledger/sqlitestore"
+	"github.com/reelier/reelier/testkit/ledgertest"
 )
 
 // startLedger runs the receipt ledger on 127.0.0.1 with one API key and

@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/record/session"
+	"github.com/reelier/reelier/record/session/scan"
 	"github.com/reelier/reelier/redact"
-	"github.com/reelier/reelier/session"
-	"github.com/reelier/reelier/session/scan"
 )
 
 // ScanInput is the input of reelier_scan.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/redact"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/trace"
 )
 

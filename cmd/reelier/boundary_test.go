@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/llmtest"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/llmtest"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // boundarySecrets are one secret of each kind the redactor knows, built at

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // bigTrace is a trace of n calls, each result naming the previous one's

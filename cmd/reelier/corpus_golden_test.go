@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
+	"github.com/reelier/reelier/testkit/skillgen"
 	"github.com/sebdah/goldie/v2"
 )
 
@@ -24,7 +24,7 @@ var corpusGlobs = []string{
 	"lang/lsp/testdata/*.skill.md",
 	"lang/lsp/testdata/*/*.skill.md",
 	"serve/testdata/skills/*/*.skill.md",
-	"truthbench/testdata/recordings/*.skill.md",
+	"bench/truth/testdata/recordings/*.skill.md",
 	"compile/testdata/TestCompile/*.golden",
 	"examples/*.skill.md",
 	"integrations/*/*/SKILL.md",

@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/record/agentcfg"
+	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/redact"
-	"github.com/reelier/reelier/session"
 	"github.com/spf13/cobra"
 )
 

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reelier/reelier/internal/llmtest"
+	"github.com/reelier/reelier/testkit/llmtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // fakeLLM is the script command `fakellm [-barrier N] REPLIES`: it starts
-// the fake LLM provider (internal/llmtest) on 127.0.0.1 for the rest of the
+// the fake LLM provider (testkit/llmtest) on 127.0.0.1 for the rest of the
 // script, speaking both wire formats, with the scripted replies of the file
 // REPLIES (one JSON llmtest.Reply per line). It sets $LLM to its URL and
 // logs each request as "<wire> <path> model=<model>" in $WORK/llm.log

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // The tests here run the reelier command that testscript.Main puts on

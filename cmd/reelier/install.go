@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reelier/reelier/agentcfg"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/record/agentcfg"
 	"github.com/spf13/cobra"
 )
 

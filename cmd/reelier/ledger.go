@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/reelier/reelier/cloud/ledger"
-	"github.com/reelier/reelier/cloud/ledger/stores"
+	"github.com/reelier/reelier/ledger/server"
+	"github.com/reelier/reelier/ledger/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -145,7 +145,7 @@ func newLedgerServeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:8787", "`host:port` to listen on")
 	f.StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
-	f.Int64Var(&opts.maxBody, "max-body", ledger.DefaultMaxBody, "largest request body in `bytes`; larger ones get 413")
+	f.Int64Var(&opts.maxBody, "max-body", server.DefaultMaxBody, "largest request body in `bytes`; larger ones get 413")
 	return cmd
 }
 
@@ -174,14 +174,14 @@ serves that store, without a restart.`,
 		},
 	}
 	create.Flags().StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
-	create.Flags().StringVar(&opts.scope, "scope", string(ledger.ScopePush), "what the key may do: `push` (upload and read) or read (read only)")
+	create.Flags().StringVar(&opts.scope, "scope", string(server.ScopePush), "what the key may do: `push` (upload and read) or read (read only)")
 	key.AddCommand(create, newLedgerKeyListCmd(), newLedgerKeyRevokeCmd())
 	return key
 }
 
 // openStore opens the named store (or the default), reporting failures
 // without the connection string's password.
-func openStore(ctx context.Context, db string) (ledger.Store, string, error) {
+func openStore(ctx context.Context, db string) (server.Store, string, error) {
 	if db == "" {
 		db = defaultStore()
 	}
@@ -211,7 +211,7 @@ func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
 	if err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
 	}
-	if !keyed && !ledger.IsLoopback(opts.addr) {
+	if !keyed && !server.IsLoopback(opts.addr) {
 		return usageErrorf("refusing to listen on %s: it is not a loopback address and the ledger has no API key, so anyone who can reach it could write receipts; create one first with 'reelier ledger key create NAME'", opts.addr)
 	}
 	ln, err := net.Listen("tcp", opts.addr)
@@ -225,7 +225,7 @@ func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
 	logger := log.New(cmd.ErrOrStderr(), "reelier ledger: ", log.LstdFlags)
 	fmt.Fprintf(cmd.OutOrStdout(), "reelier ledger: listening on http://%s (store %s; %s)\n", ln.Addr(), shown, mode)
 	srv := &http.Server{
-		Handler:           ledger.NewServer(ledger.Config{Store: store, MaxBody: opts.maxBody, Logf: logger.Printf}),
+		Handler:           server.NewServer(server.Config{Store: store, MaxBody: opts.maxBody, Logf: logger.Printf}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -252,7 +252,7 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	if msg := keyNameProblem(opts.name); msg != "" {
 		return usageErrorf("invalid key name %q: %s", opts.name, msg)
 	}
-	scope := ledger.Scope(opts.scope)
+	scope := server.Scope(opts.scope)
 	if !scope.Valid() {
 		return usageErrorf("--scope must be push or read, got %q", opts.scope)
 	}
@@ -262,17 +262,17 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 		return err
 	}
 	defer store.Close()
-	key, hash := ledger.NewKey()
-	err = store.AddKey(ctx, ledger.Key{Name: opts.name, Scope: scope, CreatedAt: time.Now().UTC()}, hash)
+	key, hash := server.NewKey()
+	err = store.AddKey(ctx, server.Key{Name: opts.name, Scope: scope, CreatedAt: time.Now().UTC()}, hash)
 	switch {
-	case errors.Is(err, ledger.ErrKeyExists):
+	case errors.Is(err, server.ErrKeyExists):
 		return usageErrorf("the store %s already has a key named %q; choose another name", shown, opts.name)
 	case err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("storing the key in %s: %v", shown, err)}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), key)
 	use := "Pushers use it as REELIER_CLOUD_KEY."
-	if scope == ledger.ScopeRead {
+	if scope == server.ScopeRead {
 		use = "It opens the receipts pages (as the password) and the GET API; it cannot push."
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: created %s API key %q in %s; this is the only time it is shown (only its hash is stored). %s\n", scope, opts.name, shown, use)

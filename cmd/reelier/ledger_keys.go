@@ -7,9 +7,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/reelier/reelier/cloud/ledger"
-	"github.com/reelier/reelier/cloud/ledger/stores"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/ledger/server"
+	"github.com/reelier/reelier/ledger/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -134,9 +134,9 @@ func ledgerKeyRevokeRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	k, err := store.RevokeKey(ctx, opts.name, time.Now().UTC())
 	name := termtext.Line(opts.name)
 	switch {
-	case errors.Is(err, ledger.ErrNotFound):
+	case errors.Is(err, server.ErrNotFound):
 		return usageErrorf("the store %s has no key named %q ('reelier ledger key list' shows them)", shown, name)
-	case errors.Is(err, ledger.ErrKeyRevoked):
+	case errors.Is(err, server.ErrKeyRevoked):
 		fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: API key %q in %s was already revoked at %s; nothing changed\n", name, shown, keyTime(k.RevokedAt))
 		return nil
 	case err != nil:

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/reelier/reelier/cloud/ledger"
-	"github.com/reelier/reelier/cloud/ledger/ledgertest"
-	"github.com/reelier/reelier/cloud/ledger/sqlitestore"
+	"github.com/reelier/reelier/ledger/server"
+	"github.com/reelier/reelier/ledger/sqlitestore"
+	"github.com/reelier/reelier/testkit/ledgertest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -33,8 +33,8 @@ func ledgerD(ts *testscript.TestScript, neg bool, args []string) {
 	store, err := sqlitestore.Open(context.Background(), ts.MkAbs("ledgerd.db"))
 	ts.Check(err)
 	if len(args) == 1 {
-		key, hash := ledger.NewKey()
-		ts.Check(store.AddKey(context.Background(), ledger.Key{Name: "script", Scope: ledger.ScopePush, CreatedAt: time.Now()}, hash))
+		key, hash := server.NewKey()
+		ts.Check(store.AddKey(context.Background(), server.Key{Name: "script", Scope: server.ScopePush, CreatedAt: time.Now()}, hash))
 		ts.Setenv("LEDGER_KEY", key)
 	}
 	srv, conns := ledgertest.Serve(store, ts.Logf)

@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/reelier/reelier/cloud/ledger/ledgertest"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/ledgertest"
 )
 
 // ledgerProcess is a `reelier ledger serve` child process.

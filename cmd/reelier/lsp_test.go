@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // frame encodes JSON-RPC messages with the LSP base protocol's headers.

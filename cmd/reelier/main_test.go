@@ -12,14 +12,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reelier/reelier/internal/mcptest"
+	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"reelier": func() { os.Exit(Main()) },
-		// mcptestserver is the Go MCP test server (internal/mcptest) for
+		// mcptestserver is the Go MCP test server (testkit/mcptest) for
 		// the mcp*.txtar scripts to --wrap.
 		"mcptestserver": func() { os.Exit(mcptest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/reelier/reelier/cloud/push"
+	"github.com/reelier/reelier/ledger/push"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/spf13/cobra"
 )

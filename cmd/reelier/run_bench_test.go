@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/skillgen"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 const benchSkill = `---
@@ -72,7 +72,7 @@ func BenchmarkBinaryReplay3(b *testing.B) {
 }
 
 // BenchmarkRunDryRun500 is `reelier run skill500.skill.md --dry-run` in
-// process, on the skill the whole-process harness (internal/abbench)
+// process, on the skill the whole-process harness (bench/ab)
 // generates: loading, parsing, filling and printing the plan, without the
 // process start.
 func BenchmarkRunDryRun500(b *testing.B) {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // TestTerminalStyle: live progress and colour only on a terminal; pipes,

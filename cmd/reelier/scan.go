@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/agentskill"
-	"github.com/reelier/reelier/session"
-	"github.com/reelier/reelier/session/scan"
+	"github.com/reelier/reelier/record/session"
+	"github.com/reelier/reelier/record/session/scan"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )

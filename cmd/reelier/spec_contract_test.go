@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // TestSpecReplayContract holds SPEC.md §14's tables to the code: the

@@ -3,8 +3,8 @@ package grammar_test
 import (
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/skillgen"
 )
 
 // BenchmarkParse1000 parses a generated 1,000-step skill (intent, action

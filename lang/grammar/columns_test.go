@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // columnArgs are action arguments whose member "n" (or, with the member

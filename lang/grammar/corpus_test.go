@@ -8,10 +8,10 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 
-	"github.com/reelier/reelier/internal/skillgen"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/astdump"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/skillgen"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // TestCorpusValid parses every valid corpus skill: no diagnostics at all,

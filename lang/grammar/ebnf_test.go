@@ -3,7 +3,7 @@ package grammar
 import (
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // TestEBNF snapshots every participle grammar as EBNF, so a change to a

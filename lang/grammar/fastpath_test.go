@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
+	"github.com/reelier/reelier/testkit/skillgen"
 )
 
 // fastPathInputs collects every assert, bind and action value and every
@@ -17,7 +17,7 @@ func fastPathInputs(t *testing.T) (asserts, binds, actions, holes []string) {
 	var srcs [][]byte
 	for _, g := range []string{
 		"../../testdata/skills/*/*.skill.md", "../lint/testdata/*/*.skill.md", "../lsp/testdata/*.skill.md",
-		"../../serve/testdata/skills/*/*.skill.md", "../../truthbench/testdata/recordings/*.skill.md",
+		"../../serve/testdata/skills/*/*.skill.md", "../../bench/truth/testdata/recordings/*.skill.md",
 		"../../compile/testdata/TestCompile/*.golden", "../../examples/*.skill.md",
 	} {
 		files, _ := filepath.Glob(g)

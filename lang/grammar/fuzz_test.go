@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // checkRanges fails when a diagnostic points outside the source.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/skillgen"
 )
 
 // TestHostileInputs feeds inputs that break naive parsers. Each must come

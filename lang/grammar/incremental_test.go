@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/reelier/reelier/internal/skillgen"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/skillgen"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // edit replaces src[at:at+del] with ins, clamped to the source.

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/internal/termtext"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // serversDoc wraps preamble text into a whole skill; the preamble starts

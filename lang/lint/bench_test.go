@@ -3,7 +3,7 @@ package lint
 import (
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
+	"github.com/reelier/reelier/testkit/skillgen"
 )
 
 // BenchmarkLint1000 runs every rule over a parsed 1,000-step skill; the

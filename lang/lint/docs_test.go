@@ -12,7 +12,7 @@ import (
 )
 
 // TestDocs fails when docs/lint.md is not what the rules generate.
-// Regenerate it with: go test ./lint -run TestDocs -update
+// Regenerate it with: go test ./lang/lint -run TestDocs -update
 func TestDocs(t *testing.T) {
 	goldie.New(t, goldie.WithFixtureDir("../../docs"), goldie.WithNameSuffix(".md")).Assert(t, "lint", generateDocs(t))
 }
@@ -44,7 +44,7 @@ func TestExamples(t *testing.T) {
 
 const docsIntro = `# Lint rules
 
-<!-- Generated from the rules in lint/ by ` + "`go test ./lint -run TestDocs -update`" + `. Do not edit. -->
+<!-- Generated from the rules in lint/ by ` + "`go test ./lang/lint -run TestDocs -update`" + `. Do not edit. -->
 
 ` + "`reelier lint`" + ` reads skills and reports what is likely to break a replay
 before it runs. Each finding names its rule; this page explains every rule,

@@ -65,7 +65,7 @@ func effectRank(e ast.Effect) int {
 
 // impliedEffect returns the least effect a tool's name implies, and the
 // verb that implies it; "" when the name says nothing the rule holds a
-// step to. The table is the compiler's (internal/verbs).
+// step to. The table is the compiler's (lang/verbs).
 func impliedEffect(tool string) (ast.Effect, string) {
 	switch class, verb := verbs.Scan(tool).Floor(); class {
 	case verbs.Destructive:

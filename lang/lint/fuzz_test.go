@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // FuzzLint runs every rule and the fixer over arbitrary input: nothing may

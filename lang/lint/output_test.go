@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // unicodeSample has a multi-byte title and an emoji before a finding, so

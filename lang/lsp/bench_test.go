@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/skillgen"
+	"github.com/reelier/reelier/testkit/skillgen"
 	"go.lsp.dev/protocol"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/lsp"
+	"github.com/reelier/reelier/testkit/testutil"
 	"go.lsp.dev/protocol"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/skillgen"
+	"github.com/reelier/reelier/testkit/testutil"
 	"go.lsp.dev/protocol"
 )
 

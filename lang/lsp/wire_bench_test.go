@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/skillgen"
+	"github.com/reelier/reelier/testkit/skillgen"
 	"go.lsp.dev/protocol"
 )
 

@@ -1,5 +1,5 @@
 // Package skillfile is the one way a skill file is rewritten in place.
-// Heal write-back (runtime/writeback), `reelier fmt -w`, `reelier lint
+// Heal write-back (replay/writeback), `reelier fmt -w`, `reelier lint
 // --fix` and `reelier calibrate -w` all go through Update, so they
 // serialise on one lock and each computes its new content from the file
 // as it is once it holds the lock, never from an older read: a writer can

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reelier/reelier/internal/mcptest"
-	"github.com/reelier/reelier/internal/testutil"
+	"github.com/reelier/reelier/testkit/mcptest"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/trace"
 )
 

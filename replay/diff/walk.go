@@ -37,7 +37,7 @@ const (
 // maxValue bounds a value as a change shows it, in characters.
 const maxValue = 80
 
-// Values compares two parsed JSON values (runtime/jsondata's model) and
+// Values compares two parsed JSON values (tool/jsondata's model) and
 // returns what differs, path by path, under root ("json", "args" …):
 //
 //   - a value whose JSON type changed is one change, whatever it holds;

@@ -16,13 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/llmtest"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/heal"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
+	"github.com/reelier/reelier/testkit/llmtest"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/tool"
 )
 
@@ -186,7 +186,7 @@ func TestLadder(t *testing.T) {
 				if c.noKey && wire == llmtest.OpenAI {
 					// Only the Anthropic wire needs a key: without one the
 					// chat-completions wire sends its request with no
-					// Authorization header (runtime/llm TestOpenAIKeyOptional).
+					// Authorization header (replay/llm TestOpenAIKeyOptional).
 					continue
 				}
 				got, _ := runCase(t, c, wire)
@@ -305,7 +305,7 @@ func or(s, def string) string {
 // excluded: prompt, request and reply over loopback to the fake provider,
 // patch validation with the grammar, the check against the observation and
 // the runner's re-check. Write-back is left out (BenchmarkApply in
-// runtime/writeback measures it).
+// replay/writeback measures it).
 func BenchmarkLevel1(b *testing.B) {
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"data":{"id":"bk_1","status":"confirmed"}}`)

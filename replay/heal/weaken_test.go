@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/llmtest"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/heal"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/llmtest"
 	"github.com/reelier/reelier/tool"
 )
 

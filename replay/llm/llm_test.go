@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/internal/llmtest"
 	"github.com/reelier/reelier/replay/llm"
+	"github.com/reelier/reelier/testkit/llmtest"
 )
 
 const key = "sk-test-0123456789abcdef"

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // TestWriteHealChange shows what a healed step's receipt says about the

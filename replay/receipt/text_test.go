@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/tool"
 )
 

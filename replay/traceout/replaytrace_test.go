@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"

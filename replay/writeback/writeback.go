@@ -6,7 +6,7 @@
 // the skill with the canonical printer, checks that the result parses back
 // to the patch, and replaces the file atomically (a temporary file in the
 // same directory renamed over it). The read-modify-write is
-// internal/skillfile's Update, the one rewrite path `reelier fmt -w`,
+// lang/skillfile's Update, the one rewrite path `reelier fmt -w`,
 // `reelier lint --fix` and calibrate share: it runs under an advisory lock
 // on a sidecar file, `.<name>.lock` beside the skill, so two runs healing
 // the same skill at once, or a heal and a format, each work on the other's
@@ -52,7 +52,7 @@ type Heal struct {
 const MaxReason = 300
 
 // Apply writes the heal into the skill file at path, through
-// internal/skillfile: under the lock every rewrite of the file takes, the
+// lang/skillfile: under the lock every rewrite of the file takes, the
 // heal is patched into the file as it is then, so a heal, a format or a
 // fix that landed since the run read the file is kept. A symbolic link is
 // followed and its target replaced. Nothing is written when the file is

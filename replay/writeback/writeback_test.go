@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/internal/testutil"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/testkit/testutil"
 )
 
 // head is the frontmatter and preamble of the test skills.

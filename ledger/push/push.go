@@ -1,0 +1,281 @@
+package push
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reelier/reelier/ledger/wire"
+	"github.com/reelier/reelier/replay/runlog"
+)
+
+// Options says what to push and how.
+type Options struct {
+	// Skill is the skill's frontmatter name and SkillMd its source text.
+	Skill   string
+	SkillMd []byte
+	// RunsFile is the skill's history file (one run record per line).
+	RunsFile string
+	// StatePath is the cursor file, normally DefaultStatePath.
+	StatePath string
+	// Root, when set, is the directory RunsFile and StatePath are names
+	// in: every file the push reads or writes (the history, the state, its
+	// lock, a corrupt state set aside) is reached through it, so no
+	// symbolic link, even one swapped in after the caller checked the
+	// paths, leads outside it. Paths in Events are then names in Root too.
+	Root *os.Root
+	// All reconsiders every record from the start instead of the cursor.
+	All bool
+	// WithSkill uploads the skill file even if it was uploaded before and
+	// has not changed since.
+	WithSkill bool
+	// Client sends the requests.
+	Client *Client
+	// Now is the clock for rejection timestamps; nil means time.Now.
+	Now func() time.Time
+	// Report, when set, is told of each step as it happens.
+	Report func(Event)
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The events of a push, in the order they can happen.
+const (
+	// Waiting: another push holds the state file's lock; this one waits.
+	Waiting EventKind = iota
+	// StateSetAside: the state file was corrupt; Path is where it went
+	// ("" if it could not be renamed) and Err why it was unreadable.
+	StateSetAside
+	// CursorPastEnd: the cursor is beyond the history file's last record
+	// (the file was truncated or replaced); nothing is pushed.
+	CursorPastEnd
+	// SkillUploaded: the skill file was accepted.
+	SkillUploaded
+	// RecordDone: a record was pushed, rejected or blocked (see Outcome).
+	RecordDone
+)
+
+// Event is one step of a push, for progress output.
+type Event struct {
+	Kind EventKind
+	// Index is the record's 0-based index and Outcome what became of it
+	// (RecordDone).
+	Index   int
+	Outcome Outcome
+	// Path is the lock file (Waiting) or where a corrupt state file went
+	// (StateSetAside).
+	Path string
+	// Why says why the skill file was sent and Version is the ledger's
+	// number for its content, 0 when the ledger gave none (SkillUploaded).
+	Why     UploadReason
+	Version int
+	// Err is why the state file was unreadable (StateSetAside).
+	Err error
+}
+
+// UploadReason says why the skill file was sent.
+type UploadReason int
+
+// The reasons to upload the skill file.
+const (
+	// FirstUpload: this state file never saw it accepted.
+	FirstUpload UploadReason = iota
+	// ContentChanged: its content hash differs from the last upload's (a
+	// heal or an edit rewrote it).
+	ContentChanged
+	// Forced: --with-skill.
+	Forced
+)
+
+// uploadReason says whether and why the skill file must be sent.
+func uploadReason(ss *SkillState, skillMd []byte, force bool) (UploadReason, bool) {
+	switch {
+	case !ss.SkillUploaded:
+		return FirstUpload, true
+	case ss.SkillSHA256 != wire.SkillHash(skillMd):
+		return ContentChanged, true
+	case force:
+		return Forced, true
+	}
+	return 0, false
+}
+
+// UploadStatus says what became of the skill file.
+type UploadStatus int
+
+// The skill file's possible fates.
+const (
+	// AlreadyUploaded: an earlier push uploaded it; it was not sent.
+	AlreadyUploaded UploadStatus = iota
+	// Uploaded: it was sent and accepted.
+	Uploaded
+	// UploadFailed: it was sent and not accepted; no record was attempted.
+	UploadFailed
+)
+
+// Result sums up a push.
+type Result struct {
+	// Skill is the skill pushed and Upload what became of its file.
+	Skill  string
+	Upload UploadStatus
+	// Pushed counts records answered 202, Duplicates those of them the
+	// ledger already held, Rejected the permanent rejections.
+	Pushed, Duplicates, Rejected int
+	// Records is the number of records in the history file.
+	Records int
+	// CursorBefore and CursorAfter bracket this push; the state file holds
+	// CursorAfter.
+	CursorBefore, CursorAfter int
+	// Stopped is non-nil when the push ended early on a transient outcome
+	// (the skill upload failed or a record was blocked); running push again
+	// resumes at CursorAfter.
+	Stopped error
+}
+
+// Push sends the skill file when needed and then every record from the
+// cursor on, strictly in order, saving the cursor after each record that
+// is consumed. The history file is read before anything is locked or
+// written, so a missing one (an error wrapping fs.ErrNotExist) changes
+// nothing. The returned error is a local failure (history unreadable,
+// state file unwritable, lock unavailable); what the ledger said is in the
+// Result.
+func Push(ctx context.Context, opts Options) (Result, error) {
+	res := Result{Skill: opts.Skill}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	report := opts.Report
+	if report == nil {
+		report = func(Event) {}
+	}
+	fsys := place{opts.Root}
+	recs, err := readRecords(fsys, opts.RunsFile)
+	if err != nil {
+		return res, err
+	}
+	unlock, err := lockState(fsys, opts.StatePath, report)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
+	st, err := readState(fsys, opts.StatePath)
+	if IsCorrupt(err) {
+		report(Event{Kind: StateSetAside, Path: setAside(fsys, opts.StatePath, now()), Err: err})
+	} else if err != nil {
+		return res, fmt.Errorf("reading the push state: %w", err)
+	}
+	b := &batch{opts: opts, st: st, ss: st.skill(opts.Skill), res: &res, now: now, report: report}
+	return res, b.run(ctx, recs)
+}
+
+// batch is one push in progress.
+type batch struct {
+	opts   Options
+	st     State
+	ss     *SkillState
+	res    *Result
+	now    func() time.Time
+	report func(Event)
+}
+
+func (b *batch) run(ctx context.Context, recs []record) error {
+	res, ss := b.res, b.ss
+	res.Records = len(recs)
+	if !b.opts.All {
+		res.CursorBefore = ss.Pushed
+	}
+	res.CursorAfter = res.CursorBefore
+	if why, send := uploadReason(ss, b.opts.SkillMd, b.opts.WithSkill); send {
+		acc, err := b.opts.Client.UploadSkill(ctx, b.opts.Skill, b.opts.SkillMd)
+		if err != nil {
+			res.Upload, res.Stopped = UploadFailed, err
+			return nil
+		}
+		res.Upload, ss.SkillUploaded, ss.SkillSHA256 = Uploaded, true, wire.SkillHash(b.opts.SkillMd)
+		b.report(Event{Kind: SkillUploaded, Why: why, Version: acc.Version})
+	}
+	if res.CursorBefore > len(recs) {
+		b.report(Event{Kind: CursorPastEnd})
+		return b.save(-1)
+	}
+	ss.Pushed = res.CursorBefore
+	for i := res.CursorBefore; i < len(recs); i++ {
+		out := b.send(ctx, recs[i])
+		b.report(Event{Kind: RecordDone, Index: i, Outcome: out})
+		switch out.Kind {
+		case Blocked:
+			res.Stopped = fmt.Errorf("record %d: %w", i, out.Err)
+			return b.save(-1)
+		case Rejected:
+			res.Rejected++
+			ss.Rejected = append(ss.Rejected, Rejection{Index: i, Reason: out.Reason, At: runlog.Timestamp(b.now())})
+		case Pushed:
+			res.Pushed++
+			if out.Duplicate {
+				res.Duplicates++
+			}
+		}
+		ss.Pushed = i + 1
+		res.CursorAfter = ss.Pushed
+		if err := b.save(i); err != nil {
+			return err
+		}
+	}
+	return b.save(-1)
+}
+
+// send uploads one record; a line that is not JSON cannot be sent and is
+// rejected here, permanently, like a 400 from the ledger.
+func (b *batch) send(ctx context.Context, r record) Outcome {
+	if r.err != nil {
+		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("line %d is not a JSON run record (%v); it was not sent", r.line, r.err)}
+	}
+	return b.opts.Client.PushRun(ctx, b.opts.Skill, r.data)
+}
+
+// save writes the state. After an accepted record (index ≥ 0) a failure
+// means the ledger has the record but the cursor does not say so; the next
+// push re-sends it and the idempotency key lets the ledger drop the copy.
+func (b *batch) save(index int) error {
+	err := b.st.save(place{b.opts.Root}, b.opts.StatePath)
+	switch {
+	case err == nil:
+		return nil
+	case index >= 0:
+		b.res.CursorAfter = index
+		return fmt.Errorf("record %d reached the ledger but the cursor could not be saved (%w); the next push sends it again and the ledger recognises the copy", index, err)
+	}
+	return fmt.Errorf("saving the push state: %w", err)
+}
+
+// lockState takes the lock that serialises pushes sharing a state file,
+// waiting (and saying so) while another push holds it. The lock file is
+// opened through fsys and locked by its descriptor, so the file locked is
+// the one created, wherever a link points by then.
+func lockState(fsys place, statePath string, report func(Event)) (func(), error) {
+	if err := fsys.mkdirAll(filepath.Dir(statePath)); err != nil {
+		return nil, fmt.Errorf("creating the state directory: %w", err)
+	}
+	name := statePath + ".lock"
+	f, err := fsys.openFile(name, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", name, err)
+	}
+	ok, err := tryLockFile(f)
+	if err == nil && !ok {
+		report(Event{Kind: Waiting, Path: name})
+		err = lockFile(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", name, err)
+	}
+	return func() {
+		unlockFile(f)
+		f.Close()
+	}, nil
+}
