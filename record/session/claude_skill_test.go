@@ -26,7 +26,7 @@ func TestClaudeLoadsCompiledSkill(t *testing.T) {
 	if bin == "" {
 		t.Skipf("%s is not set: install @anthropic-ai/claude-agent-sdk with npm and point %s at its claude binary to run this test (.ci/run does)", ClaudeBinEnv, ClaudeBinEnv)
 	}
-	tr, err := trace.Load(filepath.Join("..", "compile", "testdata", "traces", "36-memory-echo.jsonl"))
+	tr, err := trace.Load(filepath.Join("..", "..", "compile", "testdata", "traces", "36-memory-echo.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
