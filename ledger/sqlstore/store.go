@@ -219,19 +219,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash []byte) (server.Key, error) 
 // Keys implements ledger.Store.
 func (s *Store) Keys(ctx context.Context) ([]server.Key, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY name`+s.d.Collate)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []server.Key
-	for rows.Next() {
-		k, err := s.scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return collect(rows, err, s.scanKey)
 }
 
 // RevokeKey implements ledger.Store. The row is read with the dialect's
@@ -293,22 +281,15 @@ func (s *Store) PutSkill(ctx context.Context, k server.Skill) (version int, err 
 // SkillVersions implements ledger.Store.
 func (s *Store) SkillVersions(ctx context.Context, name string) ([]server.SkillVersion, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT version, skill_md, uploaded_at FROM skill_versions WHERE skill = ? ORDER BY version`), name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []server.SkillVersion
-	for rows.Next() {
+	out, err := collect(rows, err, func(sc scanner) (server.SkillVersion, error) {
 		var v server.SkillVersion
-		if err := rows.Scan(&v.Version, &v.SkillMd, s.at(&v.UploadedAt)); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
+		err := sc.Scan(&v.Version, &v.SkillMd, s.at(&v.UploadedAt))
+		return v, err
+	})
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if len(out) == 0 {
+	case len(out) == 0:
 		return nil, server.ErrUnknownSkill
 	}
 	return out, nil
@@ -401,32 +382,28 @@ ORDER BY agg.name`
 // summaries runs summarySQL for one skill, or all when name is "".
 func (s *Store) summaries(ctx context.Context, name string) ([]server.SkillSummary, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(summarySQL+s.d.Collate), name, name)
-	if err != nil {
-		return nil, err
+	return collect(rows, err, s.scanSummary)
+}
+
+func (s *Store) scanSummary(sc scanner) (server.SkillSummary, error) {
+	var k server.SkillSummary
+	var seq sql.NullInt64
+	var id, verdict sql.NullString
+	var started, finished, received time.Time
+	var n [9]sql.NullInt64
+	if err := sc.Scan(&k.Name, s.at(&k.UploadedAt), &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked, &k.Interrupted, &k.HealedRuns, &k.Tokens,
+		&seq, &id, &verdict, s.at(&started), s.at(&finished), s.at(&received),
+		&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
+		return k, err
 	}
-	defer rows.Close()
-	var out []server.SkillSummary
-	for rows.Next() {
-		var k server.SkillSummary
-		var seq sql.NullInt64
-		var id, verdict sql.NullString
-		var started, finished, received time.Time
-		var n [9]sql.NullInt64
-		if err := rows.Scan(&k.Name, s.at(&k.UploadedAt), &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked, &k.Interrupted, &k.HealedRuns, &k.Tokens,
-			&seq, &id, &verdict, s.at(&started), s.at(&finished), s.at(&received),
-			&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
-			return nil, err
-		}
-		if seq.Valid {
-			k.Latest = &server.Run{Seq: seq.Int64, ID: id.String, Skill: k.Name, Verdict: server.Verdict(verdict.String),
-				StartedAt: started, FinishedAt: finished, ReceivedAt: received,
-				Totals: runlog.Totals{Steps: int(n[0].Int64), Passed: int(n[1].Int64), Unchecked: int(n[2].Int64), Skipped: int(n[3].Int64),
-					Failed: int(n[4].Int64), Ms: n[5].Int64, LLMInputTokens: n[6].Int64, LLMOutputTokens: n[7].Int64},
-				Healed: int(n[8].Int64)}
-		}
-		out = append(out, k)
+	if seq.Valid {
+		k.Latest = &server.Run{Seq: seq.Int64, ID: id.String, Skill: k.Name, Verdict: server.Verdict(verdict.String),
+			StartedAt: started, FinishedAt: finished, ReceivedAt: received,
+			Totals: runlog.Totals{Steps: int(n[0].Int64), Passed: int(n[1].Int64), Unchecked: int(n[2].Int64), Skipped: int(n[3].Int64),
+				Failed: int(n[4].Int64), Ms: n[5].Int64, LLMInputTokens: n[6].Int64, LLMOutputTokens: n[7].Int64},
+			Healed: int(n[8].Int64)}
 	}
-	return out, rows.Err()
+	return k, nil
 }
 
 // Skills implements ledger.Store.
@@ -456,6 +433,23 @@ const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
+// collect scans every row of a query's answer (rows, err) with scan.
+func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func (s *Store) scanRun(sc scanner) (server.Run, error) {
 	var r server.Run
 	var record, verdict string
@@ -475,22 +469,14 @@ func (s *Store) Runs(ctx context.Context, skill string, p server.Page) (server.R
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+runColumns+` FROM runs
 		WHERE skill = ? AND (CAST(? AS BIGINT) = 0 OR seq < CAST(? AS BIGINT)) ORDER BY seq DESC LIMIT ?`), skill, p.Before, p.Before, p.Limit+1)
-	if err != nil {
+	if page.Runs, err = collect(rows, err, s.scanRun); err != nil {
 		return page, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := s.scanRun(rows)
-		if err != nil {
-			return page, err
-		}
-		page.Runs = append(page.Runs, r)
 	}
 	if len(page.Runs) > p.Limit {
 		page.Runs = page.Runs[:p.Limit]
 		page.Next = page.Runs[p.Limit-1].Seq
 	}
-	return page, rows.Err()
+	return page, nil
 }
 
 // Run implements ledger.Store.
