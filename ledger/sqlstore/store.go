@@ -295,12 +295,21 @@ func (s *Store) SkillVersions(ctx context.Context, name string) ([]server.SkillV
 	return out, nil
 }
 
+// insertRun stores a run; the dialects differ in what follows it.
+const insertRun = `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 // AddRun implements ledger.Store. Where writes are serialised, the skill
-// and the idempotency key are looked up before the insert, so a duplicate
-// delivery takes no seq; elsewhere the insert comes first and the database
-// resolves concurrent duplicates (ON CONFLICT DO NOTHING) and unknown
-// skills (the foreign key).
+// and the idempotency key are looked up before a plain insert, so a
+// duplicate delivery takes no seq; elsewhere the insert comes first and
+// the database resolves concurrent duplicates (ON CONFLICT DO NOTHING)
+// and unknown skills (the foreign key).
 func (s *Store) AddRun(ctx context.Context, r server.Run) (id string, dup bool, err error) {
+	t := r.Totals
+	verdict, interrupted := server.StoredVerdict(r)
+	args := []any{r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), s.time(r.StartedAt), s.time(r.FinishedAt), string(verdict),
+		t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, s.time(r.ReceivedAt), r.Healed, interrupted}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		if s.d.Serialized {
 			if err := s.knownSkill(ctx, tx, r.Skill); err != nil {
@@ -316,15 +325,11 @@ func (s *Store) AddRun(ctx context.Context, r server.Run) (id string, dup bool, 
 					return err
 				}
 			}
+			id = r.ID
+			_, err := tx.ExecContext(ctx, s.q(insertRun), args...)
+			return err
 		}
-		t := r.Totals
-		verdict, interrupted := server.StoredVerdict(r)
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-			steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (idem_key) DO NOTHING RETURNING id`),
-			r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), s.time(r.StartedAt), s.time(r.FinishedAt), string(verdict),
-			t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, s.time(r.ReceivedAt), r.Healed, interrupted).Scan(&id)
+		err := tx.QueryRowContext(ctx, s.q(insertRun+` ON CONFLICT (idem_key) DO NOTHING RETURNING id`), args...).Scan(&id)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
