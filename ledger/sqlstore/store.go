@@ -28,7 +28,7 @@ import (
 // Dialect is what one database does its own way.
 type Dialect struct {
 	// Migrations holds the schema changes, migrations/NNNN_what.sql, in
-	// this database's types (server.LoadMigrations reads them).
+	// this database's types (loadMigrations reads them).
 	Migrations fs.FS
 	// MigrationsTable creates the schema_migrations table if it is
 	// missing.
@@ -86,7 +86,7 @@ func New(ctx context.Context, db *sql.DB, d *Dialect) (*Store, error) {
 // migrate applies the pending migrations in one transaction, recording
 // each version.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := server.LoadMigrations(s.d.Migrations, "migrations")
+	ms, err := loadMigrations(s.d.Migrations, "migrations")
 	if err != nil {
 		return err
 	}
