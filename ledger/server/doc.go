@@ -10,9 +10,10 @@
 //
 // Storage sits behind the small Store interface; sqlitestore (embedded,
 // pure Go) and pgstore (PostgreSQL, for several ledger processes sharing one
-// database) implement it. Every error a store returns that is not one of
-// this package's sentinel errors is treated as the database being
-// unavailable: the answer is 503 and the push client retries later.
+// database) implement it, as two dialects of sqlstore's one SQL
+// implementation. Every error a store returns that is not one of this
+// package's sentinel errors is treated as the database being unavailable:
+// the answer is 503 and the push client retries later.
 //
 // Authentication: API keys are random tokens of which only a SHA-256 hash is
 // stored. While a store holds no key the ledger is open, but only to

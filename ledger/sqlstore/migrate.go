@@ -1,4 +1,4 @@
-package server
+package sqlstore
 
 import (
 	"fmt"
@@ -9,25 +9,25 @@ import (
 	"strings"
 )
 
-// Migration is one versioned schema change of a store: a file named
+// migration is one versioned schema change of a store: a file named
 // NNNN_what.sql holding the statements that take the schema from version
 // NNNN-1 to NNNN.
-type Migration struct {
+type migration struct {
 	// Version is NNNN, Name the file name and SQL its statements.
 	Version int
 	Name    string
 	SQL     string
 }
 
-// LoadMigrations reads the *.sql files of dir in fsys, ordered by version.
+// loadMigrations reads the *.sql files of dir in fsys, ordered by version.
 // Versions must run 1, 2, 3… without gaps, so a missing file is caught
 // before any database is touched.
-func LoadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
+func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
 	names, err := fs.Glob(fsys, path.Join(dir, "*.sql"))
 	if err != nil {
 		return nil, err
 	}
-	var ms []Migration
+	var ms []migration
 	for _, name := range names {
 		base := path.Base(name)
 		num, _, _ := strings.Cut(base, "_")
@@ -39,7 +39,7 @@ func LoadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, Migration{Version: v, Name: base, SQL: string(sql)})
+		ms = append(ms, migration{Version: v, Name: base, SQL: string(sql)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
 	for i, m := range ms {
