@@ -114,7 +114,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	l := skills[0]
 	rep := calibrate.Measure(ctx, l.skill, calibrate.Options{Runs: opts.runs, Run: ro})
 	if ctx.Err() != nil {
-		return &exitError{code: exitFailed, err: ctx.Err()}
+		return &exitError{Code: exitFailed, Err: ctx.Err()}
 	}
 	out := cmd.OutOrStdout()
 	if opts.json {
@@ -138,7 +138,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	}
 	changed, err := writeback.Rewrite(l.path, func(s *ast.Skill) (bool, error) { return calibrate.Apply(s, rep, now), nil })
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	if changed && !opts.json {
 		cmd.PrintErrf("[reelier] wrote %s\n", l.path)

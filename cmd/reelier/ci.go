@@ -141,7 +141,7 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 	case errors.Is(err, ghworkflow.ErrExists):
 		return usageErrorf("%s already exists; reelier ci never overwrites a workflow: compare it with 'reelier ci --output -', or give --force to replace it", out)
 	case err != nil:
-		return &exitError{code: exitTool, err: err}
+		return &exitError{Code: exitTool, Err: err}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d skill(s), the Action pinned at %s\n", out, len(skills), ref)
 	return nil

@@ -177,7 +177,7 @@ func traceError(cmd *cobra.Command, path string, err error) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), termtext.Line(err.Error()))
 		return silentExit(exitUsage)
 	}
-	return &exitError{code: exitUsage, err: err}
+	return &exitError{Code: exitUsage, Err: err}
 }
 
 func checkOverwrite(path string, force bool) error {

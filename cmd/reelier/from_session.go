@@ -143,7 +143,7 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 			writeJSON(w, rep)
 			return silentExit(exitFailed)
 		}
-		return &exitError{code: exitFailed, err: session.ErrNothingReplayable}
+		return &exitError{Code: exitFailed, Err: session.ErrNothingReplayable}
 	}
 	if err := checkOverwrite(out, opts.force); err != nil {
 		return err

@@ -100,7 +100,7 @@ func initRun(cmd *cobra.Command, opts initOptions) error {
 	}
 	tracePath, err := demo.Record(cmd.Context(), demo.RecordOptions{Server: server, TraceDir: filepath.Join(opts.dir, trace.DefaultDir), Version: versionString(), Stderr: cmd.ErrOrStderr()})
 	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("recording the demo: %w", err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("recording the demo: %w", err)}
 	}
 	fmt.Fprintf(w, "Recorded %s\n\n", tracePath)
 	skillPath, err := compileDemo(w, tracePath, opts.dir)
@@ -144,11 +144,11 @@ func initRun(cmd *cobra.Command, opts initOptions) error {
 func compileDemo(w io.Writer, tracePath, dir string) (string, error) {
 	tr, err := trace.Load(tracePath)
 	if err != nil {
-		return "", &exitError{code: exitFailed, err: err}
+		return "", &exitError{Code: exitFailed, Err: err}
 	}
 	out, err := compile.Compile(tr, compile.Options{Source: filepath.Base(tracePath)})
 	if err != nil {
-		return "", &exitError{code: exitFailed, err: err}
+		return "", &exitError{Code: exitFailed, Err: err}
 	}
 	skillPath := filepath.Join(dir, "skills", strings.TrimSuffix(filepath.Base(tracePath), ".jsonl")+".skill.md")
 	if err := checkOverwrite(skillPath, false); err != nil {
@@ -169,15 +169,15 @@ func compileDemo(w io.Writer, tracePath, dir string) (string, error) {
 func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer) (*replay.Result, error) {
 	src, err := os.ReadFile(skillPath)
 	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{Code: exitFailed, Err: err}
 	}
 	skill, diags := grammar.Parse(skillPath, src)
 	if diags.HasErrors() {
-		return nil, &exitError{code: exitFailed, err: fmt.Errorf("the compiled skill does not parse: %v", diags[0])}
+		return nil, &exitError{Code: exitFailed, Err: fmt.Errorf("the compiled skill does not parse: %v", diags[0])}
 	}
 	router, err := mcpx.Start(ctx, []string{server}, mcpx.Options{Stderr: stderr, Version: versionString()})
 	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{Code: exitFailed, Err: err}
 	}
 	defer router.Close()
 	tools := tool.Registry{}

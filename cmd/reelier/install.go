@@ -133,9 +133,9 @@ func planInstall(candidates []agentcfg.Config) (*agentcfg.Plan, error) {
 	if err != nil {
 		var none *agentcfg.NoConfigError
 		if errors.As(err, &none) {
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("%v.\nTo record one MCP server without a config, run: claude mcp add <name> -- reelier mcp --wrap \"<server command>\"", err)}
+			return nil, &exitError{Code: exitFailed, Err: fmt.Errorf("%v.\nTo record one MCP server without a config, run: claude mcp add <name> -- reelier mcp --wrap \"<server command>\"", err)}
 		}
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{Code: exitFailed, Err: err}
 	}
 	exe, err := reelierPath()
 	if err != nil {
@@ -147,7 +147,7 @@ func planInstall(candidates []agentcfg.Config) (*agentcfg.Plan, error) {
 	case errors.As(err, &pe):
 		return nil, usageErrorf("%v\nThe config is not valid JSON, so nothing was changed; fix it and run reelier install again.", pe)
 	case err != nil:
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{Code: exitFailed, Err: err}
 	}
 	return plan, nil
 }
@@ -167,7 +167,7 @@ func writePlan(w io.Writer, p *agentcfg.Plan) {
 func applyInstall(w io.Writer, p *agentcfg.Plan) error {
 	backup, err := agentcfg.Apply(p, time.Now())
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	fmt.Fprintf(w, "Backed up %s to %s\n", p.Config.Path, backup)
 	fmt.Fprintf(w, "Wrapped %s with reelier mcp --wrap. Restart your agent to pick up the change.\n", pluralCount(p.Wraps(), "server"))
@@ -182,7 +182,7 @@ func uninstallRun(cmd *cobra.Command, agent string) error {
 	}
 	cfg, backup, err := agentcfg.Restore(candidates)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Restored %s from %s (the backup is kept). Restart your agent to pick up the change.\n", cfg.Path, backup)
 	return nil

@@ -191,7 +191,7 @@ func openStore(ctx context.Context, db string) (server.Store, string, error) {
 		return nil, shown, usageErrorf("--db: %v", err)
 	}
 	if err != nil {
-		return nil, shown, &exitError{code: exitFailed, err: fmt.Errorf("opening the store %s: %v", shown, err)}
+		return nil, shown, &exitError{Code: exitFailed, Err: fmt.Errorf("opening the store %s: %v", shown, err)}
 	}
 	return store, shown, nil
 }
@@ -209,14 +209,14 @@ func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
 	defer store.Close()
 	keyed, err := store.HasKeys(ctx)
 	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
 	}
 	if !keyed && !server.IsLoopback(opts.addr) {
 		return usageErrorf("refusing to listen on %s: it is not a loopback address and the ledger has no API key, so anyone who can reach it could write receipts; create one first with 'reelier ledger key create NAME'", opts.addr)
 	}
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	mode := "open to loopback clients only (no API key yet)"
 	if keyed {
@@ -236,13 +236,13 @@ func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("stopping: %v", err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("stopping: %v", err)}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), "reelier ledger: stopped")
 	return nil
@@ -268,7 +268,7 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	case errors.Is(err, server.ErrKeyExists):
 		return usageErrorf("the store %s already has a key named %q; choose another name", shown, opts.name)
 	case err != nil:
-		return &exitError{code: exitFailed, err: fmt.Errorf("storing the key in %s: %v", shown, err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("storing the key in %s: %v", shown, err)}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), key)
 	use := "Pushers use it as REELIER_CLOUD_KEY."

@@ -203,7 +203,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		NoFastPath: os.Getenv(mcpLogEnv) != "" || os.Getenv(mcpFastPathEnv) == "off" || os.Getenv(mcpFastPathEnv) == "0",
 	})
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	if opts.http != "" {
 		return mcpServeHTTP(ctx, cmd, proxy, opts, token)
@@ -213,7 +213,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		log, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			proxy.Close()
-			return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", mcpLogEnv, err)}
+			return &exitError{Code: exitFailed, Err: fmt.Errorf("%s: %w", mcpLogEnv, err)}
 		}
 		defer log.Close()
 		t = &mcp.LoggingTransport{Transport: t, Writer: log}
@@ -221,10 +221,10 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	serveErr := proxy.Serve(ctx, t)
 	closeErr := proxy.Close()
 	if closeErr != nil {
-		return &exitError{code: exitFailed, err: closeErr}
+		return &exitError{Code: exitFailed, Err: closeErr}
 	}
 	if serveErr != nil && !errors.Is(serveErr, io.EOF) && ctx.Err() == nil {
-		return &exitError{code: exitFailed, err: serveErr}
+		return &exitError{Code: exitFailed, Err: serveErr}
 	}
 	return nil
 }
@@ -239,10 +239,10 @@ func mcpServeHTTP(ctx context.Context, cmd *cobra.Command, proxy *record.Proxy, 
 	}
 	serveErr := proxy.ServeListener(ctx, ln, token)
 	if closeErr := proxy.Close(); closeErr != nil {
-		return &exitError{code: exitFailed, err: closeErr}
+		return &exitError{Code: exitFailed, Err: closeErr}
 	}
 	if serveErr != nil {
-		return &exitError{code: exitFailed, err: serveErr}
+		return &exitError{Code: exitFailed, Err: serveErr}
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func newRootCmdWith(stdin io.Reader, stdout, stderr io.Writer, want func(name st
 	root.SetErr(stderr)
 	root.SetVersionTemplate("reelier {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	used := map[string]bool{}
 	for _, sub := range commands {
@@ -194,7 +194,7 @@ func execute(root *cobra.Command, args []string, stdin io.Reader, stdout, stderr
 	err := root.Execute()
 	if err != nil {
 		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
+		if !errors.As(err, &ee) || ee.Err != nil {
 			fmt.Fprintln(stderr, "reelier:", err)
 		}
 		if strings.HasPrefix(err.Error(), "unknown command") {

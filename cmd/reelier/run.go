@@ -329,7 +329,7 @@ func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, 
 	if len(wrap) > 0 {
 		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake, Headers: headers})
 		if err != nil {
-			return nil, &exitError{code: exitTool, err: err}
+			return nil, &exitError{Code: exitTool, Err: err}
 		}
 		router.Register(reg, cmd.ErrOrStderr())
 		return func() { router.Close() }, nil
@@ -344,7 +344,7 @@ func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, 
 	case errors.As(err, &refused):
 		return nil, usageErrorf("%s", refused.Msg)
 	case err != nil:
-		return nil, &exitError{code: exitTool, err: err}
+		return nil, &exitError{Code: exitTool, Err: err}
 	}
 	return stop, nil
 }
@@ -380,35 +380,6 @@ func isIdentifier(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// expandSkillPaths replaces each folder among paths by the skills under it
-// (every *.skill.md, and every SKILL.md with Reelier steps), in walk
-// order; a folder with none is a usage error.
-func expandSkillPaths(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if p == "-" || err != nil || !info.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		var walkErr error
-		walkSkills(p, func(path string) { found = append(found, path) }, nil, func(err error) {
-			if walkErr == nil {
-				walkErr = err
-			}
-		})
-		if walkErr != nil {
-			return nil, usageErrorf("%v", walkErr)
-		}
-		if len(found) == 0 {
-			return nil, usageErrorf("%s holds no skill to replay (no *.skill.md, and no SKILL.md with Reelier steps)", p)
-		}
-		out = append(out, found...)
-	}
-	return out, nil
 }
 
 // loadSkills reads and parses every skill. Diagnostics are printed; any

@@ -231,8 +231,8 @@ func compileEntry(e *scan.Entry, opts scanOptions) scanCompiled {
 	res, err := writeSessionSkill(s, name, session.ObservedFile, filepath.Base(e.Path), c.Skill)
 	if err != nil {
 		var ee *exitError
-		if errors.As(err, &ee) && ee.err != nil {
-			err = ee.err
+		if errors.As(err, &ee) && ee.Err != nil {
+			err = ee.Err
 		}
 		c.Status, c.Error = "failed", err.Error()
 		return c
