@@ -170,7 +170,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	if err := registerSecretVars(opts.secretVars); err != nil {
 		return err
 	}
-	headers, err := opts.wraps.resolve()
+	servers, err := opts.wraps.resolve()
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
-	proxy, err := record.Start(ctx, opts.wrap, record.Options{
+	proxy, err := record.StartServers(ctx, servers, record.Options{
 		TraceDir:    opts.traceDir,
 		Redactor:    redact.RedactorFromEnv(),
 		Stderr:      stderr,
@@ -198,7 +198,6 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		Version:     versionString(),
 		CallTimeout: callTimeout,
 		MaxMessage:  int(opts.maxMessage),
-		Headers:     headers,
 		// The log sees only what the SDK's session exchanges.
 		NoFastPath: os.Getenv(mcpLogEnv) != "" || os.Getenv(mcpFastPathEnv) == "off" || os.Getenv(mcpFastPathEnv) == "0",
 	})
