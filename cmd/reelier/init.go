@@ -246,7 +246,7 @@ func moduleDir(dir string) (string, bool) {
 // reelier first.
 func offerInstall(cmd *cobra.Command, me self, yes bool) {
 	w := cmd.OutOrStdout()
-	candidates, err := agentConfigs("claude")
+	candidates, err := agentcfg.AgentConfigs("claude")
 	if err != nil {
 		return
 	}
@@ -262,7 +262,7 @@ func offerInstall(cmd *cobra.Command, me self, yes bool) {
 		fmt.Fprintf(w, "  claude mcp add <name> -- %s --wrap \"<server command>\"\n", me.lasting("mcp"))
 		return
 	}
-	exe, exeErr := reelierPath() // a `go run` build cannot be installed
+	exe, exeErr := agentcfg.ReelierPath() // a `go run` build cannot be installed
 	if exeErr != nil {
 		exe = "reelier"
 	}
@@ -290,7 +290,7 @@ func offerInstall(cmd *cobra.Command, me self, yes bool) {
 	answer, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
-		if err := applyInstall(w, plan); err != nil {
+		if err := plan.ApplyAndReport(w); err != nil {
 			fmt.Fprintf(w, "%v\n", err)
 		}
 	default:
