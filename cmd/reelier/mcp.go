@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record"
@@ -207,25 +205,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	if opts.http != "" {
 		return mcpServeHTTP(ctx, cmd, proxy, opts, token)
 	}
-	t := proxy.Transport(cmd.InOrStdin(), cmd.OutOrStdout())
-	if path := os.Getenv(mcpLogEnv); path != "" {
-		log, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			proxy.Close()
-			return &exitError{Code: exitFailed, Err: fmt.Errorf("%s: %w", mcpLogEnv, err)}
-		}
-		defer log.Close()
-		t = &mcp.LoggingTransport{Transport: t, Writer: log}
-	}
-	serveErr := proxy.Serve(ctx, t)
-	closeErr := proxy.Close()
-	if closeErr != nil {
-		return &exitError{Code: exitFailed, Err: closeErr}
-	}
-	if serveErr != nil && !errors.Is(serveErr, io.EOF) && ctx.Err() == nil {
-		return &exitError{Code: exitFailed, Err: serveErr}
-	}
-	return nil
+	return proxy.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout(), os.Getenv(mcpLogEnv), mcpLogEnv)
 }
 
 // mcpServeHTTP serves the started proxy over streamable HTTP until
