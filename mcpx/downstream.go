@@ -148,11 +148,12 @@ func (d *Downstream) GetPrompt(ctx context.Context, params *mcp.GetPromptParams)
 // startDownstream starts one --wrap command and completes the MCP
 // handshake with it. The process inherits the environment; its stderr goes
 // to stderr, line by line (nil discards it).
-func startDownstream(ctx context.Context, index int, command string, stderr *lineWriter, opts Options) (*Downstream, error) {
-	if IsURL(command) {
-		return startRemote(ctx, index, command, opts.headers(index), opts)
+func startDownstream(ctx context.Context, index int, sv ServerSpec, stderr *lineWriter, opts Options) (*Downstream, error) {
+	if sv.Remote() {
+		return startRemote(ctx, index, sv.URL, sv.Headers, opts)
 	}
-	if len(opts.headers(index)) > 0 {
+	command := sv.Command
+	if len(sv.Headers) > 0 {
 		return nil, fmt.Errorf("--wrap %q: request headers apply only to a server given by its http:// or https:// URL", command)
 	}
 	argv, err := shlex.Split(command)

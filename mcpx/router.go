@@ -168,20 +168,21 @@ type Router struct {
 	collisions  []Collision
 }
 
-// Start starts every --wrap command, in parallel, and builds the routing
-// table from their tools in --wrap order. Collision warnings go to
+// StartServers starts every server, in parallel, and builds the routing
+// table from their tools in their order. Collision warnings go to
 // opts.Stderr. If any downstream fails to start, the others are stopped
-// and the error names the failed command.
-func Start(ctx context.Context, wrap []string, opts Options) (*Router, error) {
-	if len(wrap) == 0 {
+// and the error names the failed command. Each server's name and headers
+// are its spec's (opts.Names and opts.Headers are Start's).
+func StartServers(ctx context.Context, servers []ServerSpec, opts Options) (*Router, error) {
+	if len(servers) == 0 {
 		return nil, errors.New("no --wrap command to start")
 	}
-	ds := make([]*Downstream, len(wrap))
-	errs := make([]error, len(wrap))
-	stderr, warn := stderrLines(wrap, opts)
+	ds := make([]*Downstream, len(servers))
+	errs := make([]error, len(servers))
+	stderr, warn := stderrLines(servers, opts)
 	var wg sync.WaitGroup
-	for k, command := range wrap {
-		wg.Go(func() { ds[k], errs[k] = startDownstream(ctx, k, command, stderr[k], opts) })
+	for k, sv := range servers {
+		wg.Go(func() { ds[k], errs[k] = startDownstream(ctx, k, sv, stderr[k], opts) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {

@@ -35,10 +35,10 @@ var launchers = map[string]bool{
 // that is not a flag or a subcommand — its last path element, without a
 // @version and a script extension. "npx -y @acme/crm-mcp@1.2" is
 // "crm-mcp". A remote server's URL is labelled with its host and port.
-func ServerLabel(command string) string {
-	if IsURL(command) {
-		return urlLabel(command)
-	}
+func ServerLabel(command string) string { return ParseServer(command).Label() }
+
+// commandLabel is ServerLabel of a command line.
+func commandLabel(command string) string {
 	argv, err := shlex.Split(command)
 	if err != nil || len(argv) == 0 {
 		return strings.TrimSpace(command)
@@ -93,7 +93,7 @@ var (
 // label is opts.Names[k] when set, else ServerLabel; labels two commands
 // share get "#<index>". With opts.Quiet, or no opts.Stderr, the servers'
 // stderr is discarded (nil writers).
-func stderrLines(commands []string, opts Options) (servers []*lineWriter, warn io.Writer) {
+func stderrLines(commands []ServerSpec, opts Options) (servers []*lineWriter, warn io.Writer) {
 	servers = make([]*lineWriter, len(commands))
 	if opts.Stderr == nil {
 		return servers, nil
@@ -110,11 +110,7 @@ func stderrLines(commands []string, opts Options) (servers []*lineWriter, warn i
 	labels := make([]string, len(commands))
 	count := map[string]int{}
 	for k, c := range commands {
-		if k < len(opts.Names) && opts.Names[k] != "" {
-			labels[k] = opts.Names[k]
-		} else {
-			labels[k] = ServerLabel(c)
-		}
+		labels[k] = c.Label()
 		count[labels[k]]++
 	}
 	for k, l := range labels {

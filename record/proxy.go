@@ -51,10 +51,6 @@ type Options struct {
 	// recorded is the same either way; it is an escape hatch, and how
 	// the tests compare the two.
 	NoFastPath bool
-	// Headers are the request headers of the downstreams given by URL,
-	// by --wrap index (see mcpx.Options). The trace keeps them as
-	// mcpx.SkillHeader writes them, never their values.
-	Headers [][]mcpx.Header
 }
 
 // DefaultCallTimeout is how long a forwarded call may take unless
@@ -113,13 +109,25 @@ type recording struct {
 	inflight sync.WaitGroup // recorded calls still waiting for their result
 }
 
-// Start starts the --wrap downstreams and builds the proxy's server. A
-// downstream that fails to start fails the whole start (the others are
-// stopped), with an error naming it.
+// Start is StartServers for --wrap values given as text (commands or
+// URLs without headers; see mcpx.ParseServer).
 func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
+	servers := make([]mcpx.ServerSpec, len(wrap))
+	for k, w := range wrap {
+		servers[k] = mcpx.ParseServer(w)
+	}
+	return StartServers(ctx, servers, opts)
+}
+
+// StartServers starts the downstreams and builds the proxy's server. A
+// downstream that fails to start fails the whole start (the others are
+// stopped), with an error naming it. A remote server's headers are sent
+// with its requests; the trace keeps them as mcpx.SkillHeader writes
+// them, never their values.
+func StartServers(ctx context.Context, servers []mcpx.ServerSpec, opts Options) (*Proxy, error) {
 	p := &Proxy{opts: opts, progress: progressRelay{sessions: map[any]*mcp.ServerSession{}}, built: make(chan struct{})}
 	p.relay = &agentRelay{p: p, live: map[*mcpx.Downstream][]*liveCall{}, early: map[*mcpx.Downstream]bool{}}
-	router, err := mcpx.Start(ctx, wrap, mcpx.Options{
+	router, err := mcpx.StartServers(ctx, servers, mcpx.Options{
 		Relay:        p.relay,
 		Stderr:       opts.Stderr,
 		Quiet:        opts.Quiet,
@@ -128,7 +136,6 @@ func Start(ctx context.Context, wrap []string, opts Options) (*Proxy, error) {
 		OnProgress:   p.progress.forward,
 		CallTimeout:  opts.callTimeout(),
 		MaxMessage:   opts.maxMessage(),
-		Headers:      opts.Headers,
 		Redactor:     opts.Redactor,
 	})
 	if err != nil {

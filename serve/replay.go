@@ -18,6 +18,7 @@ import (
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/provenance"
 	"github.com/reelier/reelier/replay/runlog"
+	"github.com/reelier/reelier/replay/suite"
 	"github.com/reelier/reelier/tool"
 )
 
@@ -149,27 +150,18 @@ func (s *Server) appendRecord(base string, rec *runlog.Record) error {
 	return s.work.refusedLate(err, "the runs directory", runlog.DefaultDir)
 }
 
-// checkVars applies the rules of --var: a name is an identifier and not
-// one of the computed date variables.
+// checkVars applies the rules of --var (suite.CheckName): a name is an
+// identifier and not one of the computed date variables.
 func checkVars(vars map[string]string) error {
 	for name := range vars {
-		if !isIdentifier(name) {
+		switch suite.CheckName(name) {
+		case suite.ErrNotIdentifier:
 			return fmt.Errorf("vars: invalid name %q: a name is a letter or _ followed by letters, digits or _", name)
-		}
-		if grammar.IsReservedName(name) {
+		case suite.ErrReserved:
 			return fmt.Errorf("vars: %q is reserved for the computed date variables", name)
 		}
 	}
 	return nil
-}
-
-func isIdentifier(s string) bool {
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func ptr[T any](v T) *T { return &v }

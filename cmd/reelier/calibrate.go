@@ -12,9 +12,11 @@ import (
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/calibrate"
 	"github.com/reelier/reelier/replay/httptool"
+	"github.com/reelier/reelier/replay/suite"
 	"github.com/reelier/reelier/replay/writeback"
 	"github.com/reelier/reelier/tool"
 )
@@ -94,7 +96,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	if err != nil {
 		return err
 	}
-	headers, err := opts.wraps.resolve()
+	servers, err := opts.wraps.resolve()
 	if err != nil {
 		return err
 	}
@@ -106,15 +108,16 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	httptool.Register(ro.Tools, nil)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stopTools, err := startTools(ctx, cmd, skills, opts.wrap, headers, opts.serversFromSkill, 0, ro.Tools)
+	l := skills[0]
+	stopTools, err := suite.StartTools(ctx, []*loader.Skill{{Path: l.path, Src: l.src, Skill: l.skill}}, suite.Options{
+		Servers: servers, ServersFromSkill: opts.serversFromSkill, Stderr: cmd.ErrOrStderr(), Version: versionString()}, ro.Tools)
 	if err != nil {
 		return err
 	}
 	defer stopTools()
-	l := skills[0]
 	rep := calibrate.Measure(ctx, l.skill, calibrate.Options{Runs: opts.runs, Run: ro})
 	if ctx.Err() != nil {
-		return &exitError{code: exitFailed, err: ctx.Err()}
+		return &exitError{Code: exitFailed, Err: ctx.Err()}
 	}
 	out := cmd.OutOrStdout()
 	if opts.json {
@@ -138,7 +141,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	}
 	changed, err := writeback.Rewrite(l.path, func(s *ast.Skill) (bool, error) { return calibrate.Apply(s, rep, now), nil })
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	if changed && !opts.json {
 		cmd.PrintErrf("[reelier] wrote %s\n", l.path)

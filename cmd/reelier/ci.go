@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/reelier/reelier/replay/ghworkflow"
-	"github.com/reelier/reelier/replay/skillservers"
 	"github.com/spf13/cobra"
 )
 
@@ -118,7 +115,7 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if err := ciTrust(cmd, plan, opts.serversFromSkill); err != nil {
+	if err := plan.Trust(opts.serversFromSkill, cmd.InOrStdin(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin())); err != nil {
 		return err
 	}
 	data, err := plan.Render()
@@ -141,47 +138,9 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 	case errors.Is(err, ghworkflow.ErrExists):
 		return usageErrorf("%s already exists; reelier ci never overwrites a workflow: compare it with 'reelier ci --output -', or give --force to replace it", out)
 	case err != nil:
-		return &exitError{code: exitTool, err: err}
+		return &exitError{Code: exitTool, Err: err}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d skill(s), the Action pinned at %s\n", out, len(skills), ref)
-	return nil
-}
-
-// ciTrust applies run's trust rule to the servers the skills record: they
-// go into the workflow only when trusted before, trusted now
-// (--servers-from-skill), or confirmed at a prompt on a terminal.
-func ciTrust(cmd *cobra.Command, plan *ghworkflow.Plan, trust bool) error {
-	var skills []*skillservers.Skill
-	for _, s := range plan.Skills {
-		if len(s.Skill.Servers) > 0 {
-			skills = append(skills, &skillservers.Skill{Path: s.Path, Skill: s.Skill})
-		}
-	}
-	if len(skills) == 0 {
-		return nil
-	}
-	topts := skillservers.TrustOptions{Trust: trust, Stderr: cmd.ErrOrStderr()}
-	if isTerminal(cmd.InOrStdin()) {
-		topts.Confirm = func(list string) bool {
-			errw := cmd.ErrOrStderr()
-			fmt.Fprint(errw, list)
-			fmt.Fprint(errw, "The workflow will start these commands on every run. Write them into it, and remember that you trust them? [y/N] ")
-			answer, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-			switch strings.ToLower(strings.TrimSpace(answer)) {
-			case "y", "yes":
-				return true
-			}
-			return false
-		}
-	}
-	err := skillservers.Trust(skills, topts)
-	var refused *skillservers.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		return usageErrorf("%s", refused.Msg)
-	case err != nil:
-		return usageErrorf("%v", err)
-	}
 	return nil
 }
 

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/atomicfile"
@@ -117,9 +115,9 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 			return usageErrorf("%v", err)
 		}
 	case out == "":
-		out = defaultSkillPath(x.Meta().Name, opts.trace)
+		out = compile.DefaultSkillPath(x.Meta().Name, opts.trace)
 	}
-	if err := checkOverwrite(out, opts.force); err != nil {
+	if err := compile.CheckOverwrite(out, opts.force); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFunc(out, 0o644, x.Write); err != nil {
@@ -140,31 +138,6 @@ func compileRun(cmd *cobra.Command, opts compileOptions) error {
 	return summary.WriteText(cmd.OutOrStdout())
 }
 
-// defaultSkillPath is <name>.skill.md in the current directory, where the
-// name is the trace's own with anything but letters, digits, ".", "_" and
-// "-" made "-", so a name can never point elsewhere; a trace without a
-// usable name is named after its file.
-func defaultSkillPath(name, tracePath string) string {
-	clean := func(s string) string {
-		s = strings.Map(func(r rune) rune {
-			if r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-				return r
-			}
-			return '-'
-		}, s)
-		return strings.TrimLeft(s, ".-")
-	}
-	base := clean(name)
-	if base == "" {
-		base = clean(strings.TrimSuffix(filepath.Base(tracePath), ".jsonl"))
-	}
-	if base == "" {
-		base = "compiled"
-	}
-	return base + ".skill.md"
-}
-
-// checkOverwrite refuses an existing output unless force is set.
 // traceError reports a problem reading the trace file at path, for
 // reelier compile and reelier trace alike, in trace.FileError's one form:
 // a line's problem alone on its line as "path:line: reason" (as reelier
@@ -177,20 +150,5 @@ func traceError(cmd *cobra.Command, path string, err error) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), termtext.Line(err.Error()))
 		return silentExit(exitUsage)
 	}
-	return &exitError{code: exitUsage, err: err}
-}
-
-func checkOverwrite(path string, force bool) error {
-	info, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return usageErrorf("%v", err)
-	case info.IsDir():
-		return usageErrorf("%s is a directory; pass -o with a file name", path)
-	case !force:
-		return usageErrorf("%s already exists; pass --force to replace it, or -o to write elsewhere", path)
-	}
-	return nil
+	return &exitError{Code: exitUsage, Err: err}
 }

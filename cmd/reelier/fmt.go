@@ -1,13 +1,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/reelier/reelier/lang/format"
-	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/lang/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -64,94 +58,22 @@ func newFmtCmd() *cobra.Command {
 }
 
 func fmtRun(cmd *cobra.Command, opts fmtOptions) error {
-	f := &formatter{opts: opts, stdin: cmd.InOrStdin(), out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+	f := &format.Files{List: opts.list, Write: opts.write, Diff: opts.diff, Check: opts.check,
+		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), BeforeParse: gcForFile}
 	if len(opts.paths) == 0 {
 		if opts.write {
 			return usageErrorf("cannot use -w with standard input")
 		}
-		f.file("-")
+		f.File("-")
 	}
 	for _, p := range opts.paths {
-		f.walk(p)
+		f.Walk(p)
 	}
 	switch {
-	case f.badInput:
+	case f.BadInput:
 		return silentExit(exitUsage)
-	case f.differs && (opts.check || opts.diff):
+	case f.Differs && (opts.check || opts.diff):
 		return silentExit(exitFailed)
 	}
 	return nil
-}
-
-type formatter struct {
-	opts              fmtOptions
-	stdin             io.Reader
-	out, errw         io.Writer
-	badInput, differs bool
-}
-
-func (f *formatter) walk(root string) { walkSkills(root, f.file, nil, f.fail) }
-
-func (f *formatter) fail(err error) {
-	fmt.Fprintln(f.errw, "reelier fmt:", err)
-	f.badInput = true
-}
-
-func (f *formatter) file(path string) {
-	l, err := loadOneShot(path, f.stdin)
-	if err != nil {
-		f.fail(errors.Unwrap(err))
-		return
-	}
-	if l.diags.HasErrors() {
-		printDiagnostics(f.errw, l.diags)
-		f.badInput = true
-		return
-	}
-	// A file already in canonical form is its own output: comparing the
-	// printer's output with it as it is made saves building it (fmt
-	// --check on a canonical file). Text identical to the source parsed
-	// without errors just now, so only a change needs proving that it
-	// parses.
-	out := l.src
-	changed := !format.Matches(l.skill, l.src)
-	if changed {
-		out = format.Source(l.skill)
-		if _, diags := grammar.Parse(l.path, out); diags.HasErrors() {
-			f.fail(fmt.Errorf("%s: internal error: the formatted text does not parse, file left unchanged:\n%v", l.path, diags))
-			return
-		}
-	}
-	f.differs = f.differs || changed
-	if f.opts.list || f.opts.check {
-		if changed {
-			fmt.Fprintln(f.out, l.path)
-		}
-	}
-	if f.opts.diff && changed {
-		fmt.Fprint(f.out, format.Diff(l.path, l.src, out))
-	}
-	if f.opts.write && changed {
-		f.rewrite(path, l.path)
-	}
-	if !f.opts.list && !f.opts.check && !f.opts.diff && !f.opts.write {
-		f.out.Write(out)
-	}
-}
-
-// rewrite formats the file at path in place through skillfile.Update: under
-// the lock heals take, the file is formatted as it is then, so a heal
-// written since it was read is kept. A symbolic link is followed and its
-// target rewritten.
-func (f *formatter) rewrite(path, name string) {
-	_, err := skillfile.Update(path, func(src []byte) ([]byte, error) {
-		skill, diags := grammar.Parse(name, src)
-		if diags.HasErrors() {
-			return nil, fmt.Errorf("%s changed while it was being formatted and no longer parses; left as it is:\n%v", name, diags)
-		}
-		return format.Source(skill), nil
-	})
-	if err != nil {
-		f.fail(err)
-	}
 }

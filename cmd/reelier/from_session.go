@@ -4,15 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/record/agentcfg"
 	"github.com/reelier/reelier/record/session"
-	"github.com/reelier/reelier/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -96,7 +91,7 @@ type fromSessionReport struct {
 }
 
 func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
-	s, source, err := readSession(cmd, opts.input)
+	s, source, err := session.ReadInput(opts.input, cmd.InOrStdin())
 	if err != nil {
 		return err
 	}
@@ -120,7 +115,7 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 	}
 	out := opts.out
 	if out == "" {
-		out = defaultSkillPath(name, opts.input)
+		out = compile.DefaultSkillPath(name, opts.input)
 	}
 	rep := fromSessionReport{Input: source, Observed: observed, Replayable: len(s.Calls), Skipped: s.Skipped, Lines: s.Lines}
 	if rep.Skipped == nil {
@@ -143,12 +138,12 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 			writeJSON(w, rep)
 			return silentExit(exitFailed)
 		}
-		return &exitError{code: exitFailed, err: session.ErrNothingReplayable}
+		return &exitError{Code: exitFailed, Err: session.ErrNothingReplayable}
 	}
-	if err := checkOverwrite(out, opts.force); err != nil {
+	if err := compile.CheckOverwrite(out, opts.force); err != nil {
 		return err
 	}
-	res, err := writeSessionSkill(s, name, observed, source, out)
+	res, err := s.WriteSkill(name, observed, source, out)
 	if err != nil {
 		return err
 	}
@@ -157,62 +152,8 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 		writeJSON(w, rep)
 		return nil
 	}
-	fmt.Fprintln(w, observedLine(observed))
+	fmt.Fprintln(w, session.ObservedLine(observed))
 	return res.Summary.WriteText(w)
-}
-
-// readSession reads a transcript, keeping what a trace needs; "-" reads
-// standard input. It returns the name the compiler shows as the source.
-func readSession(cmd *cobra.Command, input string) (*session.Session, string, error) {
-	var r io.Reader
-	source := filepath.Base(input)
-	if input == "-" {
-		r, source = cmd.InOrStdin(), "standard input"
-	} else {
-		f, err := os.Open(input)
-		if err != nil {
-			return nil, "", usageErrorf("%v", err)
-		}
-		defer f.Close()
-		if info, err := f.Stat(); err == nil && info.IsDir() {
-			return nil, "", usageErrorf("%s is a directory; to look through a whole history, run reelier scan --dir %s", input, input)
-		}
-		r = f
-	}
-	s, err := session.Read(r, session.Options{Keep: true})
-	if err != nil {
-		return nil, "", usageErrorf("reading %s: %v", input, err)
-	}
-	return s, source, nil
-}
-
-// writeSessionSkill compiles a session and writes the skill atomically.
-func writeSessionSkill(s *session.Session, name, observed, source, out string) (*compile.Output, error) {
-	res, err := s.Compile(
-		session.TraceOptions{Name: name, Observed: observed, Redactor: redact.RedactorFromEnv()},
-		compile.Options{Source: source},
-	)
-	if err != nil {
-		return nil, usageErrorf("%s: the replayable calls do not compile: %v", source, err)
-	}
-	if dir := filepath.Dir(out); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	if err := atomicfile.Write(out, format.Source(res.Skill), 0o644); err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	res.Summary.Output = out
-	return res, nil
-}
-
-// observedLine says how the calls were observed, for the terminal.
-func observedLine(observed string) string {
-	if observed == session.ObservedStream {
-		return "Observed: stream — read from the agent harness's own output as it ran."
-	}
-	return "Observed: file — reconstructed from a transcript the session could have written; the skill says so."
 }
 
 // writeJSON prints v as indented JSON.

@@ -35,7 +35,7 @@ func httpToken(command, addr, tokenEnv string) (string, error) {
 func listenHTTP(cmd *cobra.Command, command, addr, token, tokenEnv, detail string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{Code: exitFailed, Err: err}
 	}
 	errw := cmd.ErrOrStderr()
 	guard := "loopback only, no token"

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,19 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reelier/reelier/compile"
-	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/demo"
-	"github.com/reelier/reelier/lang/format"
-	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record/agentcfg"
-	"github.com/reelier/reelier/replay"
-	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/provenance"
 	"github.com/reelier/reelier/replay/receipt"
 	"github.com/reelier/reelier/replay/runlog"
-	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/trace"
 	"github.com/spf13/cobra"
 )
@@ -100,14 +90,14 @@ func initRun(cmd *cobra.Command, opts initOptions) error {
 	}
 	tracePath, err := demo.Record(cmd.Context(), demo.RecordOptions{Server: server, TraceDir: filepath.Join(opts.dir, trace.DefaultDir), Version: versionString(), Stderr: cmd.ErrOrStderr()})
 	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("recording the demo: %w", err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("recording the demo: %w", err)}
 	}
 	fmt.Fprintf(w, "Recorded %s\n\n", tracePath)
-	skillPath, err := compileDemo(w, tracePath, opts.dir)
+	skillPath, err := demo.Compile(w, tracePath, opts.dir)
 	if err != nil {
 		return err
 	}
-	res, err := replayDemo(cmd.Context(), skillPath, server, cmd.ErrOrStderr())
+	res, err := demo.Replay(cmd.Context(), skillPath, server, versionString(), cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -137,53 +127,6 @@ func initRun(cmd *cobra.Command, opts initOptions) error {
 		return silentExit(exitFailed)
 	}
 	return nil
-}
-
-// compileDemo compiles the recorded trace to <dir>/skills/<trace
-// file>.skill.md and prints the compiler's summary.
-func compileDemo(w io.Writer, tracePath, dir string) (string, error) {
-	tr, err := trace.Load(tracePath)
-	if err != nil {
-		return "", &exitError{code: exitFailed, err: err}
-	}
-	out, err := compile.Compile(tr, compile.Options{Source: filepath.Base(tracePath)})
-	if err != nil {
-		return "", &exitError{code: exitFailed, err: err}
-	}
-	skillPath := filepath.Join(dir, "skills", strings.TrimSuffix(filepath.Base(tracePath), ".jsonl")+".skill.md")
-	if err := checkOverwrite(skillPath, false); err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(skillPath), 0o755); err != nil {
-		return "", usageErrorf("%v", err)
-	}
-	if err := atomicfile.Write(skillPath, format.Source(out.Skill), 0o644); err != nil {
-		return "", usageErrorf("%v", err)
-	}
-	out.Summary.Output = skillPath
-	return skillPath, out.Summary.WriteText(w)
-}
-
-// replayDemo replays the skill as written on disk at Level 0, with the
-// demo registry started again as its MCP downstream.
-func replayDemo(ctx context.Context, skillPath, server string, stderr io.Writer) (*replay.Result, error) {
-	src, err := os.ReadFile(skillPath)
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	skill, diags := grammar.Parse(skillPath, src)
-	if diags.HasErrors() {
-		return nil, &exitError{code: exitFailed, err: fmt.Errorf("the compiled skill does not parse: %v", diags[0])}
-	}
-	router, err := mcpx.Start(ctx, []string{server}, mcpx.Options{Stderr: stderr, Version: versionString()})
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	defer router.Close()
-	tools := tool.Registry{}
-	httptool.Register(tools, nil)
-	router.Register(tools, stderr)
-	return replay.Run(ctx, skill, replay.Options{Tools: tools}), nil
 }
 
 // modulePath is the module reelier is built from; cmdPackage its main
@@ -303,7 +246,7 @@ func moduleDir(dir string) (string, bool) {
 // reelier first.
 func offerInstall(cmd *cobra.Command, me self, yes bool) {
 	w := cmd.OutOrStdout()
-	candidates, err := agentConfigs("claude")
+	candidates, err := agentcfg.AgentConfigs("claude")
 	if err != nil {
 		return
 	}
@@ -319,7 +262,7 @@ func offerInstall(cmd *cobra.Command, me self, yes bool) {
 		fmt.Fprintf(w, "  claude mcp add <name> -- %s --wrap \"<server command>\"\n", me.lasting("mcp"))
 		return
 	}
-	exe, exeErr := reelierPath() // a `go run` build cannot be installed
+	exe, exeErr := agentcfg.ReelierPath() // a `go run` build cannot be installed
 	if exeErr != nil {
 		exe = "reelier"
 	}
@@ -347,7 +290,7 @@ func offerInstall(cmd *cobra.Command, me self, yes bool) {
 	answer, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
-		if err := applyInstall(w, plan); err != nil {
+		if err := plan.ApplyAndReport(w); err != nil {
 			fmt.Fprintf(w, "%v\n", err)
 		}
 	default:

@@ -1,13 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/record/agentcfg"
@@ -91,30 +85,17 @@ func newUninstallCmd() *cobra.Command {
 	return cmd
 }
 
-// agentConfigs returns the configs of the agent, in detection order.
-func agentConfigs(agent string) ([]agentcfg.Config, error) {
-	if agent != "claude" {
-		return nil, usageErrorf("unknown --agent %q: only claude (Claude Code) is supported", agent)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	home, _ := os.UserHomeDir()
-	return agentcfg.Candidates(dir, home), nil
-}
-
 func installRun(cmd *cobra.Command, opts installOptions) error {
-	candidates, err := agentConfigs(opts.agent)
+	candidates, err := agentcfg.AgentConfigs(opts.agent)
 	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	plan, err := planInstall(candidates)
+	plan, err := agentcfg.PlanFor(candidates, agentcfg.ReelierPath)
 	if err != nil {
 		return err
 	}
-	writePlan(w, plan)
+	plan.WriteText(w)
 	switch {
 	case plan.Wraps() == 0:
 		fmt.Fprintln(w, "Nothing to change: no local server to wrap.")
@@ -124,83 +105,18 @@ func installRun(cmd *cobra.Command, opts installOptions) error {
 		fmt.Fprintln(w, "\nDry run: nothing was written.")
 		return nil
 	}
-	return applyInstall(w, plan)
-}
-
-// planInstall detects the config and plans the rewrite.
-func planInstall(candidates []agentcfg.Config) (*agentcfg.Plan, error) {
-	cfg, err := agentcfg.Detect(candidates)
-	if err != nil {
-		var none *agentcfg.NoConfigError
-		if errors.As(err, &none) {
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("%v.\nTo record one MCP server without a config, run: claude mcp add <name> -- reelier mcp --wrap \"<server command>\"", err)}
-		}
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	exe, err := reelierPath()
-	if err != nil {
-		return nil, err
-	}
-	plan, err := agentcfg.PlanInstall(cfg, exe)
-	var pe *agentcfg.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return nil, usageErrorf("%v\nThe config is not valid JSON, so nothing was changed; fix it and run reelier install again.", pe)
-	case err != nil:
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	return plan, nil
-}
-
-// writePlan lists what the plan does with each server.
-func writePlan(w io.Writer, p *agentcfg.Plan) {
-	fmt.Fprintf(w, "Config: %s (%s)\n", p.Config.Path, p.Config.Scope)
-	if len(p.Changes) == 0 {
-		fmt.Fprintln(w, "  (no MCP servers configured)")
-	}
-	for _, c := range p.Changes {
-		fmt.Fprintln(w, "  "+c.Describe())
-	}
-}
-
-// applyInstall backs the config up and rewrites it.
-func applyInstall(w io.Writer, p *agentcfg.Plan) error {
-	backup, err := agentcfg.Apply(p, time.Now())
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	fmt.Fprintf(w, "Backed up %s to %s\n", p.Config.Path, backup)
-	fmt.Fprintf(w, "Wrapped %s with reelier mcp --wrap. Restart your agent to pick up the change.\n", pluralCount(p.Wraps(), "server"))
-	fmt.Fprintln(w, "To revert: reelier uninstall")
-	return nil
+	return plan.ApplyAndReport(w)
 }
 
 func uninstallRun(cmd *cobra.Command, agent string) error {
-	candidates, err := agentConfigs(agent)
+	candidates, err := agentcfg.AgentConfigs(agent)
 	if err != nil {
 		return err
 	}
 	cfg, backup, err := agentcfg.Restore(candidates)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Restored %s from %s (the backup is kept). Restart your agent to pick up the change.\n", cfg.Path, backup)
 	return nil
-}
-
-// reelierPath is the absolute path of the running reelier binary, which
-// a wrapped config runs. A `go run` build is refused: it is deleted when
-// the command ends.
-func reelierPath() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", usageErrorf("cannot tell where the reelier binary is: %v", err)
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
-	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
-		return "", usageErrorf("this reelier is a temporary `go run` build (%s), which is deleted when it exits; install it first (CGO_ENABLED=0 go install -trimpath ./cmd/reelier) and run that", exe)
-	}
-	return exe, nil
 }

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
-	"unicode"
 
 	"github.com/reelier/reelier/ledger/server"
 	"github.com/reelier/reelier/ledger/stores"
@@ -191,7 +187,7 @@ func openStore(ctx context.Context, db string) (server.Store, string, error) {
 		return nil, shown, usageErrorf("--db: %v", err)
 	}
 	if err != nil {
-		return nil, shown, &exitError{code: exitFailed, err: fmt.Errorf("opening the store %s: %v", shown, err)}
+		return nil, shown, &exitError{Code: exitFailed, Err: fmt.Errorf("opening the store %s: %v", shown, err)}
 	}
 	return store, shown, nil
 }
@@ -207,49 +203,11 @@ func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
 		return err
 	}
 	defer store.Close()
-	keyed, err := store.HasKeys(ctx)
-	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
-	}
-	if !keyed && !server.IsLoopback(opts.addr) {
-		return usageErrorf("refusing to listen on %s: it is not a loopback address and the ledger has no API key, so anyone who can reach it could write receipts; create one first with 'reelier ledger key create NAME'", opts.addr)
-	}
-	ln, err := net.Listen("tcp", opts.addr)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	mode := "open to loopback clients only (no API key yet)"
-	if keyed {
-		mode = "API key required"
-	}
-	logger := log.New(cmd.ErrOrStderr(), "reelier ledger: ", log.LstdFlags)
-	fmt.Fprintf(cmd.OutOrStdout(), "reelier ledger: listening on http://%s (store %s; %s)\n", ln.Addr(), shown, mode)
-	srv := &http.Server{
-		Handler:           server.NewServer(server.Config{Store: store, MaxBody: opts.maxBody, Logf: logger.Printf}),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          logger,
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return &exitError{code: exitFailed, err: err}
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("stopping: %v", err)}
-	}
-	fmt.Fprintln(cmd.OutOrStdout(), "reelier ledger: stopped")
-	return nil
+	return server.Listen(ctx, server.ListenOptions{Store: store, Shown: shown, Addr: opts.addr, MaxBody: opts.maxBody, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
 }
 
 func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
-	if msg := keyNameProblem(opts.name); msg != "" {
+	if msg := server.KeyNameProblem(opts.name); msg != "" {
 		return usageErrorf("invalid key name %q: %s", opts.name, msg)
 	}
 	scope := server.Scope(opts.scope)
@@ -268,7 +226,7 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	case errors.Is(err, server.ErrKeyExists):
 		return usageErrorf("the store %s already has a key named %q; choose another name", shown, opts.name)
 	case err != nil:
-		return &exitError{code: exitFailed, err: fmt.Errorf("storing the key in %s: %v", shown, err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("storing the key in %s: %v", shown, err)}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), key)
 	use := "Pushers use it as REELIER_CLOUD_KEY."
@@ -277,17 +235,4 @@ func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: created %s API key %q in %s; this is the only time it is shown (only its hash is stored). %s\n", scope, opts.name, shown, use)
 	return nil
-}
-
-// keyNameProblem says what is wrong with a key name, or "".
-func keyNameProblem(name string) string {
-	if name == "" || len(name) > 100 {
-		return "it must be 1 to 100 bytes"
-	}
-	for _, r := range name {
-		if !unicode.IsPrint(r) {
-			return "it must be printable"
-		}
-	}
-	return ""
 }

@@ -92,7 +92,7 @@ func ledgerKeyListRun(cmd *cobra.Command, opts ledgerKeyListOptions) error {
 	defer store.Close()
 	keys, err := store.Keys(ctx)
 	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("reading the API keys of %s: %v", shown, err)}
 	}
 	out := cmd.OutOrStdout()
 	if opts.json {
@@ -140,7 +140,7 @@ func ledgerKeyRevokeRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: API key %q in %s was already revoked at %s; nothing changed\n", name, shown, keyTime(k.RevokedAt))
 		return nil
 	case err != nil:
-		return &exitError{code: exitFailed, err: fmt.Errorf("revoking the key in %s: %v", shown, err)}
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("revoking the key in %s: %v", shown, err)}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: revoked %s API key %q in %s at %s; every ledger on this store refuses it from its next request\n", k.Scope, name, shown, keyTime(k.RevokedAt))
 	return nil

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
+	"slices"
 	"strings"
 
 	"github.com/reelier/reelier/lang/lint"
-	"github.com/reelier/reelier/lang/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -83,12 +79,12 @@ func newLintCmd() *cobra.Command {
 }
 
 func lintRun(cmd *cobra.Command, opts lintOptions) error {
-	if !isLintFormat(opts.format) {
+	if !slices.Contains(lint.Formats, opts.format) {
 		return usageErrorf("unknown --format %q (expected %s)", opts.format, strings.Join(lint.Formats, ", "))
 	}
-	driver, err := lintDriver(opts)
+	driver, err := lint.NewFromConfig(opts.config, opts.enable, opts.disable)
 	if err != nil {
-		return err
+		return usageErrorf("%v", err)
 	}
 	if len(opts.paths) == 0 {
 		opts.paths = []string{"."}
@@ -98,130 +94,18 @@ func lintRun(cmd *cobra.Command, opts lintOptions) error {
 			return usageErrorf("cannot use --fix with standard input")
 		}
 	}
-	l := &lintSession{opts: opts, driver: driver, stdin: cmd.InOrStdin(), errw: cmd.ErrOrStderr()}
+	l := &lint.Session{Driver: driver, Fix: opts.fix, Verbose: opts.verbose, Stdin: cmd.InOrStdin(), Stderr: cmd.ErrOrStderr(), BeforeParse: gcForFile}
 	for _, p := range opts.paths {
-		l.walk(p)
+		l.Walk(p)
 	}
-	if err := lint.Write(cmd.OutOrStdout(), opts.format, driver, l.results); err != nil {
+	if err := lint.Write(cmd.OutOrStdout(), opts.format, driver, l.Results); err != nil {
 		return err
 	}
 	switch {
-	case l.badInput:
+	case l.BadInput:
 		return silentExit(exitUsage)
-	case l.errors:
+	case l.Errors:
 		return silentExit(exitFailed)
 	}
 	return nil
-}
-
-func isLintFormat(f string) bool {
-	for _, v := range lint.Formats {
-		if f == v {
-			return true
-		}
-	}
-	return false
-}
-
-// lintDriver builds the driver from the configuration file (named or
-// found) under the command-line flags.
-func lintDriver(opts lintOptions) (*lint.Driver, error) {
-	path := opts.config
-	if path == "" {
-		path = lint.FindConfig(".")
-	}
-	var base lint.Config
-	if path != "" {
-		var err error
-		if base, err = lint.LoadConfig(path); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	d, err := lint.New(lint.Config{Enable: opts.enable, Disable: opts.disable, Base: &base})
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	return d, nil
-}
-
-// lintSession lints the files of one command run.
-type lintSession struct {
-	opts     lintOptions
-	driver   *lint.Driver
-	stdin    io.Reader
-	errw     io.Writer
-	results  []lint.Result
-	badInput bool // a path could not be read or written
-	errors   bool // an error-severity finding remains
-}
-
-// walk lints a file, or every *.skill.md file under a directory.
-func (l *lintSession) walk(root string) {
-	if root == "-" {
-		l.file(root)
-		return
-	}
-	walkSkills(root, l.file, l.other, l.fail)
-}
-
-// other notes, with -v, an Agent Skill the walk passed over.
-func (l *lintSession) other(path string) {
-	if l.opts.verbose {
-		fmt.Fprintf(l.errw, "%s: not a replayable skill (no Reelier steps), left alone\n", path)
-	}
-}
-
-func (l *lintSession) fail(err error) {
-	fmt.Fprintln(l.errw, "reelier lint:", err)
-	l.badInput = true
-}
-
-func (l *lintSession) file(path string) {
-	ls, err := loadOneShot(path, l.stdin)
-	if err != nil {
-		l.fail(errors.Unwrap(err))
-		return
-	}
-	f := &lint.File{Name: ls.path, Src: ls.src, Skill: ls.skill, Diags: ls.diags}
-	res := lint.Result{File: f.Name}
-	if l.opts.fix {
-		fixed := l.driver.Fix(f)
-		if fixed.Changed() {
-			var err error
-			if fixed, err = l.rewrite(path, f, fixed); err != nil {
-				l.fail(err)
-				return
-			}
-		}
-		if fixed.Changed() {
-			fixes := "fixes"
-			if fixed.Applied == 1 {
-				fixes = "fix"
-			}
-			fmt.Fprintf(l.errw, "%s: applied %d %s\n", f.Name, fixed.Applied, fixes)
-		}
-		res.Diagnostics = fixed.Diagnostics
-	} else {
-		res.Diagnostics = l.driver.Run(f)
-	}
-	l.errors = l.errors || res.Diagnostics.HasErrors()
-	l.results = append(l.results, res)
-}
-
-// rewrite writes fixed, the fixes of the file read as f, through
-// skillfile.Update: under the lock heals take, the file is read again and,
-// when it is no longer what f holds (a heal or a format landed meanwhile),
-// parsed and fixed anew, so nothing written since is lost. It returns the
-// fixes of the bytes it wrote from, with their remaining findings; none
-// applied when another writer had already fixed the file.
-func (l *lintSession) rewrite(path string, f *lint.File, fixed *lint.FixResult) (*lint.FixResult, error) {
-	var out *lint.FixResult
-	_, err := skillfile.Update(path, func(src []byte) ([]byte, error) {
-		out = fixed
-		if !bytes.Equal(src, f.Src) {
-			out = l.driver.Fix(lint.ParseFile(f.Name, src))
-		}
-		return out.Src, nil
-	})
-	return out, err
 }

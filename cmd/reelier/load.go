@@ -1,16 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/reelier/reelier/lang/ast"
-	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/loader"
 )
 
 // loadedSkill is a skill file read and parsed. src is shared with the
@@ -23,31 +19,25 @@ type loadedSkill struct {
 }
 
 // stdinName is how a skill read from standard input is named.
-const stdinName = "<standard input>"
+const stdinName = loader.StdinName
 
-// loadSkill reads and parses path ("-" reads stdin). A read failure is a
-// usage error; parse diagnostics are returned for the caller to judge.
-func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
-	name, src, err := readSkill(path, stdin)
+func fromLoader(l *loader.Skill, err error) (*loadedSkill, error) {
 	if err != nil {
 		return nil, err
 	}
-	// src is only read from here on, so the tree may share it.
-	skill, diags := grammar.ParseShared(name, src)
-	return &loadedSkill{path: name, src: src, skill: skill, diags: diags}, nil
+	return &loadedSkill{path: l.Path, src: l.Src, skill: l.Skill, diags: l.Diags}, nil
+}
+
+// loadSkill reads and parses path ("-" reads stdin).
+func loadSkill(path string, stdin io.Reader) (*loadedSkill, error) {
+	return fromLoader(loader.Load(path, stdin, nil))
 }
 
 // loadOneShot is loadSkill for parse, lint, fmt and run --dry-run, which
-// read files, work on them and exit: the collector is set for the file (gcForFile)
-// before it is parsed.
+// read files, work on them and exit: the collector is set for the file
+// (gcForFile) before it is parsed.
 func loadOneShot(path string, stdin io.Reader) (*loadedSkill, error) {
-	name, src, err := readSkill(path, stdin)
-	if err != nil {
-		return nil, err
-	}
-	gcForFile(len(src))
-	skill, diags := grammar.ParseShared(name, src)
-	return &loadedSkill{path: name, src: src, skill: skill, diags: diags}, nil
+	return fromLoader(loader.Load(path, stdin, gcForFile))
 }
 
 // The GOGC parse, lint and fmt run with, unless GOGC is set, while every
@@ -82,81 +72,11 @@ func gcForFile(size int) {
 	debug.SetGCPercent(oneShotGCPercent)
 }
 
-// readSkill reads path ("-" reads stdin) and returns the name it goes by
-// in messages with its bytes. A read failure is a usage error.
-func readSkill(path string, stdin io.Reader) (string, []byte, error) {
-	var src []byte
-	var err error
-	name := path
-	if path == "-" {
-		name = stdinName
-		src, err = io.ReadAll(stdin)
-	} else {
-		src, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return "", nil, usageErrorf("%v", err)
-	}
-	return name, src, nil
-}
-
-// printDiagnostics writes diagnostics one per line.
-func printDiagnostics(w io.Writer, diags ast.Diagnostics) {
-	for _, d := range diags {
-		fmt.Fprintln(w, d.String())
-	}
-}
-
-// walkSkills calls visit for root when it is a file, or for every skill
-// file under root when it is a directory: every *.skill.md, and every
-// SKILL.md (an Agent Skills folder) that holds Reelier steps. A SKILL.md
-// without steps is an ordinary Agent Skill, left alone: other, when not
-// nil, is told about it. Problems reaching a path go to fail, and the walk
-// goes on.
-func walkSkills(root string, visit, other func(path string), fail func(error)) {
-	info, err := os.Stat(root)
-	if err != nil {
-		fail(err)
-		return
-	}
-	if !info.IsDir() {
-		visit(root)
-		return
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			fail(err)
-			return nil
-		}
-		switch {
-		case d.IsDir():
-		case strings.HasSuffix(d.Name(), ".skill.md"):
-			visit(path)
-		case d.Name() == "SKILL.md":
-			src, err := os.ReadFile(path)
-			switch {
-			case err != nil:
-				fail(err)
-			case grammar.HasStepHeader(src):
-				visit(path)
-			case other != nil:
-				other(path)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		fail(err)
-	}
-}
-
-// notReplayable is the refusal for a file with no Reelier steps, such as
-// an ordinary Agent Skill.
-func notReplayable(path string) error {
-	return usageErrorf("%s is not a replayable skill: it has no '### Step N — Title' step (an ordinary Agent Skill, instructions for an agent); there is nothing for reelier to replay", path)
-}
-
-// isAgentSkillFile reports a file named as an Agent Skill's (SKILL.md),
-// which may hold no Reelier steps at all; a *.skill.md is always meant as
-// a Reelier skill, so its problems are reported as they are.
-func isAgentSkillFile(path string) bool { return filepath.Base(path) == "SKILL.md" }
+var (
+	readSkill        = loader.Read
+	printDiagnostics = loader.PrintDiagnostics
+	walkSkills       = loader.Walk
+	notReplayable    = loader.NotReplayable
+	isAgentSkillFile = loader.IsAgentSkillFile
+	expandSkillPaths = loader.Expand
+)

@@ -75,7 +75,7 @@ func lspRun(cmd *cobra.Command, opts lspOptions) error {
 	rwc := stdio{Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout()}
 	err := lsp.Serve(cmd.Context(), rwc, lsp.Options{Version: versionString(), Debounce: opts.debounce, Log: cmd.ErrOrStderr()})
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	return err
 }

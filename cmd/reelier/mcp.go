@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/record"
@@ -170,7 +168,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	if err := registerSecretVars(opts.secretVars); err != nil {
 		return err
 	}
-	headers, err := opts.wraps.resolve()
+	servers, err := opts.wraps.resolve()
 	if err != nil {
 		return err
 	}
@@ -190,7 +188,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
-	proxy, err := record.Start(ctx, opts.wrap, record.Options{
+	proxy, err := record.StartServers(ctx, servers, record.Options{
 		TraceDir:    opts.traceDir,
 		Redactor:    redact.RedactorFromEnv(),
 		Stderr:      stderr,
@@ -198,35 +196,16 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		Version:     versionString(),
 		CallTimeout: callTimeout,
 		MaxMessage:  int(opts.maxMessage),
-		Headers:     headers,
 		// The log sees only what the SDK's session exchanges.
 		NoFastPath: os.Getenv(mcpLogEnv) != "" || os.Getenv(mcpFastPathEnv) == "off" || os.Getenv(mcpFastPathEnv) == "0",
 	})
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	if opts.http != "" {
 		return mcpServeHTTP(ctx, cmd, proxy, opts, token)
 	}
-	t := proxy.Transport(cmd.InOrStdin(), cmd.OutOrStdout())
-	if path := os.Getenv(mcpLogEnv); path != "" {
-		log, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			proxy.Close()
-			return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", mcpLogEnv, err)}
-		}
-		defer log.Close()
-		t = &mcp.LoggingTransport{Transport: t, Writer: log}
-	}
-	serveErr := proxy.Serve(ctx, t)
-	closeErr := proxy.Close()
-	if closeErr != nil {
-		return &exitError{code: exitFailed, err: closeErr}
-	}
-	if serveErr != nil && !errors.Is(serveErr, io.EOF) && ctx.Err() == nil {
-		return &exitError{code: exitFailed, err: serveErr}
-	}
-	return nil
+	return proxy.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout(), os.Getenv(mcpLogEnv), mcpLogEnv)
 }
 
 // mcpServeHTTP serves the started proxy over streamable HTTP until
@@ -239,10 +218,10 @@ func mcpServeHTTP(ctx context.Context, cmd *cobra.Command, proxy *record.Proxy, 
 	}
 	serveErr := proxy.ServeListener(ctx, ln, token)
 	if closeErr := proxy.Close(); closeErr != nil {
-		return &exitError{code: exitFailed, err: closeErr}
+		return &exitError{Code: exitFailed, Err: closeErr}
 	}
 	if serveErr != nil {
-		return &exitError{code: exitFailed, err: serveErr}
+		return &exitError{Code: exitFailed, Err: serveErr}
 	}
 	return nil
 }

@@ -152,13 +152,13 @@ func mockRun(cmd *cobra.Command, paths []string, opts mockOptions) error {
 	if opts.http == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
 		if err := srv.Serve(ctx, t); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
-			return &exitError{code: exitFailed, err: err}
+			return &exitError{Code: exitFailed, Err: err}
 		}
 		return nil
 	}
 	ln, err := net.Listen("tcp", opts.http)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	guard := "loopback only, no token"
 	if token != "" {
@@ -169,7 +169,7 @@ func mockRun(cmd *cobra.Command, paths []string, opts mockOptions) error {
 	}
 	fmt.Fprintf(errw, "reelier mock: serving %d tools from %d recordings (--match %s) at http://%s%s (%s)\n", len(book.Tools), len(paths), mode, ln.Addr(), mcphttp.Path, guard)
 	if err := srv.ServeListener(ctx, ln, token); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	return nil
 }

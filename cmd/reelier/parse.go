@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"github.com/reelier/reelier/lang/grammar"
 
-	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/astdump"
-	"github.com/reelier/reelier/lang/format"
 	"github.com/spf13/cobra"
 )
 
@@ -53,46 +51,6 @@ func newParseCmd() *cobra.Command {
 	return cmd
 }
 
-// parsedStep is one step of `parse --json` output.
-type parsedStep struct {
-	N       int             `json:"n"`
-	Title   string          `json:"title"`
-	Intent  string          `json:"intent"`
-	Tool    string          `json:"tool"`
-	Args    json.RawMessage `json:"args"`
-	Asserts []string        `json:"asserts"`
-	Binds   []string        `json:"binds"`
-	Effect  string          `json:"effect"`
-	// Selections types the step's selection asserts and binds (SPEC.md
-	// §5.1); absent when it has none, so other steps print as before.
-	Selections []astdump.Selection `json:"selections,omitempty"`
-}
-
-type parsedSkill struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	// Frontmatter is the whole frontmatter as a host reading its YAML
-	// gets it (SPEC.md §2), keys in file order.
-	Frontmatter ast.OrderedMap `json:"frontmatter"`
-	Steps       []parsedStep   `json:"steps"`
-}
-
-// parseError is one rejection; line and column are 1-based, the column
-// counted in characters (Unicode code points), as every diagnostic is.
-type parseError struct {
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Step    *int   `json:"step"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-type parseResult struct {
-	OK     bool         `json:"ok"`
-	Skill  *parsedSkill `json:"skill,omitempty"`
-	Errors []parseError `json:"errors,omitempty"`
-}
-
 func parseRun(cmd *cobra.Command, opts parseOptions) error {
 	if !opts.json {
 		return parseCheck(cmd, opts)
@@ -102,20 +60,8 @@ func parseRun(cmd *cobra.Command, opts parseOptions) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	failed := l.diags.HasErrors()
-	res := parseResult{OK: !failed}
-	if failed {
-		for _, d := range l.diags {
-			e := parseError{Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column), Code: d.Code, Message: d.Message}
-			if d.Step > 0 {
-				step := d.Step
-				e.Step = &step
-			}
-			res.Errors = append(res.Errors, e)
-		}
-	} else {
-		res.Skill = summarize(l.skill)
-	}
+	res := astdump.Parse(l.skill, l.diags)
+	failed := !res.OK
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
@@ -149,27 +95,4 @@ func parseCheck(cmd *cobra.Command, opts parseOptions) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: ok: skill %q, %d steps\n", path, skill.Name(), steps)
 	return nil
-}
-
-func summarize(s *ast.Skill) *parsedSkill {
-	ps := &parsedSkill{Name: s.Name(), Description: s.Description(), Frontmatter: s.Frontmatter.Data(), Steps: []parsedStep{}}
-	for _, st := range s.Steps {
-		step := parsedStep{N: st.Number, Title: st.Title, Asserts: []string{}, Binds: []string{}, Effect: string(st.EffectValue())}
-		if st.Intent != nil {
-			step.Intent = st.Intent.Text
-		}
-		if st.Action != nil {
-			step.Tool = st.Action.Tool
-			step.Args = json.RawMessage(format.Value(st.Action.Args))
-		}
-		for _, a := range st.Asserts {
-			step.Asserts = append(step.Asserts, format.Assert(a.Expr))
-		}
-		for _, b := range st.Binds {
-			step.Binds = append(step.Binds, format.Bind(b.Expr))
-		}
-		step.Selections = astdump.Selections(st)
-		ps.Steps = append(ps.Steps, step)
-	}
-	return ps
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -110,15 +109,15 @@ func pushRun(cmd *cobra.Command, opts pushOptions) error {
 		StatePath: push.DefaultStatePath, All: opts.all, WithSkill: opts.withSkill,
 	}
 	if opts.dryRun {
-		return pushDryRun(cmd.OutOrStdout(), po, opts.path)
+		return push.WriteDryRun(cmd.OutOrStdout(), po, opts.path)
 	}
 	cfg, err := push.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
 	po.Client = &push.Client{Config: cfg}
-	pr := &pushReport{out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), statePath: po.StatePath}
-	po.Report = pr.event
+	pr := &push.Reporter{Out: cmd.OutOrStdout(), Errw: cmd.ErrOrStderr(), StatePath: po.StatePath}
+	po.Report = pr.Event
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := push.Push(ctx, po)
@@ -126,122 +125,18 @@ func pushRun(cmd *cobra.Command, opts pushOptions) error {
 		return usageErrorf("no run history for skill %q: %s does not exist (reelier run writes it)", name, po.RunsFile)
 	}
 	if err != nil {
-		pr.summary(res)
-		fmt.Fprintf(pr.errw, "reelier push: %v\n", err)
+		pr.Summary(res)
+		fmt.Fprintf(pr.Errw, "reelier push: %v\n", err)
 		return silentExit(exitFailed)
 	}
-	pr.summary(res)
+	pr.Summary(res)
 	switch {
 	case res.Upload == push.UploadFailed:
-		fmt.Fprintf(pr.errw, "reelier push: %v; no record was sent\n", res.Stopped)
+		fmt.Fprintf(pr.Errw, "reelier push: %v; no record was sent\n", res.Stopped)
 		return silentExit(exitFailed)
 	case res.Stopped != nil:
-		fmt.Fprintf(pr.errw, "reelier push: stopped at record %d; nothing after it was sent, and the next push resumes there\n", res.CursorAfter)
+		fmt.Fprintf(pr.Errw, "reelier push: stopped at record %d; nothing after it was sent, and the next push resumes there\n", res.CursorAfter)
 		return silentExit(exitFailed)
 	}
 	return nil
-}
-
-// pushDryRun prints the plan of a push.
-func pushDryRun(w io.Writer, po push.Options, path string) error {
-	p, err := push.DryRun(po)
-	if errors.Is(err, fs.ErrNotExist) {
-		return usageErrorf("no run history for skill %q: %s does not exist (reelier run writes it)", po.Skill, po.RunsFile)
-	}
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if p.StateCorrupt != nil {
-		fmt.Fprintf(w, "dry run: %v; a real push would set it aside and start from record 0\n", p.StateCorrupt)
-	}
-	if p.UploadSkill {
-		fmt.Fprintf(w, "dry run: would upload the skill file %s first (%s)\n", path, uploadWhy(p.Why))
-	}
-	switch {
-	case p.Count() == 0:
-		fmt.Fprintf(w, "dry run: nothing to push for %s: the cursor is at %d of %d record(s)\n", p.Skill, p.From, p.Records)
-	default:
-		fmt.Fprintf(w, "dry run: would push %d record(s) of %s: records %d to %d of %d (cursor %d -> at most %d)\n",
-			p.Count(), p.Skill, p.From, p.To-1, p.Records, p.From, p.To)
-	}
-	fmt.Fprintln(w, "dry run: nothing was sent and nothing was written")
-	return nil
-}
-
-// uploadWhy says in words why the skill file is sent.
-func uploadWhy(w push.UploadReason) string {
-	switch w {
-	case push.ContentChanged:
-		return "its content changed since the last upload"
-	case push.Forced:
-		return "--with-skill"
-	}
-	return "first upload"
-}
-
-// pushReport prints a push's events as they happen.
-type pushReport struct {
-	out, errw io.Writer
-	statePath string
-}
-
-func (pr *pushReport) event(e push.Event) {
-	switch e.Kind {
-	case push.Waiting:
-		fmt.Fprintf(pr.errw, "reelier push: another push holds %s; waiting for it to finish\n", e.Path)
-	case push.StateSetAside:
-		aside := "it could not be renamed and will be overwritten"
-		if e.Path != "" {
-			aside = "renamed it to " + e.Path
-		}
-		fmt.Fprintf(pr.errw, "reelier push: warning: %v; %s and starting again from record 0\n", e.Err, aside)
-	case push.CursorPastEnd:
-		fmt.Fprintf(pr.errw, "reelier push: warning: the cursor is past the end of the run history (was the file truncated or replaced?); use --all to push it from the start\n")
-	case push.SkillUploaded:
-		version := ""
-		if e.Version > 0 {
-			version = fmt.Sprintf(" as version %d", e.Version)
-		}
-		fmt.Fprintf(pr.out, "skill file uploaded%s (%s)\n", version, uploadWhy(e.Why))
-	case push.RecordDone:
-		pr.record(e.Index, e.Outcome)
-	}
-}
-
-func (pr *pushReport) record(i int, o push.Outcome) {
-	switch o.Kind {
-	case push.Pushed:
-		switch {
-		case o.Duplicate:
-			fmt.Fprintf(pr.out, "record %d: pushed; the ledger already had it as %s\n", i, o.ID)
-		case o.ID != "":
-			fmt.Fprintf(pr.out, "record %d: pushed as %s\n", i, o.ID)
-		default:
-			fmt.Fprintf(pr.out, "record %d: pushed\n", i)
-		}
-	case push.Rejected:
-		status := "not sent"
-		if o.Status != 0 {
-			status = fmt.Sprint(o.Status)
-		}
-		fmt.Fprintf(pr.errw, "reelier push: warning: record %d rejected permanently (%s): %s; logged under \"rejected\" in %s, and the cursor moves past it\n",
-			i, status, o.Reason, pr.statePath)
-	case push.Blocked:
-		fmt.Fprintf(pr.errw, "reelier push: record %d: %v\n", i, o.Err)
-	}
-}
-
-// summary prints the one-line account of a push.
-func (pr *pushReport) summary(r push.Result) {
-	skill := map[push.UploadStatus]string{
-		push.AlreadyUploaded: "skill already uploaded",
-		push.Uploaded:        "skill uploaded",
-		push.UploadFailed:    "skill upload failed",
-	}[r.Upload]
-	pushed := fmt.Sprintf("%d pushed", r.Pushed)
-	if r.Duplicates > 0 {
-		pushed += fmt.Sprintf(" (%d already on the ledger)", r.Duplicates)
-	}
-	fmt.Fprintf(pr.out, "%s: %s; %s, %d rejected; cursor %d -> %d of %d record(s)\n",
-		r.Skill, skill, pushed, r.Rejected, r.CursorBefore, r.CursorAfter, r.Records)
 }

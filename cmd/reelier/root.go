@@ -110,7 +110,7 @@ func newRootCmdWith(stdin io.Reader, stdout, stderr io.Writer, want func(name st
 	root.SetErr(stderr)
 	root.SetVersionTemplate("reelier {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	used := map[string]bool{}
 	for _, sub := range commands {
@@ -136,11 +136,11 @@ func newRootCmdWith(stdin io.Reader, stdout, stderr io.Writer, want func(name st
 // every one otherwise (help, completion, an unknown or mistyped command,
 // anything unusual).
 //
-// The command a line names is found the way cobra's Find finds it, when the
-// root has no flags yet (its --help and --version are added later): the
-// first argument that is not a flag, where a flag of the form --name or -n
-// (no '=') takes the next argument as its value, and ends the search when
-// that would leave nothing after it; "--" ends it too.
+// The command a line names is the one cobra's own Find finds on a root
+// that has only empty stand-ins for the subcommands and no flags yet (its
+// --help and --version are added later): the first argument that is not a
+// flag, where a flag of the form --name or -n (no '=') takes the next
+// argument as its value.
 func neededCommands(args []string) func(name string) bool {
 	all := func(string) bool { return true }
 	onlyVersion := len(args) > 0
@@ -152,28 +152,16 @@ func neededCommands(args []string) func(name string) bool {
 	if onlyVersion {
 		return func(string) bool { return false }
 	}
-	for rest := args; len(rest) > 0; {
-		s := rest[0]
-		rest = rest[1:]
-		switch {
-		case s == "--":
-			return all
-		case strings.HasPrefix(s, "--") && !strings.Contains(s, "="),
-			strings.HasPrefix(s, "-") && !strings.Contains(s, "=") && len(s) == 2:
-			if len(rest) <= 1 {
-				return all
-			}
-			rest = rest[1:]
-		case s != "" && !strings.HasPrefix(s, "-"):
-			for _, sub := range commands {
-				if sub.name == s {
-					return func(name string) bool { return name == s }
-				}
-			}
-			return all
-		}
+	probe := &cobra.Command{Use: "reelier"}
+	for _, sub := range commands {
+		probe.AddCommand(&cobra.Command{Use: sub.name, Run: func(*cobra.Command, []string) {}})
 	}
-	return all
+	found, _, err := probe.Find(args)
+	if err != nil || found == probe {
+		return all
+	}
+	name := found.Name()
+	return func(n string) bool { return n == name }
 }
 
 // Main runs the reelier command line and returns the process exit code.
@@ -194,7 +182,7 @@ func execute(root *cobra.Command, args []string, stdin io.Reader, stdout, stderr
 	err := root.Execute()
 	if err != nil {
 		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
+		if !errors.As(err, &ee) || ee.Err != nil {
 			fmt.Fprintln(stderr, "reelier:", err)
 		}
 		if strings.HasPrefix(err.Error(), "unknown command") {

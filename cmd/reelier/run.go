@@ -1,30 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
+	"bufio"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
 
-	"github.com/reelier/reelier/internal/atomicfile"
-	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/replay"
-	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
 	"github.com/reelier/reelier/replay/receipt"
 	"github.com/reelier/reelier/replay/runlog"
-	"github.com/reelier/reelier/replay/skillservers"
-	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/replay/suite"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 const runLong = `Replay skills at Level 0: each step's action is filled from the
@@ -160,37 +147,10 @@ Examples:
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
   reelier run --json skills/weekly-bookings.skill.md | jq .totals`
 
+// runOptions are reelier run's flags: suite.Options, with --wrap as given.
 type runOptions struct {
-	paths       []string
-	vars        []string
-	secretVars  []string
-	varFiles    []string
-	yes         bool
-	allowWrites bool
-	dryRun      bool
-	json        bool
-	verbose     bool
-	jobs        int
-	junit       string
-	trace       string
-	runsDir     string
-	maxLevel    int
-	llm         llm.Flags
-	heal        healOptions
-	wrap        []string
-	wraps       wraps
-	// serversFromSkill trusts the skills' recorded servers to be started.
-	serversFromSkill bool
-	// timeout, retry and retryInterval bound calls and retry read steps;
-	// handshake bounds starting an MCP server.
-	timeout, retryInterval, handshake time.Duration
-	retry                             int
-	skipWrites, failOnUnchecked       bool
-	// failOnOpenQuestions makes a skill with unresolved open questions
-	// exit 1, whatever its verdict.
-	failOnOpenQuestions bool
-	// ignoreToolDrift runs skills whose tools drifted anyway.
-	ignoreToolDrift bool
+	suite.Options
+	wraps wraps
 }
 
 func newRunCmd() *cobra.Command {
@@ -201,152 +161,55 @@ func newRunCmd() *cobra.Command {
 		Long:  runLong,
 		Args:  runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.paths = args
-			opts.wrap = opts.wraps.list
+			opts.Paths = args
 			return runRun(cmd, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.vars, "var", nil, "set the template variable `name=value` (repeatable)")
-	f.StringArrayVar(&opts.secretVars, "secret-var", nil, "set the template variable `name=value` like --var, and treat the value as a secret: it is blanked («redacted:name») in the trace, --verbose output, receipts and run records (repeatable)")
-	f.StringArrayVar(&opts.varFiles, "var-file", nil, "read template variables from `FILE`, one name=value a line (repeatable; --var wins; REELIER_VAR_<name> in the environment counts too)")
-	f.BoolVar(&opts.yes, "yes", false, "let destructive (and idempotent-write) steps execute")
-	f.BoolVar(&opts.allowWrites, "allow-writes", false, "let idempotent-write steps execute")
-	f.BoolVar(&opts.dryRun, "dry-run", false, "print every filled action; execute and write nothing")
-	f.BoolVar(&opts.json, "json", false, "print run records (JSON lines) instead of receipts")
-	f.BoolVar(&opts.verbose, "verbose", false, "show each step's request and response (redacted), and a failed step's whole response body (by default its first 20 lines, 2,000 characters)")
-	f.IntVar(&opts.jobs, "jobs", 1, "number of skills to run at once")
-	f.StringVar(&opts.junit, "junit", "", "write a JUnit XML report to `FILE`")
-	f.StringVar(&opts.trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")
-	f.StringVar(&opts.runsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
+	f.StringArrayVar(&opts.Vars, "var", nil, "set the template variable `name=value` (repeatable)")
+	f.StringArrayVar(&opts.SecretVars, "secret-var", nil, "set the template variable `name=value` like --var, and treat the value as a secret: it is blanked («redacted:name») in the trace, --verbose output, receipts and run records (repeatable)")
+	f.StringArrayVar(&opts.VarFiles, "var-file", nil, "read template variables from `FILE`, one name=value a line (repeatable; --var wins; REELIER_VAR_<name> in the environment counts too)")
+	f.BoolVar(&opts.Yes, "yes", false, "let destructive (and idempotent-write) steps execute")
+	f.BoolVar(&opts.AllowWrites, "allow-writes", false, "let idempotent-write steps execute")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "print every filled action; execute and write nothing")
+	f.BoolVar(&opts.JSON, "json", false, "print run records (JSON lines) instead of receipts")
+	f.BoolVar(&opts.Verbose, "verbose", false, "show each step's request and response (redacted), and a failed step's whole response body (by default its first 20 lines, 2,000 characters)")
+	f.IntVar(&opts.Jobs, "jobs", 1, "number of skills to run at once")
+	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.Trace, "trace", "", "write the replay as a trace to `FILE`, in the format reelier mcp records (one skill only)")
+	f.StringVar(&opts.RunsDir, "runs-dir", runlog.DefaultDir, "keep run records in `DIR`")
 	addWrapFlags(f, &opts.wraps, "start `CMD|URL` as an MCP server (a command, or the http:// or https:// URL of a remote one) and call its tools by the names reelier mcp exposes (repeatable; replaces the skill's recorded servers)")
-	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
-	f.Bool("quiet", false, "discard the MCP servers' stderr (otherwise printed as \"[name] line\")")
-	f.DurationVar(&opts.timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")
-	f.DurationVar(&opts.handshake, "handshake-timeout", 0, "bound starting each MCP server and its handshake by `D` (default 60s)")
-	f.IntVar(&opts.retry, "retry", 0, "execute a read step whose checks did not hold up to `N` more times (never a write)")
-	f.DurationVar(&opts.retryInterval, "retry-interval", 0, "wait `D` before each retry (default 1s when --retry is set)")
-	f.BoolVar(&opts.skipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
-	f.BoolVar(&opts.failOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
-	f.BoolVar(&opts.failOnOpenQuestions, "fail-on-open-questions", false, "exit 1 when a skill that ran has unresolved open questions (bullets under ## Open questions), whatever its verdict")
-	f.BoolVar(&opts.ignoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
-	f.IntVar(&opts.maxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
-	f.StringVar(&opts.llm.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
-	f.StringVar(&opts.llm.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
-	f.StringVar(&opts.llm.Model, "llm-model", "", "Level 1 `MODEL` (env "+llm.EnvModel+", default "+llm.DefaultModel+")")
-	f.StringVar(&opts.llm.L2Model, "llm-l2-model", "", "Level 2 `MODEL` (env "+llm.EnvL2Model+", default "+llm.DefaultL2Model+")")
-	f.StringVar(&opts.heal.mode, "heal", healWrite, "what a heal that holds does: `MODE` write (into the skill file, with a changelog line) or propose (leave the file, print the diff)")
-	f.StringVar(&opts.heal.patchFile, "heal-patch", "", "with --heal=propose, write the proposed heals as one unified diff to `FILE` instead of stdout")
-	f.BoolVar(&opts.heal.allowWeaker, "allow-weaker-heal", false, "accept a heal that drops value checks or turns them into type, presence or status checks")
+	f.BoolVar(&opts.ServersFromSkill, "servers-from-skill", false, "start the MCP servers the skills record, and remember for each file that you trust them")
+	f.BoolVar(&opts.Quiet, "quiet", false, "discard the MCP servers' stderr (otherwise printed as \"[name] line\")")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "bound each tool call by `D` (default 30s, 15s for http.*; the skill's metadata reelier-timeout when not given)")
+	f.DurationVar(&opts.Handshake, "handshake-timeout", 0, "bound starting each MCP server and its handshake by `D` (default 60s)")
+	f.IntVar(&opts.Retry, "retry", 0, "execute a read step whose checks did not hold up to `N` more times (never a write)")
+	f.DurationVar(&opts.RetryInterval, "retry-interval", 0, "wait `D` before each retry (default 1s when --retry is set)")
+	f.BoolVar(&opts.SkipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
+	f.BoolVar(&opts.FailOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
+	f.BoolVar(&opts.FailOnOpenQuestions, "fail-on-open-questions", false, "exit 1 when a skill that ran has unresolved open questions (bullets under ## Open questions), whatever its verdict")
+	f.BoolVar(&opts.IgnoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
+	f.IntVar(&opts.MaxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
+	f.StringVar(&opts.LLM.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
+	f.StringVar(&opts.LLM.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")
+	f.StringVar(&opts.LLM.Model, "llm-model", "", "Level 1 `MODEL` (env "+llm.EnvModel+", default "+llm.DefaultModel+")")
+	f.StringVar(&opts.LLM.L2Model, "llm-l2-model", "", "Level 2 `MODEL` (env "+llm.EnvL2Model+", default "+llm.DefaultL2Model+")")
+	f.StringVar(&opts.Heal.Mode, "heal", suite.HealWrite, "what a heal that holds does: `MODE` write (into the skill file, with a changelog line) or propose (leave the file, print the diff)")
+	f.StringVar(&opts.Heal.PatchFile, "heal-patch", "", "with --heal=propose, write the proposed heals as one unified diff to `FILE` instead of stdout")
+	f.BoolVar(&opts.Heal.AllowWeaker, "allow-weaker-heal", false, "accept a heal that drops value checks or turns them into type, presence or status checks")
 	return cmd
 }
 
 func runRun(cmd *cobra.Command, opts runOptions) error {
-	vars, err := loadVars(opts.vars, opts.varFiles, os.Environ())
+	servers, err := opts.wraps.resolve()
 	if err != nil {
 		return err
 	}
-	if err := addSecretVars(vars, opts.secretVars); err != nil {
-		return err
-	}
-	switch {
-	case opts.jobs < 1:
-		return usageErrorf("--jobs must be at least 1, got %d", opts.jobs)
-	case opts.dryRun && opts.junit != "":
-		return usageErrorf("--junit cannot be used with --dry-run: a dry run executes nothing")
-	case opts.dryRun && opts.trace != "":
-		return usageErrorf("--trace cannot be used with --dry-run: a dry run calls no tool")
-	case opts.maxLevel < 0 || opts.maxLevel > 2:
-		return usageErrorf("--max-level must be 0, 1 or 2, got %d", opts.maxLevel)
-	case opts.serversFromSkill && len(opts.wrap) > 0:
-		return usageErrorf("--servers-from-skill cannot be used with --wrap: --wrap replaces the servers the skills record")
-	case opts.timeout < 0 || opts.handshake < 0 || opts.retryInterval < 0:
-		return usageErrorf("--timeout, --handshake-timeout and --retry-interval must not be negative")
-	case opts.retry < 0 || opts.retry > 100:
-		return usageErrorf("--retry must be 0 to 100, got %d", opts.retry)
-	}
-	if err := opts.heal.check(opts.json); err != nil {
-		return err
-	}
-	headers, err := opts.wraps.resolve()
-	if err != nil {
-		return err
-	}
-	skills, broken, err := loadSuite(cmd, opts.paths, vars, opts.dryRun)
-	if err != nil {
-		return err
-	}
-	if opts.trace != "" && len(skills)+len(broken) > 1 {
-		return usageErrorf("--trace takes one skill: a trace is one replay (replay the skills one at a time, each with its own --trace FILE)")
-	}
-	limits := replay.Limits{Timeout: opts.timeout, Retry: opts.retry, RetryInterval: opts.retryInterval}
-	if opts.timeout > 0 {
-		limits.From = "--timeout"
-	}
-	if limits.Retry > 0 && limits.RetryInterval == 0 && !cmd.Flags().Changed("retry-interval") {
-		limits.RetryInterval = time.Second
-	}
-	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.yes, AllowWrites: opts.allowWrites,
-		Limits: limits, SkipWrites: opts.skipWrites, IgnoreToolDrift: opts.ignoreToolDrift}
-	httptool.Register(base.Tools, nil)
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if opts.dryRun && len(opts.wrap) == 0 {
-		// A dry run starts nothing: the tools the skills' Servers
-		// sections list count as known.
-		base.SkillServers = true
-	} else {
-		// --wrap is started for dry runs too, so tool names are checked
-		// against what the servers really offer; a dry run still calls
-		// no tool.
-		stop, err := startTools(ctx, cmd, skills, opts.wrap, headers, opts.serversFromSkill, opts.handshake, base.Tools)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-	if opts.dryRun {
-		if err := dryRunSkills(cmd.OutOrStdout(), skills, base, opts.json); err != nil || len(broken) == 0 {
-			return err
-		}
-		// The skills that could not be read were reported above.
-		return silentExit(exitUsage)
-	}
-	s := &suite{opts: opts, base: base, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(),
-		ladder: ladders(opts.maxLevel, opts.llm, opts.heal, os.Getenv), broken: broken}
-	s.style = terminalStyle(s.out)
-	s.run(ctx, skills)
-	return s.finish(ctx)
-}
-
-// startTools starts the MCP servers steps call and registers their tools
-// in reg: the --wrap commands when there are any (they replace the
-// servers the skills record), the skills' recorded servers otherwise —
-// only now, after the skills have parsed, and only when trusted. The
-// returned function stops them.
-func startTools(ctx context.Context, cmd *cobra.Command, skills []*loadedSkill, wrap []string, headers [][]mcpx.Header, trust bool, handshake time.Duration, reg tool.Registry) (func(), error) {
-	quiet, _ := cmd.Flags().GetBool("quiet") // false for a command without --quiet
-	if len(wrap) > 0 {
-		router, err := mcpx.Start(ctx, wrap, mcpx.Options{Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake, Headers: headers})
-		if err != nil {
-			return nil, &exitError{code: exitTool, err: err}
-		}
-		router.Register(reg, cmd.ErrOrStderr())
-		return func() { router.Close() }, nil
-	}
-	recorded := make([]*skillservers.Skill, len(skills))
-	for i, l := range skills {
-		recorded[i] = &skillservers.Skill{Path: l.path, Stdin: l.path == stdinName, Skill: l.skill}
-	}
-	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: trust, Stderr: cmd.ErrOrStderr(), Quiet: quiet, Version: versionString(), StartTimeout: handshake})
-	var refused *skillservers.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		return nil, usageErrorf("%s", refused.Msg)
-	case err != nil:
-		return nil, &exitError{code: exitTool, err: err}
-	}
-	return stop, nil
+	o := opts.Options
+	o.Servers, o.Environ, o.Version = servers, os.Environ(), versionString()
+	o.RetryIntervalSet = cmd.Flags().Changed("retry-interval")
+	o.Stdin, o.Stdout, o.Stderr, o.BeforeParse = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), gcForFile
+	return suite.Run(cmd.Context(), o)
 }
 
 // runArgs refuses a run with nothing to replay, saying what to give.
@@ -355,60 +218,6 @@ func runArgs(cmd *cobra.Command, args []string) error {
 		return usageErrorf("run needs a skill to replay\nUsage: reelier run SKILL… | DIR [flags]\nRun 'reelier run --help' for the flags and examples.")
 	}
 	return nil
-}
-
-// parseVars turns name=value flags into variables.
-func parseVars(kvs []string) (map[string]string, error) {
-	vars := make(map[string]string, len(kvs))
-	for _, kv := range kvs {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !isIdentifier(name) {
-			return nil, usageErrorf("invalid --var %q: want name=value, where name is a letter or _ followed by letters, digits or _", kv)
-		}
-		if grammar.IsReservedName(name) {
-			return nil, usageErrorf("invalid --var %q: %q is reserved for the computed date variables", kv, name)
-		}
-		vars[name] = value
-	}
-	return vars, nil
-}
-
-func isIdentifier(s string) bool {
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// expandSkillPaths replaces each folder among paths by the skills under it
-// (every *.skill.md, and every SKILL.md with Reelier steps), in walk
-// order; a folder with none is a usage error.
-func expandSkillPaths(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if p == "-" || err != nil || !info.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		var walkErr error
-		walkSkills(p, func(path string) { found = append(found, path) }, nil, func(err error) {
-			if walkErr == nil {
-				walkErr = err
-			}
-		})
-		if walkErr != nil {
-			return nil, usageErrorf("%v", walkErr)
-		}
-		if len(found) == 0 {
-			return nil, usageErrorf("%s holds no skill to replay (no *.skill.md, and no SKILL.md with Reelier steps)", p)
-		}
-		out = append(out, found...)
-	}
-	return out, nil
 }
 
 // loadSkills reads and parses every skill. Diagnostics are printed; any
@@ -438,127 +247,11 @@ func loadSkills(cmd *cobra.Command, paths []string) ([]*loadedSkill, error) {
 	return skills, nil
 }
 
-// brokenSkill is a skill of a suite that cannot run: missing, unreadable,
-// unparseable, not a replayable skill, limits that do not read, or inputs
-// nobody supplied.
-type brokenSkill struct {
-	path string
-	err  error
-}
+// terminalStyle decides live progress and colour for a writer
+// (suite.TerminalStyle, from the process's environment).
+func terminalStyle(w io.Writer) *receipt.Style { return suite.TerminalStyle(w, os.Getenv) }
 
-// loadSuite reads, parses and checks every skill before anything runs.
-// Each problem is printed as it is found. A skill with a problem is
-// returned among the broken ones and the others still run; when every
-// skill is broken, nothing runs and the error says so (exit 2).
-func loadSuite(cmd *cobra.Command, paths []string, vars map[string]string, dryRun bool) ([]*loadedSkill, []brokenSkill, error) {
-	paths, err := expandSkillPaths(paths)
-	if err != nil {
-		return nil, nil, err
-	}
-	errw := cmd.ErrOrStderr()
-	var skills []*loadedSkill
-	var broken []brokenSkill
-	fail := func(path string, err error) {
-		broken = append(broken, brokenSkill{path: path, err: err})
-	}
-	load := loadSkill
-	if dryRun {
-		// A dry run reads, prints and exits, as parse and lint do.
-		load = loadOneShot
-	}
-	for _, p := range paths {
-		l, err := load(p, cmd.InOrStdin())
-		switch {
-		case err != nil:
-			fmt.Fprintln(errw, "reelier run:", err)
-			fail(p, err)
-			continue
-		case l.diags.HasErrors() && isAgentSkillFile(l.path) && !grammar.HasStepHeader(l.src):
-			err := notReplayable(l.path)
-			fmt.Fprintln(errw, "reelier run:", err)
-			fail(l.path, err)
-			continue
-		}
-		printDiagnostics(errw, l.diags)
-		if l.diags.HasErrors() {
-			fail(l.path, fmt.Errorf("%s does not parse: %s", l.path, firstError(l.diags)))
-			continue
-		}
-		if _, err := replay.SkillLimits(l.skill); err != nil {
-			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
-			fmt.Fprintln(errw, err)
-			fail(l.path, err)
-			continue
-		}
-		if err := replay.SkillTools(l.skill); err != nil {
-			err = fmt.Errorf("%s:%s", l.path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.path+":"))
-			fmt.Fprintln(errw, err)
-			fail(l.path, err)
-			continue
-		}
-		if !dryRun {
-			// A dry run leaves a missing input's holes as written.
-			if missing := replay.MissingInputs(l.skill, vars); len(missing) > 0 {
-				err := missingInputs(l.path, missing)
-				fmt.Fprintln(errw, err)
-				fail(l.path, err)
-				continue
-			}
-		}
-		skills = append(skills, l)
-	}
-	if len(skills) == 0 {
-		return nil, nil, silentExit(exitUsage)
-	}
-	return skills, broken, nil
-}
-
-// firstError is the first error among diags, rendered.
-func firstError(diags ast.Diagnostics) string {
-	for _, d := range diags {
-		if d.Severity == ast.SeverityError {
-			return d.String()
-		}
-	}
-	return ""
-}
-
-// missingInputs names every input the run was not given, where each is
-// first used and how to give it.
-func missingInputs(path string, missing []replay.Input) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d input", path, len(missing))
-	if len(missing) > 1 {
-		b.WriteString("s")
-	}
-	b.WriteString(" not given, so nothing ran:")
-	for _, in := range missing {
-		fmt.Fprintf(&b, "\n  %s:%d:%d: {{%s}} (step %d) — --var %s=…, a --var-file line, or REELIER_VAR_%s", path, in.Range.Start.Line, in.Range.Start.Column, in.Name, in.Step, in.Name, in.Name)
-	}
-	return errors.New(b.String())
-}
-
-// terminalStyle decides live progress and colour for a writer: both need a
-// terminal, and colour also needs NO_COLOR unset and a capable TERM.
-func terminalStyle(w io.Writer) *receipt.Style {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	return &receipt.Style{Color: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}
-}
-
-// writeJUnit writes the report atomically, creating its directory.
-func writeJUnit(path string, runs []receipt.Run) error {
-	data, err := receipt.JUnit(runs)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing the JUnit report: %w", err)
-	}
-	if err := atomicfile.Write(path, data, 0o644); err != nil {
-		return fmt.Errorf("writing the JUnit report: %w", err)
-	}
-	return nil
+// writeDryText prints a dry run's plan of one skill for reading.
+func writeDryText(w *bufio.Writer, l *loadedSkill, plan []replay.PlannedStep, skillServers bool) {
+	suite.WriteDryText(w, l.path, l.skill, plan, skillServers)
 }

@@ -1,17 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
-	"github.com/reelier/reelier/lang/agentskill"
-	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/record/session/scan"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -53,9 +46,6 @@ Examples:
 // defaultScanOutDir is where scan writes skills unless told otherwise.
 var defaultScanOutDir = filepath.Join(".reelier", "skills-from-scan")
 
-// progressEvery is how often the progress bar is redrawn at most.
-const progressEvery = 100 * time.Millisecond
-
 type scanOptions struct {
 	dir       string
 	outDir    string
@@ -91,16 +81,7 @@ func newScanCmd() *cobra.Command {
 type scanReport struct {
 	Dir string `json:"dir"`
 	*scan.Result
-	Compiled []scanCompiled `json:"compiled"`
-}
-
-// scanCompiled is what happened to one chosen session.
-type scanCompiled struct {
-	Path   string `json:"path"`
-	Skill  string `json:"skill,omitempty"`
-	Steps  int    `json:"steps,omitempty"`
-	Status string `json:"status"` // "written", "exists" or "failed"
-	Error  string `json:"error,omitempty"`
+	Compiled []scan.Compiled `json:"compiled"`
 }
 
 func scanRun(cmd *cobra.Command, opts scanOptions) error {
@@ -112,9 +93,9 @@ func scanRun(cmd *cobra.Command, opts scanOptions) error {
 		}
 		dir = filepath.Join(home, ".claude", "projects")
 	}
-	bar := newProgressBar(cmd.ErrOrStderr(), opts.json)
-	res, err := scan.Scan(dir, scan.Options{Progress: bar.update})
-	bar.clear()
+	bar := scan.NewProgressBar(cmd.ErrOrStderr(), opts.json || !isTerminal(cmd.ErrOrStderr()))
+	res, err := scan.Scan(dir, scan.Options{Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		return usageErrorf("cannot scan %s: %v", dir, err)
 	}
@@ -133,14 +114,14 @@ func scanRun(cmd *cobra.Command, opts scanOptions) error {
 	case opts.yes:
 		chosen, _ = scan.ParseSelection("all", len(res.Replayable))
 	case interactive:
-		chosen = askSelection(cmd.InOrStdin(), w, len(res.Replayable))
+		chosen = scan.AskSelection(cmd.InOrStdin(), w, len(res.Replayable))
 	case !opts.json && len(res.Replayable) > 0:
 		fmt.Fprintln(w, "\nNothing compiled: run reelier scan --yes to compile all of them, or reelier from-session <file> for one.")
 	}
-	compiled := compileChosen(w, res, chosen, opts)
+	compiled := res.CompileChosen(w, chosen, scan.CompileOptions{OutDir: opts.outDir, SkillsDir: opts.skillsDir, JSON: opts.json})
 	if opts.json {
 		if compiled == nil {
-			compiled = []scanCompiled{}
+			compiled = []scan.Compiled{}
 		}
 		writeJSON(w, scanReport{Dir: dir, Result: res, Compiled: compiled})
 	}
@@ -150,102 +131,6 @@ func scanRun(cmd *cobra.Command, opts scanOptions) error {
 		}
 	}
 	return nil
-}
-
-// askSelection prompts until the answer is a valid selection; the end of
-// the input is no selection.
-func askSelection(in io.Reader, w io.Writer, n int) []int {
-	r := bufio.NewReader(in)
-	for {
-		fmt.Fprint(w, "\nSelect sessions to compile (comma-separated numbers, \"all\", or Enter for none): ")
-		answer, err := r.ReadString('\n')
-		if err != nil && answer == "" {
-			fmt.Fprintln(w)
-			return nil
-		}
-		chosen, perr := scan.ParseSelection(answer, n)
-		if perr == nil {
-			return chosen
-		}
-		fmt.Fprintf(w, "%v\n", perr)
-		if err != nil {
-			return nil
-		}
-	}
-}
-
-// compileChosen compiles the chosen sessions into opts.outDir, reporting
-// each on w unless --json.
-func compileChosen(w io.Writer, res *scan.Result, chosen []int, opts scanOptions) []scanCompiled {
-	var out []scanCompiled
-	if len(chosen) > 0 && !opts.json {
-		fmt.Fprintln(w)
-	}
-	for _, i := range chosen {
-		e := res.Replayable[i]
-		c := compileEntry(e, opts)
-		out = append(out, c)
-		if opts.json {
-			continue
-		}
-		switch c.Status {
-		case "written":
-			fmt.Fprintf(w, "Compiled %s — %s (from %s)\n", c.Skill, pluralCount(c.Steps, "step"), e.Path)
-		case "exists":
-			fmt.Fprintf(w, "Left %s alone: it exists (from %s)\n", c.Skill, e.Path)
-		default:
-			fmt.Fprintf(w, "Could not compile %s: %s\n", e.Path, c.Error)
-		}
-	}
-	return out
-}
-
-// compileEntry compiles one scanned session exactly as from-session does.
-func compileEntry(e *scan.Entry, opts scanOptions) scanCompiled {
-	c := scanCompiled{Path: e.Path}
-	f, err := os.Open(e.Path)
-	if err != nil {
-		c.Status, c.Error = "failed", err.Error()
-		return c
-	}
-	s, err := session.Read(f, session.Options{Keep: true})
-	f.Close()
-	if err != nil {
-		c.Status, c.Error = "failed", err.Error()
-		return c
-	}
-	name := scanSkillName(e, s)
-	c.Skill = filepath.Join(opts.outDir, name+".skill.md")
-	if opts.skillsDir != "" {
-		// The folder is the name the compiler gives the skill, so an
-		// agent that loads DIR/<name>/SKILL.md finds the two agree.
-		if n := agentskill.Name(name); n != "" {
-			name = n
-		}
-		c.Skill = filepath.Join(opts.skillsDir, name, "SKILL.md")
-	}
-	if _, err := os.Lstat(c.Skill); err == nil {
-		c.Status = "exists"
-		return c
-	}
-	res, err := writeSessionSkill(s, name, session.ObservedFile, filepath.Base(e.Path), c.Skill)
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) && ee.err != nil {
-			err = ee.err
-		}
-		c.Status, c.Error = "failed", err.Error()
-		return c
-	}
-	c.Status, c.Steps = "written", res.Summary.Steps
-	return c
-}
-
-// scanSkillName is <project>-<first 8 characters of the session id>, in
-// the characters a file name can safely hold.
-func scanSkillName(e *scan.Entry, s *session.Session) string {
-	base := defaultSkillPath(e.Project+"-"+strings.TrimPrefix(s.DefaultName(e.Path), "session-"), e.Path)
-	return strings.TrimSuffix(base, ".skill.md")
 }
 
 // pluralCount renders "1 step" or "3 steps".
@@ -261,38 +146,3 @@ func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
-
-// progressBar draws scan progress on a terminal; on anything else it
-// draws nothing.
-type progressBar struct {
-	w    io.Writer
-	on   bool
-	last time.Time
-	drew bool
-}
-
-func newProgressBar(w io.Writer, quiet bool) *progressBar {
-	return &progressBar{w: w, on: !quiet && isTerminal(w)}
-}
-
-func (b *progressBar) update(p scan.Progress) {
-	if !b.on || p.FilesDone < p.Files && time.Since(b.last) < progressEvery {
-		return
-	}
-	b.last, b.drew = time.Now(), true
-	const width = 30
-	filled := width
-	if p.Bytes > 0 {
-		filled = int(int64(width) * p.BytesDone / p.Bytes)
-	}
-	fmt.Fprintf(b.w, "\r\x1b[KScanning [%s%s] %d/%d sessions · %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled), p.FilesDone, p.Files, megabytes(p.BytesDone))
-}
-
-// clear removes the bar once the scan is over.
-func (b *progressBar) clear() {
-	if b.drew {
-		fmt.Fprint(b.w, "\r\x1b[K")
-	}
-}
-
-func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -126,7 +126,7 @@ func serveRun(cmd *cobra.Command, opts serveOptions) error {
 		// and the session goes on (serve.StdioTransport).
 		t := srv.StdioTransport(cmd.InOrStdin(), cmd.OutOrStdout(), 0)
 		if err := srv.Serve(ctx, t); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
-			return &exitError{code: exitFailed, err: err}
+			return &exitError{Code: exitFailed, Err: err}
 		}
 		return nil
 	}
@@ -135,7 +135,7 @@ func serveRun(cmd *cobra.Command, opts serveOptions) error {
 		return err
 	}
 	if err := srv.ServeListener(ctx, ln, token); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{Code: exitFailed, Err: err}
 	}
 	return nil
 }

@@ -48,19 +48,23 @@ func (v wrapHeaderValue) Set(s string) error {
 func (v wrapHeaderValue) Type() string   { return "stringArray" }
 func (v wrapHeaderValue) String() string { return "" }
 
-// resolve checks the headers and returns them by --wrap index. Every
+// resolve reads each --wrap once into a server spec, its headers with
+// it. Every
 // header must follow a --wrap URL, read as 'NAME: VALUE', and name only
 // environment variables that are set: each failure is a usage error that
 // names the header (never its value) and says what to do.
-func (w *wraps) resolve() ([][]mcpx.Header, error) {
+func (w *wraps) resolve() ([]mcpx.ServerSpec, error) {
 	if len(w.early) > 0 {
 		return nil, usageErrorf("--wrap-header %s: a header applies to the --wrap URL given before it; put it after that --wrap", headerLabel(w.early[0]))
 	}
-	out := make([][]mcpx.Header, len(w.list))
+	out := make([]mcpx.ServerSpec, len(w.list))
+	for k, raw := range w.list {
+		out[k] = mcpx.ParseServer(raw)
+	}
 	var errs []error
 	for k, texts := range w.headers {
 		for _, text := range texts {
-			if !mcpx.IsURL(w.list[k]) {
+			if !out[k].Remote() {
 				errs = append(errs, usageErrorf("--wrap-header %s: the --wrap before it is a command, not an http:// or https:// URL; a command's server takes its settings from its arguments and the environment", headerLabel(text)))
 				continue
 			}
@@ -73,12 +77,12 @@ func (w *wraps) resolve() ([][]mcpx.Header, error) {
 				errs = append(errs, usageErrorf("--wrap-header %s: %v (quote the header in single quotes so that the shell leaves $VAR to reelier)", h.Name, err))
 				continue
 			}
-			out[k] = append(out[k], h)
+			out[k].Headers = append(out[k].Headers, h)
 		}
 	}
-	for _, u := range w.list {
-		if mcpx.IsURL(u) {
-			if _, err := mcpx.ParseURL(u); err != nil {
+	for _, sv := range out {
+		if sv.Remote() {
+			if _, err := mcpx.ParseURL(sv.URL); err != nil {
 				errs = append(errs, usageErrorf("%v", err))
 			}
 		}

@@ -80,15 +80,6 @@ type serverGroup struct {
 	skills  []*Skill
 }
 
-// commands returns the group's server commands, in order.
-func (g *serverGroup) commands() []string {
-	out := make([]string, len(g.servers))
-	for i, sv := range g.servers {
-		out[i] = sv.Command
-	}
-	return out
-}
-
 // identity returns what the user trusts of each server, in order: its
 // command or URL and, for a URL, the headers it is sent (a header naming
 // $VAR sends that variable's value to the URL).
@@ -103,16 +94,19 @@ func identity(servers []*ast.Server) []string {
 	return out
 }
 
-// headers parses the group's recorded headers, by server.
-func (g *serverGroup) headers() ([][]mcpx.Header, error) {
-	out := make([][]mcpx.Header, len(g.servers))
+// specs reads the group's servers once into what mcpx starts: each its
+// name, its command or URL, and its recorded headers parsed.
+func (g *serverGroup) specs() ([]mcpx.ServerSpec, error) {
+	out := make([]mcpx.ServerSpec, len(g.servers))
 	for i, sv := range g.servers {
+		out[i] = mcpx.ParseServer(sv.Command)
+		out[i].Name = sv.Name
 		for _, text := range sv.Headers {
 			h, err := mcpx.ParseHeader(text.Text)
 			if err != nil {
 				return nil, fmt.Errorf("server %s: header %q: %v", termtext.Line(sv.Name), text.Text, err)
 			}
-			out[i] = append(out[i], h)
+			out[i].Headers = append(out[i].Headers, h)
 		}
 	}
 	return out, nil
@@ -193,18 +187,17 @@ func Start(ctx context.Context, skills []*Skill, reg tool.Registry, opts Options
 		if len(skills) > 1 {
 			where = skillPaths(g.skills)
 		}
-		var list, names []string
+		var list []string
 		for _, sv := range g.servers {
 			list = append(list, fmt.Sprintf("%s (%s)", termtext.Line(sv.Name), termtext.Line(sv.Command)))
-			names = append(names, sv.Name)
 		}
 		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
-		headers, err := g.headers()
+		servers, err := g.specs()
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
 		}
-		router, err := mcpx.Start(ctx, g.commands(), mcpx.Options{Stderr: stderr, Names: names, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout, Headers: headers})
+		router, err := mcpx.StartServers(ctx, servers, mcpx.Options{Stderr: stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout})
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), escapedError{err})
@@ -231,10 +224,11 @@ func checkServerGroups(groups []*serverGroup) error {
 	owner := map[string]string{} // tool → command of the server offering it
 	for _, g := range groups {
 		for _, sv := range g.servers {
-			if len(sv.Headers) > 0 && !mcpx.IsURL(sv.Command) {
+			remote := mcpx.ParseServer(sv.Command).Remote()
+			if len(sv.Headers) > 0 && !remote {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s lists headers, which only a server given by its http:// or https:// URL is sent", skillPaths(g.skills), termtext.Line(sv.Name)))
 			}
-			if strings.Contains(sv.Command, "«redacted") && mcpx.IsURL(sv.Command) {
+			if strings.Contains(sv.Command, "«redacted") && remote {
 				msgs = append(msgs, fmt.Sprintf("%s: server %s cannot be started from the skill: its recorded URL had a credential blanked (%s). Record again with the credential in a header read from the environment (--wrap-header 'Authorization: Bearer $TOKEN'), or start the server yourself with --wrap and the real URL.",
 					skillPaths(g.skills), termtext.Line(sv.Name), termtext.Line(sv.Command)))
 			} else if strings.Contains(sv.Command, "«redacted") {

@@ -1,10 +1,11 @@
-package main
+package suite
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/reelier/reelier/internal/exitstatus"
 	"github.com/reelier/reelier/replay/heal"
 	"github.com/reelier/reelier/replay/llm"
 )
@@ -16,7 +17,7 @@ func TestLaddersLevelZero(t *testing.T) {
 		t.Errorf("a Level-0 run read %s", name)
 		return ""
 	}
-	if l := ladders(0, llm.Flags{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k"}, healOptions{mode: healWrite}, getenv); l != nil {
+	if l := Ladders(0, llm.Flags{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k"}, HealOptions{Mode: HealWrite}, getenv); l != nil {
 		t.Error("a Level-0 run has a ladder")
 	}
 }
@@ -26,7 +27,7 @@ func TestLaddersLevelZero(t *testing.T) {
 // every skill of the run shares the one client.
 func TestLaddersDeferTheKey(t *testing.T) {
 	env := map[string]string{"REELIER_LLM_MODEL": "small", "ANTHROPIC_API_KEY": ""}
-	l := ladders(2, llm.Flags{L2Model: "big"}, healOptions{mode: healWrite}, func(name string) string { return env[name] })
+	l := Ladders(2, llm.Flags{L2Model: "big"}, HealOptions{Mode: HealWrite}, func(name string) string { return env[name] })
 	a, b := l("a.skill.md").(*heal.Ladder), l("b.skill.md").(*heal.Ladder)
 	if a.MaxLevel != 2 || a.Model != "small" || a.L2Model != "big" || a.SkillPath != "a.skill.md" || b.SkillPath != "b.skill.md" {
 		t.Errorf("ladder %+v", a)
@@ -37,7 +38,7 @@ func TestLaddersDeferTheKey(t *testing.T) {
 		t.Errorf("NewClient error %v, want %q", err, want)
 	}
 
-	l = ladders(1, llm.Flags{APIKey: "sk-x", BaseURL: "http://127.0.0.1:1/v1"}, healOptions{mode: healWrite}, func(string) string { return "" })
+	l = Ladders(1, llm.Flags{APIKey: "sk-x", BaseURL: "http://127.0.0.1:1/v1"}, HealOptions{Mode: HealWrite}, func(string) string { return "" })
 	a, b = l("a.skill.md").(*heal.Ladder), l("b.skill.md").(*heal.Ladder)
 	ca, errA := a.NewClient()
 	cb, errB := b.NewClient()
@@ -51,11 +52,11 @@ func TestLaddersDeferTheKey(t *testing.T) {
 // earlier patch file at once.
 func TestLaddersHealOptions(t *testing.T) {
 	env := func(string) string { return "" }
-	a := ladders(1, llm.Flags{}, healOptions{mode: healWrite, allowWeaker: true}, env)("a.skill.md").(*heal.Ladder)
+	a := Ladders(1, llm.Flags{}, HealOptions{Mode: HealWrite, AllowWeaker: true}, env)("a.skill.md").(*heal.Ladder)
 	if !a.AllowWeaker || a.Propose {
 		t.Errorf("write, allow weaker: ladder %+v", a)
 	}
-	a = ladders(1, llm.Flags{}, healOptions{mode: healPropose}, env)("a.skill.md").(*heal.Ladder)
+	a = Ladders(1, llm.Flags{}, HealOptions{Mode: HealPropose}, env)("a.skill.md").(*heal.Ladder)
 	if a.AllowWeaker || !a.Propose {
 		t.Errorf("propose: ladder %+v", a)
 	}
@@ -63,7 +64,7 @@ func TestLaddersHealOptions(t *testing.T) {
 	if err := os.WriteFile(stale, []byte("an earlier run's patch"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, ok := ladders(1, llm.Flags{}, healOptions{mode: healPropose, patchFile: stale}, env)("a.skill.md").(*proposer)
+	p, ok := Ladders(1, llm.Flags{}, HealOptions{Mode: HealPropose, PatchFile: stale}, env)("a.skill.md").(*proposer)
 	if !ok || !p.Propose || p.patch.path != stale {
 		t.Errorf("propose to a file: healer %+v", p)
 	}
@@ -75,24 +76,24 @@ func TestLaddersHealOptions(t *testing.T) {
 // TestHealOptionsCheck: the heal flags' usage errors.
 func TestHealOptionsCheck(t *testing.T) {
 	tests := []struct {
-		opts healOptions
+		opts HealOptions
 		json bool
 		want string
 	}{
-		{opts: healOptions{mode: healWrite}},
-		{opts: healOptions{mode: healPropose}},
-		{opts: healOptions{mode: healPropose, patchFile: "heal.diff"}, json: true},
-		{opts: healOptions{mode: "dry"}, want: `--heal must be write or propose, got "dry"`},
-		{opts: healOptions{mode: healWrite, patchFile: "heal.diff"}, want: "--heal-patch needs --heal=propose: a heal that is written back is already in the skill file"},
-		{opts: healOptions{mode: healPropose}, json: true, want: "--heal=propose with --json needs --heal-patch FILE: stdout carries the run records"},
+		{opts: HealOptions{Mode: HealWrite}},
+		{opts: HealOptions{Mode: HealPropose}},
+		{opts: HealOptions{Mode: HealPropose, PatchFile: "heal.diff"}, json: true},
+		{opts: HealOptions{Mode: "dry"}, want: `--heal must be write or propose, got "dry"`},
+		{opts: HealOptions{Mode: HealWrite, PatchFile: "heal.diff"}, want: "--heal-patch needs --heal=propose: a heal that is written back is already in the skill file"},
+		{opts: HealOptions{Mode: HealPropose}, json: true, want: "--heal=propose with --json needs --heal-patch FILE: stdout carries the run records"},
 	}
 	for _, tt := range tests {
-		err := tt.opts.check(tt.json)
+		err := tt.opts.Check(tt.json)
 		got := ""
 		if err != nil {
 			got = err.Error()
-			if exitCode(err) != exitUsage {
-				t.Errorf("%+v: exit %d, want %d", tt.opts, exitCode(err), exitUsage)
+			if exitstatus.Code(err) != exitstatus.Usage {
+				t.Errorf("%+v: exit %d, want %d", tt.opts, exitstatus.Code(err), exitstatus.Usage)
 			}
 		}
 		if got != tt.want {

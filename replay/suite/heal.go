@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/reelier/reelier/internal/atomicfile"
+	"github.com/reelier/reelier/internal/exitstatus"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/heal"
 	"github.com/reelier/reelier/replay/llm"
@@ -18,36 +19,36 @@ import (
 
 // What an accepted heal does with the skill file (--heal).
 const (
-	healWrite   = "write"   // write it back, with a changelog line (the default)
-	healPropose = "propose" // leave the file alone and show the diff
+	HealWrite   = "write"   // write it back, with a changelog line (the default)
+	HealPropose = "propose" // leave the file alone and show the diff
 )
 
-// healOptions are the run flags that decide what a heal may do and where
+// HealOptions are the run flags that decide what a heal may do and where
 // it goes.
-type healOptions struct {
-	// mode is healWrite or healPropose.
-	mode string
-	// patchFile, with healPropose, receives the proposed heals as one
+type HealOptions struct {
+	// Mode is HealWrite or HealPropose.
+	Mode string
+	// PatchFile, with HealPropose, receives the proposed heals as one
 	// unified diff instead of stdout.
-	patchFile string
-	// allowWeaker accepts a heal that drops value checks.
-	allowWeaker bool
+	PatchFile string
+	// AllowWeaker accepts a heal that drops value checks.
+	AllowWeaker bool
 }
 
-// check reports a usage error in the heal flags; json is --json.
-func (h healOptions) check(json bool) error {
+// Check reports a usage error in the heal flags; json is --json.
+func (h HealOptions) Check(json bool) error {
 	switch {
-	case h.mode != healWrite && h.mode != healPropose:
-		return usageErrorf("--heal must be %s or %s, got %q", healWrite, healPropose, h.mode)
-	case h.patchFile != "" && h.mode != healPropose:
-		return usageErrorf("--heal-patch needs --heal=%s: a heal that is written back is already in the skill file", healPropose)
-	case h.mode == healPropose && json && h.patchFile == "":
-		return usageErrorf("--heal=%s with --json needs --heal-patch FILE: stdout carries the run records", healPropose)
+	case h.Mode != HealWrite && h.Mode != HealPropose:
+		return exitstatus.Usagef("--heal must be %s or %s, got %q", HealWrite, HealPropose, h.Mode)
+	case h.PatchFile != "" && h.Mode != HealPropose:
+		return exitstatus.Usagef("--heal-patch needs --heal=%s: a heal that is written back is already in the skill file", HealPropose)
+	case h.Mode == HealPropose && json && h.PatchFile == "":
+		return exitstatus.Usagef("--heal=%s with --json needs --heal-patch FILE: stdout carries the run records", HealPropose)
 	}
 	return nil
 }
 
-// ladders returns what gives each skill its escalation ladder, or nil at
+// Ladders returns what gives each skill its escalation ladder, or nil at
 // --max-level 0. A Level-0 run therefore has no Healer: it never reads the
 // LLM settings and never constructs a client. Above Level 0 the settings
 // are resolved now (flags > environment > defaults) but the client, and
@@ -57,11 +58,11 @@ func (h healOptions) check(json bool) error {
 // With --heal=propose the ladders leave the skill files alone; with
 // --heal-patch FILE an earlier FILE is removed now, and FILE is written
 // whenever a heal is proposed, holding every proposal of the run.
-func ladders(level int, flags llm.Flags, opts healOptions, getenv func(string) string) func(skillFile string) replay.Healer {
+func Ladders(level int, flags llm.Flags, opts HealOptions, getenv func(string) string) func(skillFile string) replay.Healer {
 	var patch *proposals
-	if opts.mode == healPropose && opts.patchFile != "" {
-		patch = &proposals{path: opts.patchFile, diffs: map[string]string{}}
-		os.Remove(opts.patchFile) // a failure shows when a proposal is written
+	if opts.Mode == HealPropose && opts.PatchFile != "" {
+		patch = &proposals{path: opts.PatchFile, diffs: map[string]string{}}
+		os.Remove(opts.PatchFile) // a failure shows when a proposal is written
 	}
 	if level == 0 {
 		return nil
@@ -70,7 +71,7 @@ func ladders(level int, flags llm.Flags, opts healOptions, getenv func(string) s
 	client := sync.OnceValues(func() (llm.Client, error) { return llm.NewClient(cfg) })
 	return func(skillFile string) replay.Healer {
 		l := &heal.Ladder{MaxLevel: level, NewClient: client, Model: cfg.Model, L2Model: cfg.L2Model, SkillPath: skillFile,
-			AllowWeaker: opts.allowWeaker, Propose: opts.mode == healPropose}
+			AllowWeaker: opts.AllowWeaker, Propose: opts.Mode == HealPropose}
 		if patch == nil {
 			return l
 		}
@@ -125,8 +126,8 @@ func (p *proposals) add(skillFile, diff string) error {
 // showProposal prints the diff of a run's proposed heals after its receipt,
 // unless --heal-patch takes them. The last proposal of a run holds every
 // heal of it.
-func (s *suite) showProposal(o *outcome) {
-	if s.opts.heal.patchFile != "" || s.opts.json {
+func (s *runner) showProposal(o *outcome) {
+	if s.opts.Heal.PatchFile != "" || s.opts.JSON {
 		return
 	}
 	diff := ""
@@ -136,6 +137,6 @@ func (s *suite) showProposal(o *outcome) {
 		}
 	}
 	if diff != "" {
-		fmt.Fprintf(s.out, "  proposed heal of %s, not written (apply it with patch -p0):\n%s", o.skill.path, diff)
+		fmt.Fprintf(s.out, "  proposed heal of %s, not written (apply it with patch -p0):\n%s", o.skill.Path, diff)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"bufio"
@@ -9,7 +9,10 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/reelier/reelier/internal/exitstatus"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/replay"
 )
 
@@ -36,38 +39,38 @@ type dryPlan struct {
 // dryRunSkills prints every skill's filled actions. Nothing is called or
 // written. A step whose action cannot be filled makes the exit status 1,
 // since the real run would fail there.
-func dryRunSkills(out io.Writer, skills []*loadedSkill, opts replay.Options, asJSON bool) error {
+func dryRunSkills(out io.Writer, skills []*loader.Skill, opts replay.Options, asJSON bool) error {
 	// Buffered: a plan is two lines a step, each otherwise its own write.
 	w := bufio.NewWriterSize(out, 64<<10)
 	defer w.Flush()
 	broken := false
 	for _, l := range skills {
-		plan := replay.DryRun(l.skill, opts)
+		plan := replay.DryRun(l.Skill, opts)
 		for _, p := range plan {
 			broken = broken || p.Err != nil
 		}
 		if asJSON {
-			writeDryJSON(w, l.skill.Name(), plan)
+			writeDryJSON(w, l.Skill.Name(), plan)
 		} else {
-			writeDryText(w, l, plan, opts.SkillServers)
+			WriteDryText(w, l.Path, l.Skill, plan, opts.SkillServers)
 		}
 	}
 	if broken {
-		return silentExit(exitFailed)
+		return exitstatus.Silent(exitstatus.Failed)
 	}
 	return nil
 }
 
-// writeDryText prints the plan for reading; everything that came from the
+// WriteDryText prints the plan for reading; everything that came from the
 // skill or its inputs is escaped for the terminal. Two lines a step, written
 // piece by piece into w (no format string to interpret and no boxed
 // arguments a step).
-func writeDryText(w *bufio.Writer, l *loadedSkill, plan []replay.PlannedStep, skillServers bool) {
+func WriteDryText(w *bufio.Writer, path string, skill *ast.Skill, plan []replay.PlannedStep, skillServers bool) {
 	line := termtext.Line
-	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", line(l.skill.Name()), line(l.path))
-	if skillServers && len(l.skill.Servers) > 0 {
+	fmt.Fprintf(w, "dry run of skill %s (%s): nothing is called, nothing is written\n", line(skill.Name()), line(path))
+	if skillServers && len(skill.Servers) > 0 {
 		var list []string
-		for _, sv := range l.skill.Servers {
+		for _, sv := range skill.Servers {
 			list = append(list, fmt.Sprintf("%s (%s)", sv.Name, sv.Command))
 		}
 		fmt.Fprintf(w, "  servers recorded in the skill, not started by a dry run: %s\n", line(strings.Join(list, ", ")))

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/reelier/reelier/internal/exitstatus"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/provenance"
 	"github.com/reelier/reelier/replay/receipt"
@@ -18,12 +19,12 @@ import (
 	"github.com/reelier/reelier/replay/traceout"
 )
 
-// suite runs one or more skills and reports on them.
-type suite struct {
+// runner runs one or more skills and reports on them.
+type runner struct {
 	// ctx is the run's context (ended by Ctrl-C), which also bounds the
 	// scrubbing of the responses its receipts show.
 	ctx  context.Context
-	opts runOptions
+	opts Options
 	base replay.Options
 	out  io.Writer
 	errw io.Writer
@@ -34,7 +35,7 @@ type suite struct {
 
 	// broken are the skills that could not run at all; they are
 	// reported and count in the exit status.
-	broken []brokenSkill
+	broken []Broken
 
 	runs []receipt.Run
 	// code is the worst exit status so far.
@@ -43,18 +44,18 @@ type suite struct {
 
 // outcome is one skill's run and where its record went.
 type outcome struct {
-	skill     *loadedSkill
+	skill     *loader.Skill
 	res       *replay.Result
 	recordAt  string
 	recordErr error
 	traceErr  error
 }
 
-// run executes the skills, at most opts.jobs at a time, and reports each
+// run executes the skills, at most opts.Jobs at a time, and reports each
 // one in command-line order as soon as it and those before it are done.
-func (s *suite) run(ctx context.Context, skills []*loadedSkill) {
+func (s *runner) run(ctx context.Context, skills []*loader.Skill) {
 	s.ctx = ctx
-	live := s.style != nil && !s.opts.json && (s.opts.jobs == 1 || len(skills) == 1)
+	live := s.style != nil && !s.opts.JSON && (s.opts.Jobs == 1 || len(skills) == 1)
 	if live {
 		for _, l := range skills {
 			s.report(s.runLive(ctx, l))
@@ -68,7 +69,7 @@ func (s *suite) run(ctx context.Context, skills []*loadedSkill) {
 	}
 	// Skills start in command-line order, at most jobs at a time; the loop
 	// below waits for every result.
-	sem := make(chan struct{}, s.opts.jobs)
+	sem := make(chan struct{}, s.opts.Jobs)
 	go func() {
 		for i, l := range skills {
 			sem <- struct{}{}
@@ -80,8 +81,8 @@ func (s *suite) run(ctx context.Context, skills []*loadedSkill) {
 	}()
 	for i := range skills {
 		o := <-done[i]
-		if !s.opts.json {
-			receipt.Text(s.out, o.skill.path, o.res, s.textStyle())
+		if !s.opts.JSON {
+			receipt.Text(s.out, o.skill.Path, o.res, s.textStyle())
 		}
 		s.report(o)
 	}
@@ -89,9 +90,9 @@ func (s *suite) run(ctx context.Context, skills []*loadedSkill) {
 }
 
 // runLive runs one skill with its receipt written step by step.
-func (s *suite) runLive(ctx context.Context, l *loadedSkill) *outcome {
-	p := &receipt.Progress{W: s.out, Style: s.textStyle(), File: l.path}
-	receipt.Header(s.out, l.path, l.skill.Name())
+func (s *runner) runLive(ctx context.Context, l *loader.Skill) *outcome {
+	p := &receipt.Progress{W: s.out, Style: s.textStyle(), File: l.Path}
+	receipt.Header(s.out, l.Path, l.Skill.Name())
 	opts := s.base
 	opts.OnStepStart = p.Start
 	opts.OnStep = p.Done
@@ -102,40 +103,40 @@ func (s *suite) runLive(ctx context.Context, l *loadedSkill) *outcome {
 
 // runOne replays one skill and appends its run record; a heal has been
 // written back to the skill file by then.
-func (s *suite) runOne(ctx context.Context, l *loadedSkill, o replay.Options) *outcome {
+func (s *runner) runOne(ctx context.Context, l *loader.Skill, o replay.Options) *outcome {
 	if s.ladder != nil {
-		file := l.path
-		if file == stdinName {
+		file := l.Path
+		if file == loader.StdinName {
 			file = ""
 		}
 		o.Healer = s.ladder(file)
 	}
-	if l.path != stdinName {
-		o.Path = filepath.ToSlash(l.path)
+	if l.Path != loader.StdinName {
+		o.Path = filepath.ToSlash(l.Path)
 	}
-	sum := sha256.Sum256(l.src)
+	sum := sha256.Sum256(l.Src)
 	o.SkillSHA256 = hex.EncodeToString(sum[:])
-	o.OpenQuestions = openQuestions(l.skill)
+	o.OpenQuestions = OpenQuestions(l.Skill)
 	var tr *traceout.Recorder
-	if s.opts.trace != "" {
-		tr = traceout.Attach(&o, l.skill, traceout.Options{Wrapped: len(s.opts.wrap) > 0})
+	if s.opts.Trace != "" {
+		tr = traceout.Attach(&o, l.Skill, traceout.Options{Wrapped: len(s.opts.Servers) > 0})
 	}
-	res := replay.Run(ctx, l.skill, o)
-	res.Record.Provenance = provenance.FromEnv(os.Getenv)
-	at, err := runlog.Append(s.opts.runsDir, &res.Record)
+	res := replay.Run(ctx, l.Skill, o)
+	res.Record.Provenance = provenance.FromEnv(s.opts.getenv)
+	at, err := runlog.Append(s.opts.RunsDir, &res.Record)
 	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}
 	if tr != nil {
-		out.traceErr = tr.WriteFile(s.opts.trace, res.Record.StartedAt)
+		out.traceErr = tr.WriteFile(s.opts.Trace, res.Record.StartedAt)
 	}
 	return out
 }
 
 // report prints what follows a receipt (or the record, with --json) and
 // notes failures.
-func (s *suite) report(o *outcome) {
-	s.runs = append(s.runs, receipt.Run{File: o.skill.path, Result: o.res, FailOpenQuestions: s.opts.failOnOpenQuestions})
-	s.worst(runExit(&o.res.Record, s.opts.failOnUnchecked, s.opts.failOnOpenQuestions))
-	if s.opts.json {
+func (s *runner) report(o *outcome) {
+	s.runs = append(s.runs, receipt.Run{File: o.skill.Path, Result: o.res, FailOpenQuestions: s.opts.FailOnOpenQuestions})
+	s.worst(RunExit(&o.res.Record, s.opts.FailOnUnchecked, s.opts.FailOnOpenQuestions))
+	if s.opts.JSON {
 		if line, err := runlog.Marshal(&o.res.Record); err == nil {
 			s.out.Write(line)
 		}
@@ -144,34 +145,34 @@ func (s *suite) report(o *outcome) {
 	}
 	s.showProposal(o)
 	if o.recordErr != nil {
-		s.worst(exitTool)
+		s.worst(exitstatus.Tool)
 		fmt.Fprintf(s.errw, "reelier run: WARNING: the run record of %q was NOT saved to %s: %v\n", o.res.Record.Skill, o.recordAt, o.recordErr)
 	}
 	switch {
 	case o.traceErr != nil:
-		s.worst(exitTool)
-		fmt.Fprintf(s.errw, "reelier run: WARNING: the replay trace was NOT written to %s: %v\n", s.opts.trace, o.traceErr)
-	case s.opts.trace != "" && !s.opts.json:
-		fmt.Fprintf(s.out, "  replay trace: %s\n", s.opts.trace)
+		s.worst(exitstatus.Tool)
+		fmt.Fprintf(s.errw, "reelier run: WARNING: the replay trace was NOT written to %s: %v\n", s.opts.Trace, o.traceErr)
+	case s.opts.Trace != "" && !s.opts.JSON:
+		fmt.Fprintf(s.out, "  replay trace: %s\n", s.opts.Trace)
 	}
 	for _, sr := range o.res.Steps {
 		if h := sr.Heal; h != nil && h.Level > 0 && h.NotSaved != nil {
 			fmt.Fprintf(s.errw, "reelier run: WARNING: step %d of %s healed at L%d for this run only; the heal was NOT written back (%v), so the next run will escalate again\n",
-				sr.Record.N, o.skill.path, h.Level, h.NotSaved)
+				sr.Record.N, o.skill.Path, h.Level, h.NotSaved)
 		}
 	}
 }
 
 // summarize prints the suite line when several skills ran.
-func (s *suite) summarize() {
-	if s.opts.json || len(s.runs) < 2 {
+func (s *runner) summarize() {
+	if s.opts.JSON || len(s.runs) < 2 {
 		return
 	}
 	receipt.Suite(s.out, s.runs)
 }
 
-func (s *suite) textStyle() receipt.Style {
-	st := receipt.Style{Verbose: s.opts.verbose, Context: s.ctx}
+func (s *runner) textStyle() receipt.Style {
+	st := receipt.Style{Verbose: s.opts.Verbose, Context: s.ctx}
 	if s.style != nil {
 		st.Color = s.style.Color
 	}
@@ -181,66 +182,50 @@ func (s *suite) textStyle() receipt.Style {
 // finish writes the JUnit report and settles the exit status: the worst
 // of the skills' (interrupted, then a tool or environment error, then bad
 // input, then drift).
-func (s *suite) finish(ctx context.Context) error {
+func (s *runner) finish(ctx context.Context) error {
 	for _, b := range s.broken {
-		s.runs = append(s.runs, receipt.Run{File: b.path, Err: b.err})
-		s.worst(exitUsage)
+		s.runs = append(s.runs, receipt.Run{File: b.Path, Err: b.Err})
+		s.worst(exitstatus.Usage)
 	}
-	if s.opts.junit != "" {
-		if err := writeJUnit(s.opts.junit, s.runs); err != nil {
+	if s.opts.JUnit != "" {
+		if err := writeJUnit(s.opts.JUnit, s.runs); err != nil {
 			fmt.Fprintln(s.errw, "reelier run:", err)
-			s.worst(exitTool)
+			s.worst(exitstatus.Tool)
 		}
 	}
 	if ctx.Err() != nil {
-		s.worst(exitInterrupted)
+		s.worst(exitstatus.Interrupted)
 	}
-	if s.code != exitOK {
-		return silentExit(s.code)
+	if s.code != exitstatus.OK {
+		return exitstatus.Silent(s.code)
 	}
 	return nil
 }
 
 // worst keeps the more serious of two exit statuses.
-func (s *suite) worst(code int) {
-	if severity(code) > severity(s.code) {
+func (s *runner) worst(code int) {
+	if exitstatus.Severity(code) > exitstatus.Severity(s.code) {
 		s.code = code
 	}
 }
 
-// severity orders exit statuses: interrupted over a tool error over bad
-// input over drift over success.
-func severity(code int) int {
-	switch code {
-	case exitInterrupted:
-		return 4
-	case exitTool:
-		return 3
-	case exitUsage:
-		return 2
-	case exitFailed:
-		return 1
-	}
-	return 0
-}
-
-// runExit is the exit status one run earns (SPEC.md §14): its verdict, and
+// RunExit is the exit status one run earns (SPEC.md §14): its verdict, and
 // for a failed run the kind of its failing step.
-func runExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int {
+func RunExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int {
 	open := failOnOpenQuestions && len(rec.OpenQuestions) > 0
 	switch rec.RunVerdict() {
 	case runlog.VerdictPassed:
 		if open {
-			return exitFailed
+			return exitstatus.Failed
 		}
-		return exitOK
+		return exitstatus.OK
 	case runlog.VerdictUnchecked:
 		if failOnUnchecked || open {
-			return exitFailed
+			return exitstatus.Failed
 		}
-		return exitOK
+		return exitstatus.OK
 	case runlog.VerdictInterrupted:
-		return exitInterrupted
+		return exitstatus.Interrupted
 	}
 	for _, st := range rec.Steps {
 		if st.Outcome != runlog.Failed {
@@ -248,17 +233,17 @@ func runExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int 
 		}
 		switch st.Kind {
 		case runlog.KindTool:
-			return exitTool
+			return exitstatus.Tool
 		case runlog.KindGate, runlog.KindInput:
-			return exitUsage
+			return exitstatus.Usage
 		}
 	}
-	return exitFailed
+	return exitstatus.Failed
 }
 
-// openQuestions are the skill's unresolved open questions as the run
+// OpenQuestions are the skill's unresolved open questions as the run
 // record keeps them.
-func openQuestions(skill *ast.Skill) []runlog.OpenQuestion {
+func OpenQuestions(skill *ast.Skill) []runlog.OpenQuestion {
 	qs := grammar.OpenQuestions(skill)
 	if len(qs) == 0 {
 		return nil

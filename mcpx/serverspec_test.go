@@ -1,0 +1,32 @@
+package mcpx
+
+import "testing"
+
+func TestParseServer(t *testing.T) {
+	tests := []struct {
+		raw            string
+		remote         bool
+		label, command string
+	}{
+		{raw: "npx -y @acme/crm-mcp@1.2", label: "crm-mcp", command: "npx -y @acme/crm-mcp@1.2"},
+		{raw: "https://mcp.example.com/mcp", remote: true, label: "mcp.example.com"},
+		{raw: "  HTTP://127.0.0.1:8080/mcp", remote: true, label: "127.0.0.1:8080"},
+		{raw: "httpie get x", label: "httpie", command: "httpie get x"},
+	}
+	for _, tt := range tests {
+		s := ParseServer(tt.raw)
+		if s.Remote() != tt.remote || s.String() != tt.raw || s.Command != tt.command {
+			t.Errorf("ParseServer(%q) = %+v, want remote=%v command %q", tt.raw, s, tt.remote, tt.command)
+		}
+		if got := s.Label(); got != tt.label {
+			t.Errorf("ParseServer(%q).Label() = %q, want %q", tt.raw, got, tt.label)
+		}
+		if got := ServerLabel(tt.raw); got != s.Label() {
+			t.Errorf("ServerLabel(%q) = %q, want the spec's %q", tt.raw, got, s.Label())
+		}
+		s.Name = "named"
+		if s.Label() != "named" {
+			t.Errorf("a named spec is labelled %q", s.Label())
+		}
+	}
+}
