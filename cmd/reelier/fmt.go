@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/loader"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +58,7 @@ func newFmtCmd() *cobra.Command {
 }
 
 func fmtRun(cmd *cobra.Command, opts fmtOptions) error {
-	f := &format.Files{List: opts.list, Write: opts.write, Diff: opts.diff, Check: opts.check,
+	f := &loader.Fmt{List: opts.list, Write: opts.write, Diff: opts.diff, Check: opts.check,
 		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), BeforeParse: gcForFile}
 	if len(opts.paths) == 0 {
 		if opts.write {

@@ -1,20 +1,20 @@
-package format
+package loader
 
 import (
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
-	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/lang/skillfile"
 )
 
-// Files is reelier fmt over files and folders: each skill file is
+// Fmt is reelier fmt over files and folders: each skill file is
 // printed in canonical form (the default), listed when it is not (List,
 // Check), shown as a diff (Diff) or rewritten in place (Write). Problems
 // go to Stderr and set BadInput; Differs says a file was not canonical.
-type Files struct {
+type Fmt struct {
 	List, Write, Diff, Check bool
 	Stdin                    io.Reader
 	Stdout, Stderr           io.Writer
@@ -26,22 +26,22 @@ type Files struct {
 }
 
 // Walk formats a file, or every skill file under a folder.
-func (f *Files) Walk(root string) { loader.Walk(root, f.File, nil, f.fail) }
+func (f *Fmt) Walk(root string) { Walk(root, f.File, nil, f.fail) }
 
-func (f *Files) fail(err error) {
+func (f *Fmt) fail(err error) {
 	fmt.Fprintln(f.Stderr, "reelier fmt:", err)
 	f.BadInput = true
 }
 
 // File formats one file ("-" is Stdin).
-func (f *Files) File(path string) {
-	l, err := loader.Load(path, f.Stdin, f.BeforeParse)
+func (f *Fmt) File(path string) {
+	l, err := Load(path, f.Stdin, f.BeforeParse)
 	if err != nil {
 		f.fail(errors.Unwrap(err))
 		return
 	}
 	if l.Diags.HasErrors() {
-		loader.PrintDiagnostics(f.Stderr, l.Diags)
+		PrintDiagnostics(f.Stderr, l.Diags)
 		f.BadInput = true
 		return
 	}
@@ -51,9 +51,9 @@ func (f *Files) File(path string) {
 	// without errors just now, so only a change needs proving that it
 	// parses.
 	out := l.Src
-	changed := !Matches(l.Skill, l.Src)
+	changed := !format.Matches(l.Skill, l.Src)
 	if changed {
-		out = Source(l.Skill)
+		out = format.Source(l.Skill)
 		if _, diags := grammar.Parse(l.Path, out); diags.HasErrors() {
 			f.fail(fmt.Errorf("%s: internal error: the formatted text does not parse, file left unchanged:\n%v", l.Path, diags))
 			return
@@ -66,7 +66,7 @@ func (f *Files) File(path string) {
 		}
 	}
 	if f.Diff && changed {
-		fmt.Fprint(f.Stdout, Diff(l.Path, l.Src, out))
+		fmt.Fprint(f.Stdout, format.Diff(l.Path, l.Src, out))
 	}
 	if f.Write && changed {
 		f.rewrite(path, l.Path)
@@ -80,13 +80,13 @@ func (f *Files) File(path string) {
 // the lock heals take, the file is formatted as it is then, so a heal
 // written since it was read is kept. A symbolic link is followed and its
 // target rewritten.
-func (f *Files) rewrite(path, name string) {
+func (f *Fmt) rewrite(path, name string) {
 	_, err := skillfile.Update(path, func(src []byte) ([]byte, error) {
 		skill, diags := grammar.Parse(name, src)
 		if diags.HasErrors() {
 			return nil, fmt.Errorf("%s changed while it was being formatted and no longer parses; left as it is:\n%v", name, diags)
 		}
-		return Source(skill), nil
+		return format.Source(skill), nil
 	})
 	if err != nil {
 		f.fail(err)
