@@ -112,7 +112,7 @@ func (k *orderKey) read(order ast.Ordering) error {
 		switch {
 		case isNumber:
 			k.num = num.Float()
-		case isString && decimalNumber(strings.TrimSpace(text)):
+		case isString && jsondata.IsDecimal(strings.TrimSpace(text)):
 			k.num = jsondata.Number(strings.TrimSpace(text)).Float()
 		default:
 			return fmt.Errorf("not a number")
@@ -168,43 +168,6 @@ func compareKeys(a, b *orderKey, order ast.Ordering) int {
 		return compareNatural(a.s, b.s)
 	}
 	return strings.Compare(a.s, b.s)
-}
-
-// decimalNumber reports whether s is a decimal number: JSON's number
-// syntax, with an optional leading '+'.
-func decimalNumber(s string) bool {
-	s = strings.TrimPrefix(s, "+")
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
-	i := 0
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 // dateLayouts are the date and date-time forms `as date` reads. A layout
