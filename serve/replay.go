@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	word "github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/mcpx"
@@ -153,7 +154,7 @@ func (s *Server) appendRecord(base string, rec *runlog.Record) error {
 // one of the computed date variables.
 func checkVars(vars map[string]string) error {
 	for name := range vars {
-		if !isIdentifier(name) {
+		if !word.IsIdent(name) {
 			return fmt.Errorf("vars: invalid name %q: a name is a letter or _ followed by letters, digits or _", name)
 		}
 		if grammar.IsReservedName(name) {
@@ -161,15 +162,6 @@ func checkVars(vars map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func isIdentifier(s string) bool {
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func ptr[T any](v T) *T { return &v }
