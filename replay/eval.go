@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/tool"
@@ -51,7 +52,7 @@ func (e *evaluation) json() (any, bool) {
 		e.badJSON = true
 		e.failures = append(e.failures, Failure{Message: fmt.Sprintf(
 			"Assertion needs JSON body but body is not valid JSON: %v; body starts %s",
-			err, jsondata.String(clip(sourceRedactor.String("", clip(e.obs.Body, 4*maxShown)), maxShown)))})
+			err, jsondata.String(words.Clip(sourceRedactor.String("", words.Clip(e.obs.Body, 4*maxShown)), maxShown)))})
 	}
 	return nil, false
 }

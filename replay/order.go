@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/tool/jsondata"
 )
@@ -74,7 +75,7 @@ func (s *selector) orderKeys(kept []selElem) ([]orderKey, func(a, b *orderKey) i
 				what += "." + keyName(by)
 			}
 			return nil, nil, fmt.Errorf("%s as %s: %s is %s, %v", label, order, what,
-				clip(a(typed(keys[i].v, true, lastName(by))), 120), err)
+				words.Clip(a(typed(keys[i].v, true, lastName(by))), 120), err)
 		}
 	}
 	return keys, comparer(order), nil
@@ -90,7 +91,7 @@ func (s *selector) inferOrder(kept []selElem, keys []orderKey, label, member str
 		t := jsondata.TypeName(keys[i].v)
 		if t != "number" && t != "string" {
 			return "", fmt.Errorf("%s: %s's key is %s; only numbers and strings have an order — write as number|date|version|name|text, or pick another key",
-				label, s.at(kept[i]), clip(a(typed(keys[i].v, true, member)), 120))
+				label, s.at(kept[i]), words.Clip(a(typed(keys[i].v, true, member)), 120))
 		}
 		if t != first {
 			return "", fmt.Errorf("%s: the keys are of two types (%s's is a %s, %s's a %s) — write as number|date|version|name|text to say how they compare",

@@ -3,7 +3,10 @@
 // rule of variable, input and bind names ([A-Za-z_][A-Za-z0-9_]*).
 package words
 
-import "strconv"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Count renders n with noun, in the plural unless n is 1: "1 step",
 // "3 steps", "0 steps".
@@ -37,4 +40,29 @@ func IsIdent(s string) bool {
 // letter, digit or underscore.
 func IsIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Clip shortens s to at most n bytes, cut on a character boundary and
+// marked with "…"; a string that fits is returned as it is.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// ClipRunes shortens s to n characters, marked with "…"; a string of at
+// most n characters is returned as it is.
+func ClipRunes(s string, n int) string {
+	k := 0
+	for i := range s {
+		if k == n {
+			return s[:i] + "…"
+		}
+		k++
+	}
+	return s
 }

@@ -72,3 +72,27 @@ func FuzzIsIdent(f *testing.F) {
 		}
 	})
 }
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in           string
+		n            int
+		bytes, runes string
+	}{
+		{"", 3, "", ""},
+		{"abc", 3, "abc", "abc"},
+		{"abcd", 3, "abc…", "abc…"},
+		{"abc", 0, "…", "…"},
+		{"héllo", 2, "h…", "hé…"},
+		{"héllo", 3, "hé…", "hél…"},
+		{"日本語", 4, "日…", "日本語"},
+		{"日本語", 2, "…", "日本…"},
+	} {
+		if got := Clip(tc.in, tc.n); got != tc.bytes {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.bytes)
+		}
+		if got := ClipRunes(tc.in, tc.n); got != tc.runes {
+			t.Errorf("ClipRunes(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.runes)
+		}
+	}
+}

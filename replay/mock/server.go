@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/tool"
@@ -247,9 +248,9 @@ func (s *Server) Call(ctx context.Context, ss *mcp.ServerSession, t *Tool, args 
 // unmatched explains a call no recorded call matches.
 func (s *Server) unmatched(t *Tool, args json.RawMessage, a Answer) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "reelier mock: no recorded call of %s matches these arguments (--match %s): %s", t.Name, s.matcher.Mode, cutText(compact(args), 200))
+	fmt.Fprintf(&b, "reelier mock: no recorded call of %s matches these arguments (--match %s): %s", t.Name, s.matcher.Mode, words.ClipRunes(compact(args), 200))
 	if a.Nearest != nil {
-		fmt.Fprintf(&b, "; the nearest recorded call is %s with %s; what differs: %s", a.Nearest.Where(), cutText(compact(a.Nearest.Args), 200), strings.Join(describe(a.Differ), "; "))
+		fmt.Fprintf(&b, "; the nearest recorded call is %s with %s; what differs: %s", a.Nearest.Where(), words.ClipRunes(compact(a.Nearest.Args), 200), strings.Join(describe(a.Differ), "; "))
 	}
 	return b.String()
 }
