@@ -688,23 +688,7 @@ func (e *evaluation) checkSelection(a *ast.SelectionAssert) *Failure {
 		}
 		return failed(string(a.Type), typed(v, found, key))
 	case ast.SelMatches:
-		want := "a string matching /" + a.Pattern + "/"
-		s, isString := v.(string)
-		if !isString {
-			return failed(want, typed(v, found, key))
-		}
-		re, err := jsregex.Compile(a.Pattern)
-		if err != nil {
-			return failed("", "invalid regex: "+err.Error())
-		}
-		ok, err := re.MatchString(s)
-		switch {
-		case err != nil:
-			return failed("", err.Error())
-		case ok:
-			return nil
-		}
-		return failed(want, show(v, found, key))
+		return checkMatches(v, found, a.Pattern, func() string { return key })
 	}
 	want, err := e.filled(a.Value)
 	if err != nil {
