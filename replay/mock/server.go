@@ -77,29 +77,18 @@ func New(book *Book, opts Options) *Server {
 		&mcp.ServerOptions{HasTools: true})
 	s.mcp.AddReceivingMiddleware(s.passthrough)
 	for _, t := range book.Tools {
-		err := guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) })
+		err := mcpx.Guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) })
 		if err == nil {
 			continue
 		}
 		t.loosen()
-		if err2 := guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) }); err2 != nil {
+		if err2 := mcpx.Guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) }); err2 != nil {
 			s.warnf("tool %q is not served: the MCP SDK refuses it: %v", t.Name, err2)
 			continue
 		}
 		s.warnf("tool %q: the MCP SDK refuses its recorded definition (%v); served with a permissive input schema", t.Name, err)
 	}
 	return s
-}
-
-// guard turns a panic of the SDK's AddTool into an error.
-func guard(register func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	register()
-	return nil
 }
 
 // MCP returns the underlying MCP server.
