@@ -47,18 +47,7 @@ func selMode(s *scanner) {
 		case c == '/':
 			s.regexLiteral()
 		case c == '=' || c == '!' || c == '<' || c == '>':
-			n := 1
-			if s.i+1 < len(s.src) && s.src[s.i+1] == '=' {
-				n = 2
-			}
-			switch op := s.src[s.i : s.i+n]; op {
-			case "=":
-				s.emit(tAssign, s.i, s.i+1)
-			case "!":
-				s.emit(tJunk, s.i, s.i+1)
-			default:
-				s.emit(tOp, s.i, s.i+n)
-			}
+			s.operator()
 		default:
 			s.emit(tJunk, s.i, s.i+1)
 		}
