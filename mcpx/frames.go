@@ -2,7 +2,6 @@ package mcpx
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -828,13 +827,5 @@ func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
 // KeyIs reports whether the raw JSON string key (as EachMember gives it)
 // is name, escapes read as a decoder reads them.
 func KeyIs(key []byte, name string) bool {
-	if len(key) < 2 {
-		return false
-	}
-	inner := key[1 : len(key)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == name
-	}
-	var k string
-	return json.Unmarshal(key, &k) == nil && k == name
+	return len(key) >= 2 && jsondata.KeyIs(key[1:len(key)-1], name)
 }
