@@ -390,35 +390,43 @@ func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError)
 	return &ast.JSONCompareAssert{Range: rng, Path: path, Op: ast.Op(j.Op.Value), OpRange: tok(j.Op), Value: v}, nil
 }
 
+// unknownBind is the rejection of a bind that does not read, with what
+// err says about it as the detail.
+func unknownBind(src string, err error) *exprError {
+	e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
+	if err != nil {
+		e.detail = explain(err)
+	}
+	return e
+}
+
+// notAName is the rejection of a bind whose name is not an identifier.
+func notAName(src, name string) *exprError {
+	return unknownBind(src, fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", name))
+}
+
 func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 	if lhs, _, ok := strings.Cut(src, "="); ok && IsReservedName(strings.TrimSpace(lhs)) {
 		name := strings.TrimSpace(lhs)
 		at := strings.Index(src, name)
 		return nil, &exprError{code: CodeReservedBind, msg: fmt.Sprintf(msgReservedBind, name), at: at, end: at + len(name)}
 	}
-	unknown := func(err error) *exprError {
-		e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
-		if err != nil {
-			e.detail = explain(err)
-		}
-		return e
-	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
 	g, err := c.bind(src)
 	if err != nil {
-		return nil, unknown(err)
+		return nil, unknownBind(src, err)
 	}
 	if !words.IsIdent(g.Name.Value) {
-		return nil, unknown(fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", g.Name.Value))
+		return nil, notAName(src, g.Name.Value)
 	}
 	rng := org.span(0, len(src))
 	nameRange := org.span(g.Name.Pos.Offset, g.Name.Pos.Offset+len(g.Name.Value))
 	if g.Path != nil {
 		path, ok := c.convertPath(*g.Path, org)
 		if !ok {
-			return nil, unknown(fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
+			return nil, unknownBind(src, fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
 		}
 		return &ast.JSONBind{Range: rng, Name: g.Name.Value, NameRange: nameRange, Path: path}, nil
 	}

@@ -353,13 +353,6 @@ func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *e
 }
 
 func (c *exprCache) parseSelectionBind(src string, org origin) (ast.Bind, *exprError) {
-	unknown := func(err error) *exprError {
-		e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
-		if err != nil {
-			e.detail = explain(err)
-		}
-		return e
-	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
@@ -373,10 +366,10 @@ func (c *exprCache) parseSelectionBind(src string, org origin) (ast.Bind, *exprE
 		if e := pickError(src, j); e != nil {
 			return nil, e
 		}
-		return nil, syntaxAt(unknown(err), err, src)
+		return nil, syntaxAt(unknownBind(src, err), err, src)
 	}
 	if !words.IsIdent(g.Name.Value) {
-		return nil, unknown(fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", g.Name.Value))
+		return nil, notAName(src, g.Name.Value)
 	}
 	x := &selCtx{c: c, src: src, org: org, bind: true}
 	sel, e := x.selection(&g.Sel)
