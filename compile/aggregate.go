@@ -418,13 +418,7 @@ func (c *compiler) precondition(st *step, l argLeaf) {
 		if key != "" {
 			sel.Where = []*ast.Condition{eqCond(key, &ast.String{Value: l.raw})}
 		}
-		txt := format.Selection(sel)
-		for _, p := range from.pre {
-			if format.Selection(p.Sel) == txt {
-				return
-			}
-		}
-		from.pre = append(from.pre, &ast.SelectionAssert{Sel: sel, Kind: ast.SelCompare, Op: ast.OpEq, Value: &ast.Number{Raw: "0"}})
+		from.preNone(sel)
 		return
 	}
 }

@@ -124,21 +124,29 @@ func (w *leafWalker) object() bool {
 		if !w.value(key) {
 			return false
 		}
-		w.space()
-		if w.i >= len(w.s) {
-			return false
-		}
-		switch w.s[w.i] {
-		case ',':
-			w.i++
-		case '}':
-			w.i++
-			w.depth--
-			return true
-		default:
-			return false
+		if more, ok := w.more('}'); !more {
+			return ok
 		}
 	}
+}
+
+// more reads what follows a member or element: a comma (more) or the
+// closing byte (done, ok, one level up); anything else is not JSON.
+func (w *leafWalker) more(closing byte) (more, ok bool) {
+	w.space()
+	if w.i >= len(w.s) {
+		return false, false
+	}
+	switch w.s[w.i] {
+	case ',':
+		w.i++
+		return true, true
+	case closing:
+		w.i++
+		w.depth--
+		return false, true
+	}
+	return false, false
 }
 
 func (w *leafWalker) array(member string) bool {
@@ -157,19 +165,8 @@ func (w *leafWalker) array(member string) bool {
 		if !w.value(member) {
 			return false
 		}
-		w.space()
-		if w.i >= len(w.s) {
-			return false
-		}
-		switch w.s[w.i] {
-		case ',':
-			w.i++
-		case ']':
-			w.i++
-			w.depth--
-			return true
-		default:
-			return false
+		if more, ok := w.more(']'); !more {
+			return ok
 		}
 	}
 }

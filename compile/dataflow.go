@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // minLiteralLen is the shortest string (in characters) or number (in
@@ -543,43 +544,8 @@ func hasSeparatorByte(raw []byte) bool {
 	return false
 }
 
-// looksNumeric reports a token that is a JSON number:
-// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func looksNumeric(tok string) bool {
-	i := 0
-	if i < len(tok) && tok[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		j := i
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	switch n := digits(); {
-	case n == 0:
-		return false
-	case n > 1 && tok[i-n] == '0':
-		return false
-	}
-	if i < len(tok) && tok[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
-		i++
-		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(tok)
-}
+// looksNumeric reports a token that is a JSON number.
+func looksNumeric(tok string) bool { return jsondata.IsNumber(tok) }
 
 // isIntegerString reports a token of ASCII digits with an optional minus,
 // matched by its own text (as isInteger does for bytes).

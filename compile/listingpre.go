@@ -48,13 +48,7 @@ func (c *compiler) listingPrecondition(st *step, l argLeaf) {
 			from := c.steps[r.step]
 			sel := &ast.Selection{Pick: ast.PickCount, Source: jsonSource(a.path),
 				Where: []*ast.Condition{eqCond(key, c.sentValue(st, l))}}
-			txt := format.Selection(sel)
-			for _, p := range from.pre {
-				if format.Selection(p.Sel) == txt {
-					return
-				}
-			}
-			from.pre = append(from.pre, &ast.SelectionAssert{Sel: sel, Kind: ast.SelCompare, Op: ast.OpEq, Value: &ast.Number{Raw: "0"}})
+			from.preNone(sel)
 			return
 		}
 	}
@@ -113,4 +107,16 @@ func lastWord(member string) string {
 		return sn[i+1:]
 	}
 	return sn
+}
+
+// preNone adds the assert that sel counts nothing (count == 0) before the
+// step, unless the step has one of the same text already.
+func (st *step) preNone(sel *ast.Selection) {
+	txt := format.Selection(sel)
+	for _, p := range st.pre {
+		if format.Selection(p.Sel) == txt {
+			return
+		}
+	}
+	st.pre = append(st.pre, &ast.SelectionAssert{Sel: sel, Kind: ast.SelCompare, Op: ast.OpEq, Value: &ast.Number{Raw: "0"}})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/agentskill"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
@@ -105,7 +106,7 @@ func (c *compiler) name() string {
 }
 
 func (c *compiler) description(name string) string {
-	return agentskill.Description(fmt.Sprintf("Replays the %s recording (%s), compiled without an LLM", name, plural(len(c.steps), "step")))
+	return agentskill.Description(fmt.Sprintf("Replays the %s recording (%s), compiled without an LLM", name, words.Count(len(c.steps), "step")))
 }
 
 func (c *compiler) preamble(name string) string {
@@ -203,7 +204,7 @@ func (c *compiler) writeTrailing(w interface {
 		w.WriteString("\n")
 	}
 	fmt.Fprintf(w, "\n## Changelog\n\n- %s — compiled from %s (%s, %s)\n",
-		now.UTC().Format(time.DateOnly), oneLine(c.opts.Source), plural(len(c.steps), "call"), plural(len(c.steps), "step"))
+		now.UTC().Format(time.DateOnly), oneLine(c.opts.Source), words.Count(len(c.steps), "call"), words.Count(len(c.steps), "step"))
 }
 
 // step builds one skill step. b is storage reused from step to step for
@@ -499,11 +500,3 @@ func (c *compiler) narration(st *step) (title, intent string) {
 
 // joinNotes joins consecutive notes with "; ".
 func joinNotes(notes []string) string { return strings.Join(notes, "; ") }
-
-// plural renders "1 step" or "3 steps".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

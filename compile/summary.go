@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -75,7 +76,7 @@ func (c *compiler) summary() Summary {
 // the effect classes, and every open question verbatim.
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Compiled %s — %s, %s, %s\n", s.Output, plural(s.Steps, "step"), plural(s.Asserts, "assert"), plural(s.Binds, "bind"))
+	fmt.Fprintf(&b, "Compiled %s — %s, %s, %s\n", s.Output, words.Count(s.Steps, "step"), words.Count(s.Asserts, "assert"), words.Count(s.Binds, "bind"))
 	fmt.Fprintf(&b, "Effects: %d read, %d idempotent-write, %d destructive\n", s.Effects.Read, s.Effects.IdempotentWrite, s.Effects.Destructive)
 	for _, c := range s.StepEffects {
 		if c.Effect != ast.EffectRead {

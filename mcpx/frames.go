@@ -2,7 +2,6 @@ package mcpx
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -252,18 +251,12 @@ func (f *FrameReader) divert(line []byte) bool {
 		}
 	} else {
 		// A member too long for the scan: pick them out whole.
-		EachMember(line, func(key, value []byte) bool {
-			switch {
-			case KeyIs(key, "id"):
-				fr.ID = nil
-				if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
-					fr.ID = value
-				}
-			case KeyIs(key, "method"):
-				fr.Method = methodName(value)
-			}
-			return true
-		})
+		var method []byte
+		var hasMethod bool
+		fr.ID, method, hasMethod = idAndMethod(line)
+		if hasMethod {
+			fr.Method = methodName(method)
+		}
 	}
 	return f.Divert(fr)
 }
@@ -302,20 +295,28 @@ func (f *FrameReader) divertReplacement(out []byte) bool {
 	line := out[start:end]
 	fr := &f.frame
 	*fr = Frame{Line: line}
-	method := false
+	var method bool
+	fr.ID, _, method = idAndMethod(line)
+	return !method && fr.ID != nil && f.Divert(fr)
+}
+
+// idAndMethod reads a message line's members whole: its id when that is
+// a string or a number (else nil), and the raw value of its method, if it
+// has one. Where a member is repeated, the last one counts.
+func idAndMethod(line []byte) (id, method []byte, hasMethod bool) {
 	EachMember(line, func(key, value []byte) bool {
 		switch {
 		case KeyIs(key, "id"):
-			fr.ID = nil
+			id = nil
 			if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
-				fr.ID = value
+				id = value
 			}
 		case KeyIs(key, "method"):
-			method = true
+			method, hasMethod = value, true
 		}
 		return true
 	})
-	return !method && fr.ID != nil && f.Divert(fr)
+	return id, method, hasMethod
 }
 
 // maxDepth is the deepest nesting of objects and arrays the SDK decodes.
@@ -826,13 +827,5 @@ func EachMember(obj []byte, fn func(key, value []byte) bool) bool {
 // KeyIs reports whether the raw JSON string key (as EachMember gives it)
 // is name, escapes read as a decoder reads them.
 func KeyIs(key []byte, name string) bool {
-	if len(key) < 2 {
-		return false
-	}
-	inner := key[1 : len(key)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == name
-	}
-	var k string
-	return json.Unmarshal(key, &k) == nil && k == name
+	return len(key) >= 2 && jsondata.KeyIs(key[1:len(key)-1], name)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
@@ -131,9 +132,9 @@ func (p *Proxy) stopRecording(context.Context, *mcp.CallToolRequest) (*mcp.CallT
 	case path == "":
 		return textResult(fmt.Sprintf("Not recording, so there is nothing to stop. Call %s to start a trace.", mcpx.StartRecording)), nil
 	case err != nil:
-		return errorResult(fmt.Sprintf("Stopped recording to %s (%s), but the trace may be incomplete: %v", path, plural(calls, "call"), err)), nil
+		return errorResult(fmt.Sprintf("Stopped recording to %s (%s), but the trace may be incomplete: %v", path, words.Count(calls, "call"), err)), nil
 	}
-	return textResult(fmt.Sprintf("Stopped recording. The trace %s holds %s.", path, plural(calls, "call"))), nil
+	return textResult(fmt.Sprintf("Stopped recording. The trace %s holds %s.", path, words.Count(calls, "call"))), nil
 }
 
 // stop ends the recording in progress, if any: new calls pass unrecorded
@@ -160,11 +161,4 @@ func (p *Proxy) stop() (path string, calls int, err error) {
 	}
 	err = rec.w.Close()
 	return rec.w.Path(), rec.w.Calls(), err
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -226,7 +226,7 @@ func (p *Proxy) addPrompt(pr *mcpx.PromptRoute) error {
 	prompt := *pr.Prompt
 	prompt.Name = pr.Exposed
 	orig, d := pr.Prompt.Name, pr.Downstream
-	return guard(func() {
+	return mcpx.Guard(func() {
 		p.server.AddPrompt(&prompt, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return d.GetPrompt(ctx, &mcp.GetPromptParams{Meta: forwardMeta(req.Params.Meta), Name: orig, Arguments: req.Params.Arguments})
 		})
@@ -239,22 +239,9 @@ func (p *Proxy) addResource(rr *mcpx.ResourceRoute) error {
 		return d.ReadResource(ctx, &mcp.ReadResourceParams{Meta: forwardMeta(req.Params.Meta), URI: req.Params.URI})
 	}
 	if rr.Template != nil {
-		return guard(func() { p.server.AddResourceTemplate(rr.Template, read) })
+		return mcpx.Guard(func() { p.server.AddResourceTemplate(rr.Template, read) })
 	}
-	return guard(func() { p.server.AddResource(rr.Resource, read) })
-}
-
-// guard runs an SDK registration, turning the panic the SDK raises for a
-// definition it considers invalid into an error: one downstream's odd
-// definition must not take the proxy down.
-func guard(register func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	register()
-	return nil
+	return mcpx.Guard(func() { p.server.AddResource(rr.Resource, read) })
 }
 
 func (p *Proxy) warnf(format string, args ...any) {

@@ -686,7 +686,7 @@ func (p *Proxy) addToolTo(route *mcpx.Route, raw map[string]json.RawMessage) err
 	}
 	t := *route.Tool
 	t.Name = route.Exposed
-	if err := guard(func() { p.server.AddTool(&t, p.forward(route)) }); err != nil {
+	if err := mcpx.Guard(func() { p.server.AddTool(&t, p.forward(route)) }); err != nil {
 		return err
 	}
 	if route.Raw != nil {

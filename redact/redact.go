@@ -85,6 +85,15 @@ func (r *Redactor) JSON(raw []byte) (json.RawMessage, error) {
 	return out, nil
 }
 
+// JSONValue is JSON of a value that may be missing, as a trace records
+// it: raw that is empty or only white space becomes null.
+func (r *Redactor) JSONValue(raw []byte) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return json.RawMessage("null"), nil
+	}
+	return r.JSON(raw)
+}
+
 // JSONContext is JSON that gives up when ctx ends, with ctx's error and no
 // document: what was not searched to the end is never handed out. The
 // context is looked at between strings and every 64 KiB inside one.

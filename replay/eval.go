@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/tool"
@@ -51,7 +52,7 @@ func (e *evaluation) json() (any, bool) {
 		e.badJSON = true
 		e.failures = append(e.failures, Failure{Message: fmt.Sprintf(
 			"Assertion needs JSON body but body is not valid JSON: %v; body starts %s",
-			err, jsondata.String(clip(sourceRedactor.String("", clip(e.obs.Body, 4*maxShown)), maxShown)))})
+			err, jsondata.String(words.Clip(sourceRedactor.String("", words.Clip(e.obs.Body, 4*maxShown)), maxShown)))})
 	}
 	return nil, false
 }
@@ -102,6 +103,28 @@ func (e *evaluation) assert(a ast.Assert) {
 	e.failures = append(e.failures, *f)
 }
 
+// checkMatches is `matches /pattern/` on v, found (or not) under the
+// member that member names; nil when it holds.
+func checkMatches(v any, found bool, pattern string, member func() string) *Failure {
+	want := "a string matching /" + pattern + "/"
+	s, isString := v.(string)
+	if !isString {
+		return failed(want, typed(v, found, member()))
+	}
+	re, err := jsregex.Compile(pattern)
+	if err != nil {
+		return failed("", "invalid regex: "+err.Error())
+	}
+	ok, err := re.MatchString(s)
+	switch {
+	case err != nil:
+		return failed("", err.Error())
+	case ok:
+		return nil
+	}
+	return failed(want, show(v, found, member()))
+}
+
 // checkJSON evaluates a json.* assert against the parsed body, returning
 // nil when it holds.
 func checkJSON(a ast.Assert, root any) *Failure {
@@ -114,23 +137,7 @@ func checkJSON(a ast.Assert, root any) *Failure {
 		return failed(string(a.Type), typed(v, found, memberOf(root, a.Path)))
 	case *ast.JSONMatchesAssert:
 		v, found := Resolve(root, a.Path)
-		want := "a string matching /" + a.Pattern + "/"
-		s, isString := v.(string)
-		if !isString {
-			return failed(want, typed(v, found, memberOf(root, a.Path)))
-		}
-		re, err := jsregex.Compile(a.Pattern)
-		if err != nil {
-			return failed("", "invalid regex: "+err.Error())
-		}
-		ok, err := re.MatchString(s)
-		switch {
-		case err != nil:
-			return failed("", err.Error())
-		case ok:
-			return nil
-		}
-		return failed(want, show(v, found, memberOf(root, a.Path)))
+		return checkMatches(v, found, a.Pattern, func() string { return memberOf(root, a.Path) })
 	case *ast.JSONLengthAssert:
 		v, found := Resolve(root, a.Path)
 		want := "length " + string(a.Op) + " " + strconv.Itoa(a.Length)

@@ -2,8 +2,8 @@ package replay
 
 import (
 	"bytes"
-	"unicode/utf8"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/replay/runlog"
@@ -45,7 +45,7 @@ func show(v any, found bool, key string) string {
 	if !found {
 		return notFound
 	}
-	return clip(redactedValue(v, key), maxObserved)
+	return words.Clip(redactedValue(v, key), maxObserved)
 }
 
 // sourceRedactor blanks, where a failure is made, what only the value's
@@ -99,17 +99,6 @@ func memberOf(root any, p ast.Path) string {
 		}
 	}
 	return key
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // failed describes an expression that did not hold; the caller names the

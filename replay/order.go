@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/tool/jsondata"
 )
@@ -74,7 +75,7 @@ func (s *selector) orderKeys(kept []selElem) ([]orderKey, func(a, b *orderKey) i
 				what += "." + keyName(by)
 			}
 			return nil, nil, fmt.Errorf("%s as %s: %s is %s, %v", label, order, what,
-				clip(a(typed(keys[i].v, true, lastName(by))), 120), err)
+				words.Clip(a(typed(keys[i].v, true, lastName(by))), 120), err)
 		}
 	}
 	return keys, comparer(order), nil
@@ -90,7 +91,7 @@ func (s *selector) inferOrder(kept []selElem, keys []orderKey, label, member str
 		t := jsondata.TypeName(keys[i].v)
 		if t != "number" && t != "string" {
 			return "", fmt.Errorf("%s: %s's key is %s; only numbers and strings have an order — write as number|date|version|name|text, or pick another key",
-				label, s.at(kept[i]), clip(a(typed(keys[i].v, true, member)), 120))
+				label, s.at(kept[i]), words.Clip(a(typed(keys[i].v, true, member)), 120))
 		}
 		if t != first {
 			return "", fmt.Errorf("%s: the keys are of two types (%s's is a %s, %s's a %s) — write as number|date|version|name|text to say how they compare",
@@ -112,7 +113,7 @@ func (k *orderKey) read(order ast.Ordering) error {
 		switch {
 		case isNumber:
 			k.num = num.Float()
-		case isString && decimalNumber(strings.TrimSpace(text)):
+		case isString && jsondata.IsDecimal(strings.TrimSpace(text)):
 			k.num = jsondata.Number(strings.TrimSpace(text)).Float()
 		default:
 			return fmt.Errorf("not a number")
@@ -168,43 +169,6 @@ func compareKeys(a, b *orderKey, order ast.Ordering) int {
 		return compareNatural(a.s, b.s)
 	}
 	return strings.Compare(a.s, b.s)
-}
-
-// decimalNumber reports whether s is a decimal number: JSON's number
-// syntax, with an optional leading '+'.
-func decimalNumber(s string) bool {
-	s = strings.TrimPrefix(s, "+")
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
-	i := 0
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 // dateLayouts are the date and date-time forms `as date` reads. A layout

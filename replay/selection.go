@@ -12,6 +12,7 @@ import (
 	"github.com/dlclark/regexp2/v2"
 
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
@@ -236,7 +237,7 @@ func (e *evaluation) collection(s *selector) ([]selElem, error) {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("%s is %s, not an array", s.path, clip(a(typed(v, true, memberOf(root, src.Path))), 120))
+		return nil, fmt.Errorf("%s is %s, not an array", s.path, words.Clip(a(typed(v, true, memberOf(root, src.Path))), 120))
 	}
 	elems := make([]selElem, len(arr))
 	for i, x := range arr {
@@ -277,11 +278,11 @@ func missingAt(root any, p ast.Path) string {
 				if len(keys) == 0 {
 					return fmt.Sprintf("%s is an empty object, with no %s", at, el.Name)
 				}
-				return fmt.Sprintf("%s is an object with no %s (its members: %s%s)", at, el.Name, clip(strings.Join(keys, ", "), 200), more)
+				return fmt.Sprintf("%s is an object with no %s (its members: %s%s)", at, el.Name, words.Clip(strings.Join(keys, ", "), 200), more)
 			case []any:
 				return fmt.Sprintf("%s is an array of %d, with no element %s", at, len(c), el.Name)
 			}
-			return fmt.Sprintf("%s is %s, which has no members", at, clip(a(typed(cur, true, "")), 120))
+			return fmt.Sprintf("%s is %s, which has no members", at, words.Clip(a(typed(cur, true, "")), 120))
 		}
 		cur, at = next, at+"."+el.Name
 	}
@@ -657,7 +658,7 @@ func (s *selector) notA(el selElem, v any, found bool, want string) string {
 		}
 		what += "." + s.sel.Field.String()
 	}
-	return fmt.Sprintf("%s is %s, not %s", what, clip(a(typed(v, true, lastName(s.sel.Field))), 120), want)
+	return fmt.Sprintf("%s is %s, not %s", what, words.Clip(a(typed(v, true, lastName(s.sel.Field))), 120), want)
 }
 
 // lastName is the last segment of a path, "" for none: the member a value
@@ -687,23 +688,7 @@ func (e *evaluation) checkSelection(a *ast.SelectionAssert) *Failure {
 		}
 		return failed(string(a.Type), typed(v, found, key))
 	case ast.SelMatches:
-		want := "a string matching /" + a.Pattern + "/"
-		s, isString := v.(string)
-		if !isString {
-			return failed(want, typed(v, found, key))
-		}
-		re, err := jsregex.Compile(a.Pattern)
-		if err != nil {
-			return failed("", "invalid regex: "+err.Error())
-		}
-		ok, err := re.MatchString(s)
-		switch {
-		case err != nil:
-			return failed("", err.Error())
-		case ok:
-			return nil
-		}
-		return failed(want, show(v, found, key))
+		return checkMatches(v, found, a.Pattern, func() string { return key })
 	}
 	want, err := e.filled(a.Value)
 	if err != nil {

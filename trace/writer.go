@@ -137,7 +137,7 @@ func Create(opts WriterOptions) (*Writer, error) {
 		}
 		var defs []json.RawMessage
 		for _, def := range sv.ToolDefs {
-			red, err := w.redactJSON(def)
+			red, err := w.redact.JSONValue(def)
 			if err != nil {
 				defs = nil // a definition that is not JSON: keep none
 				break
@@ -193,7 +193,7 @@ func (w *Writer) Note(text string) error {
 // Call appends the call record of a tool call and returns its call index
 // for Result. args are redacted first; toolUseID may be empty.
 func (w *Writer) Call(tool string, args json.RawMessage, toolUseID string) (int, error) {
-	red, err := w.redactJSON(args)
+	red, err := w.redact.JSONValue(args)
 	if err != nil {
 		return 0, fmt.Errorf("arguments of %q: %w", tool, err)
 	}
@@ -219,19 +219,19 @@ func (w *Writer) Result(i int, ok bool, ms int64, body json.RawMessage) error {
 // redacted like the body), the notifications counted, and whether the
 // agent cancelled the call.
 func (w *Writer) ResultWith(i int, ok bool, ms int64, body json.RawMessage, x ResultExtras) error {
-	red, err := w.redactJSON(body)
+	red, err := w.redact.JSONValue(body)
 	if err != nil {
 		return fmt.Errorf("result of call %d: %w", i, err)
 	}
 	var relay []Exchange
 	for _, e := range x.Relay {
-		params, err := w.redactJSON(e.Params)
+		params, err := w.redact.JSONValue(e.Params)
 		if err != nil {
 			return fmt.Errorf("result of call %d: %s params: %w", i, e.Method, err)
 		}
 		e.Params = params
 		if len(e.Result) > 0 {
-			if e.Result, err = w.redactJSON(e.Result); err != nil {
+			if e.Result, err = w.redact.JSONValue(e.Result); err != nil {
 				return fmt.Errorf("result of call %d: %s result: %w", i, e.Method, err)
 			}
 		}
@@ -277,13 +277,6 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	return err
-}
-
-func (w *Writer) redactJSON(raw json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return json.RawMessage("null"), nil
-	}
-	return w.redact.JSON(raw)
 }
 
 // write encodes rec with the next seq and appends it as one line. A write

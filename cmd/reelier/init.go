@@ -10,8 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reelier/reelier/internal/demo"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/record/agentcfg"
+	"github.com/reelier/reelier/record/demo"
 	"github.com/reelier/reelier/replay/provenance"
 	"github.com/reelier/reelier/replay/receipt"
 	"github.com/reelier/reelier/replay/runlog"
@@ -273,10 +274,10 @@ func offerInstall(cmd *cobra.Command, me self, yes bool) {
 	}
 	n := plan.Wraps()
 	if n == 0 {
-		fmt.Fprintf(w, "Your agent: %s has no local MCP server left to wrap (%s).\n", cfg.Path, pluralCount(len(plan.Changes), "server"))
+		fmt.Fprintf(w, "Your agent: %s has no local MCP server left to wrap (%s).\n", cfg.Path, words.Count(len(plan.Changes), "server"))
 		return
 	}
-	fmt.Fprintf(w, "Your agent: %s has %s the recorder can front. Recording through it is lossless and keeps tool annotations; compiling from history (reelier scan) is a reconstruction.\n", cfg.Path, pluralCount(n, "local MCP server"))
+	fmt.Fprintf(w, "Your agent: %s has %s the recorder can front. Recording through it is lossless and keeps tool annotations; compiling from history (reelier scan) is a reconstruction.\n", cfg.Path, words.Count(n, "local MCP server"))
 	if me.temporary {
 		fmt.Fprintf(w, "To front them, build a lasting reelier (this one is a temporary `go run` build); the config is backed up first and %s reverts:\n  %s\n", me.lasting("uninstall"), me.build)
 		fmt.Fprintf(w, "  %s   # see the change\n  %s\n", me.lasting("install", "--dry-run"), me.lasting("install"))

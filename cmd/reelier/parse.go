@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/reelier/reelier/lang/grammar"
 
 	"github.com/reelier/reelier/lang/astdump"

@@ -133,14 +133,6 @@ func scanRun(cmd *cobra.Command, opts scanOptions) error {
 	return nil
 }
 
-// pluralCount renders "1 step" or "3 steps".
-func pluralCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // isTerminal reports whether r is a terminal.
 func isTerminal(r any) bool {
 	f, ok := r.(*os.File)

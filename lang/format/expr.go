@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Assert prints an assert expression in canonical form.
@@ -120,7 +121,7 @@ func appendSelection(b []byte, s *ast.Selection) []byte {
 	}
 	if s.HasSep {
 		b = append(b, " sep "...)
-		b = appendString(b, s.Sep)
+		b = jsondata.AppendStringAsIs(b, s.Sep)
 	}
 	b = append(b, ')')
 	for _, e := range s.Field.Elements {
@@ -233,7 +234,7 @@ func appendValue(b []byte, v ast.Value) []byte {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			b = appendString(b, m.Key)
+			b = jsondata.AppendStringAsIs(b, m.Key)
 			b = append(b, ": "...)
 			b = appendValue(b, m.Value)
 		}
@@ -248,7 +249,7 @@ func appendValue(b []byte, v ast.Value) []byte {
 		}
 		b = append(b, ']')
 	case *ast.String:
-		b = appendString(b, v.Value)
+		b = jsondata.AppendStringAsIs(b, v.Value)
 	case *ast.Number:
 		b = append(b, v.Raw...)
 	case *ast.Bool:
@@ -257,43 +258,4 @@ func appendValue(b []byte, v ast.Value) []byte {
 		b = append(b, "null"...)
 	}
 	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string the way JavaScript's
-// JSON.stringify writes it; runs of bytes that need no escape are copied
-// whole.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	run := 0 // start of the bytes not yet copied
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[run:i]...)
-		run = i + 1
-		switch c {
-		case '"':
-			b = append(b, `\"`...)
-		case '\\':
-			b = append(b, `\\`...)
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\t':
-			b = append(b, `\t`...)
-		case '\b':
-			b = append(b, `\b`...)
-		case '\f':
-			b = append(b, `\f`...)
-		default:
-			b = append(b, `\u00`...)
-			b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
-		}
-	}
-	b = append(b, s[run:]...)
-	return append(b, '"')
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -201,21 +202,12 @@ func (c *exprCache) newObject() *ast.Object {
 }
 
 func (c *exprCache) assert(src string) (*assertExpr, error) {
-	if g, ok := c.asserts[src]; ok {
-		return g, nil
-	}
-	g := c.fastAssert(src)
-	if g == nil {
-		var err error
-		if g, err = assertParser().ParseString("", src); err != nil {
-			return nil, err
+	return cached(&c.asserts, src, func(src string) (*assertExpr, error) {
+		if g := c.fastAssert(src); g != nil {
+			return g, nil
 		}
-	}
-	if c.asserts == nil {
-		c.asserts = map[string]*assertExpr{}
-	}
-	c.asserts[src] = g
-	return g, nil
+		return assertParser().ParseString("", src)
+	})
 }
 
 // bind parses a bind expression. Unlike asserts, binds seldom repeat in
@@ -225,17 +217,25 @@ func (c *exprCache) bind(src string) (*bindExpr, error) {
 	if g := c.fastBind(src); g != nil {
 		return g, nil
 	}
-	if g, ok := c.binds[src]; ok {
+	return cached(&c.binds, src, func(src string) (*bindExpr, error) {
+		return bindParser().ParseString("", src)
+	})
+}
+
+// cached is the parse of src kept in *m, which it fills on first use: a
+// text is parsed once per file, and a failed parse is not kept.
+func cached[T any](m *map[string]*T, src string, parse func(string) (*T, error)) (*T, error) {
+	if g, ok := (*m)[src]; ok {
 		return g, nil
 	}
-	g, err := bindParser().ParseString("", src)
+	g, err := parse(src)
 	if err != nil {
 		return nil, err
 	}
-	if c.binds == nil {
-		c.binds = map[string]*bindExpr{}
+	if *m == nil {
+		*m = map[string]*T{}
 	}
-	c.binds[src] = g
+	(*m)[src] = g
 	return g, nil
 }
 
@@ -390,35 +390,43 @@ func (c *exprCache) parseAssert(src string, org origin) (ast.Assert, *exprError)
 	return &ast.JSONCompareAssert{Range: rng, Path: path, Op: ast.Op(j.Op.Value), OpRange: tok(j.Op), Value: v}, nil
 }
 
+// unknownBind is the rejection of a bind that does not read, with what
+// err says about it as the detail.
+func unknownBind(src string, err error) *exprError {
+	e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
+	if err != nil {
+		e.detail = explain(err)
+	}
+	return e
+}
+
+// notAName is the rejection of a bind whose name is not an identifier.
+func notAName(src, name string) *exprError {
+	return unknownBind(src, fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", name))
+}
+
 func (c *exprCache) parseBind(src string, org origin) (ast.Bind, *exprError) {
 	if lhs, _, ok := strings.Cut(src, "="); ok && IsReservedName(strings.TrimSpace(lhs)) {
 		name := strings.TrimSpace(lhs)
 		at := strings.Index(src, name)
 		return nil, &exprError{code: CodeReservedBind, msg: fmt.Sprintf(msgReservedBind, name), at: at, end: at + len(name)}
 	}
-	unknown := func(err error) *exprError {
-		e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
-		if err != nil {
-			e.detail = explain(err)
-		}
-		return e
-	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
 	g, err := c.bind(src)
 	if err != nil {
-		return nil, unknown(err)
+		return nil, unknownBind(src, err)
 	}
-	if !isIdent(g.Name.Value) {
-		return nil, unknown(fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", g.Name.Value))
+	if !words.IsIdent(g.Name.Value) {
+		return nil, notAName(src, g.Name.Value)
 	}
 	rng := org.span(0, len(src))
 	nameRange := org.span(g.Name.Pos.Offset, g.Name.Pos.Offset+len(g.Name.Value))
 	if g.Path != nil {
 		path, ok := c.convertPath(*g.Path, org)
 		if !ok {
-			return nil, unknown(fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
+			return nil, unknownBind(src, fmt.Errorf("a json path is written without spaces or empty segments, like json.items.0.id"))
 		}
 		return &ast.JSONBind{Range: rng, Name: g.Name.Value, NameRange: nameRange, Path: path}, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -117,7 +118,7 @@ func identHole(inner string) *ast.Hole {
 // identHoleValue is identHole's hole as a value, and whether there is one.
 func identHoleValue(inner string) (ast.Hole, bool) {
 	switch {
-	case !isIdent(inner):
+	case !words.IsIdent(inner):
 		return ast.Hole{}, false
 	case inner == "today":
 		return ast.Hole{Kind: ast.HoleToday, Name: "today", Written: "today"}, true
@@ -151,7 +152,7 @@ func (c *exprCache) parseWellFormedHole(inner string) *ast.Hole {
 	if g == nil {
 		g, err = holeParser().ParseString("", inner)
 	}
-	if err != nil || !isIdent(g.Name.Value) {
+	if err != nil || !words.IsIdent(g.Name.Value) {
 		return nil
 	}
 	switch {
@@ -174,19 +175,6 @@ func (c *exprCache) parseWellFormedHole(inner string) *ast.Hole {
 		n = -n
 	}
 	return &ast.Hole{Kind: ast.HoleTodayOffset, Name: "today", Days: n, Written: "today" + g.Sign.Value + g.Offset.Value}
-}
-
-// isIdent reports whether s is an identifier: [A-Za-z_][A-Za-z0-9_]*.
-func isIdent(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isWordByte(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // ReservedNames describes the computed date variables a bind may not

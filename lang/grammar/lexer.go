@@ -141,6 +141,26 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// operator emits the token at one of = ! < >, taking a following = with
+// it: = alone is tAssign, ! alone junk, and ==, !=, <, <=, >, >= are an
+// operator, which it reports.
+func (s *scanner) operator() bool {
+	n := 1
+	if s.i+1 < len(s.src) && s.src[s.i+1] == '=' {
+		n = 2
+	}
+	switch s.src[s.i : s.i+n] {
+	case "=":
+		s.emit(tAssign, s.i, s.i+1)
+	case "!":
+		s.emit(tJunk, s.i, s.i+1)
+	default:
+		s.emit(tOp, s.i, s.i+n)
+		return true
+	}
+	return false
+}
+
 // exprMode tokenizes assert and bind expressions. After a comparison
 // operator the rest of the line is one token: a JSON scalar or an integer.
 func exprMode(s *scanner) {
@@ -156,18 +176,7 @@ func exprMode(s *scanner) {
 		case c == '/':
 			s.upToLast(tRegex)
 		case c == '=' || c == '!' || c == '<' || c == '>':
-			n := 1
-			if s.i+1 < len(s.src) && s.src[s.i+1] == '=' {
-				n = 2
-			}
-			op := s.src[s.i : s.i+n]
-			switch op {
-			case "=":
-				s.emit(tAssign, s.i, s.i+1)
-			case "!":
-				s.emit(tJunk, s.i, s.i+1)
-			default:
-				s.emit(tOp, s.i, s.i+n)
+			if s.operator() {
 				s.rest()
 			}
 		default:

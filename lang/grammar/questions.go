@@ -79,13 +79,7 @@ func OpenQuestions(skill *ast.Skill) []OpenQuestion {
 		text = strings.TrimSuffix(text, "\r")
 		t := strings.TrimLeft(text, " \t")
 		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			fence = t[:3]
+		case fenced(&fence, t):
 			continue
 		case len(text)-len(t) > 3 || !isListItem(t) || isThematicBreak(t):
 			continue // an indented line continues a bullet; not a question

@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -46,18 +47,7 @@ func selMode(s *scanner) {
 		case c == '/':
 			s.regexLiteral()
 		case c == '=' || c == '!' || c == '<' || c == '>':
-			n := 1
-			if s.i+1 < len(s.src) && s.src[s.i+1] == '=' {
-				n = 2
-			}
-			switch op := s.src[s.i : s.i+n]; op {
-			case "=":
-				s.emit(tAssign, s.i, s.i+1)
-			case "!":
-				s.emit(tJunk, s.i, s.i+1)
-			default:
-				s.emit(tOp, s.i, s.i+n)
-			}
+			s.operator()
 		default:
 			s.emit(tJunk, s.i, s.i+1)
 		}
@@ -245,34 +235,16 @@ func bindSelectionStart(src string) bool {
 // selAssert parses a selection assert once per distinct text of a file
 // (the participle result is only read when converting it).
 func (c *exprCache) selAssert(src string) (*selAssertExpr, error) {
-	if g, ok := c.selAsserts[src]; ok {
-		return g, nil
-	}
-	g, err := selAssertParser().ParseString("", src)
-	if err != nil {
-		return nil, err
-	}
-	if c.selAsserts == nil {
-		c.selAsserts = map[string]*selAssertExpr{}
-	}
-	c.selAsserts[src] = g
-	return g, nil
+	return cached(&c.selAsserts, src, func(src string) (*selAssertExpr, error) {
+		return selAssertParser().ParseString("", src)
+	})
 }
 
 // selBind parses a selection bind once per distinct text of a file.
 func (c *exprCache) selBind(src string) (*selBindExpr, error) {
-	if g, ok := c.selBinds[src]; ok {
-		return g, nil
-	}
-	g, err := selBindParser().ParseString("", src)
-	if err != nil {
-		return nil, err
-	}
-	if c.selBinds == nil {
-		c.selBinds = map[string]*selBindExpr{}
-	}
-	c.selBinds[src] = g
-	return g, nil
+	return cached(&c.selBinds, src, func(src string) (*selBindExpr, error) {
+		return selBindParser().ParseString("", src)
+	})
 }
 
 // selCtx carries what converting one selection needs.
@@ -381,13 +353,6 @@ func (c *exprCache) parseSelectionAssert(src string, org origin) (ast.Assert, *e
 }
 
 func (c *exprCache) parseSelectionBind(src string, org origin) (ast.Bind, *exprError) {
-	unknown := func(err error) *exprError {
-		e := &exprError{code: CodeUnknownBind, msg: fmt.Sprintf(msgUnknownBind, src), end: len(src)}
-		if err != nil {
-			e.detail = explain(err)
-		}
-		return e
-	}
 	if e := checkSize(src, true); e != nil {
 		return nil, e
 	}
@@ -401,10 +366,10 @@ func (c *exprCache) parseSelectionBind(src string, org origin) (ast.Bind, *exprE
 		if e := pickError(src, j); e != nil {
 			return nil, e
 		}
-		return nil, syntaxAt(unknown(err), err, src)
+		return nil, syntaxAt(unknownBind(src, err), err, src)
 	}
-	if !isIdent(g.Name.Value) {
-		return nil, unknown(fmt.Errorf("%q is not a name: names start with a letter or '_' and go on with letters, digits or '_'", g.Name.Value))
+	if !words.IsIdent(g.Name.Value) {
+		return nil, notAName(src, g.Name.Value)
 	}
 	x := &selCtx{c: c, src: src, org: org, bind: true}
 	sel, e := x.selection(&g.Sel)

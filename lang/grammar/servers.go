@@ -74,13 +74,7 @@ func (p *docParser) servers() {
 		raw := p.text(l)
 		t := strings.TrimLeft(raw, " \t")
 		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			fence = t[:3]
+		case fenced(&fence, t):
 			continue
 		case !isListItem(t) || isThematicBreak(t):
 			continue
@@ -315,4 +309,21 @@ func (s *serverScanner) code() (piece, bool) {
 	}
 	s.pos = open
 	return piece{}, false
+}
+
+// fenced reports whether a line (t, its indentation cut) is a code fence
+// or inside one, keeping in *fence the fence that is open ("" when none):
+// a list section's fenced example is not a list item.
+func fenced(fence *string, t string) bool {
+	switch {
+	case *fence != "":
+		if strings.HasPrefix(t, *fence) {
+			*fence = ""
+		}
+		return true
+	case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+		*fence = t[:3]
+		return true
+	}
+	return false
 }

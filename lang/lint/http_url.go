@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -92,7 +93,7 @@ func absoluteHTTP(v string) bool {
 	if !ok {
 		rest, ok = strings.CutPrefix(v, "http://")
 	}
-	return ok && rest != "" && isIdentByte(rest[0]) && !strings.ContainsAny(v, " \t\\%")
+	return ok && rest != "" && words.IsIdentByte(rest[0]) && !strings.ContainsAny(v, " \t\\%")
 }
 
 // looksLikeHost reports whether v starts with a dotted host name, such as
@@ -116,7 +117,7 @@ func looksLikeHost(v string) bool {
 	}
 	for i := 0; i < len(host); i++ {
 		c := host[i]
-		if !(isIdentByte(c) && c != '_' || c == '.' || c == '-') {
+		if !(words.IsIdentByte(c) && c != '_' || c == '.' || c == '-') {
 			return false
 		}
 	}

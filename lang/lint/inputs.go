@@ -3,6 +3,7 @@ package lint
 import (
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -142,7 +143,7 @@ func sectionBody(text string) string {
 func (d *inputsDoc) addWords(s string, base int, line string) {
 	start := -1
 	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isIdentByte(s[i]) {
+		if i < len(s) && words.IsIdentByte(s[i]) {
 			if start < 0 {
 				start = i
 			}
@@ -167,8 +168,4 @@ func (d *inputsDoc) addWords(s string, base int, line string) {
 			start = -1
 		}
 	}
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

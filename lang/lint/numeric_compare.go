@@ -5,6 +5,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 var ruleNumericCompare = &Rule{
@@ -80,45 +81,8 @@ func checkNumericCompare(p *Pass, step int, subject string, op ast.Op, v ast.Val
 		Range:   v.Span(),
 		Message: fmt.Sprintf("%s %s %s compares against a non-number, so it is never true", subject, op, format.Value(v)),
 	}
-	if s, ok := v.(*ast.String); ok && isJSONNumber(s.Value) {
+	if s, ok := v.(*ast.String); ok && jsondata.IsNumber(s.Value) {
 		d.Fixes = fix("Compare with the number "+s.Value, replace(s.Range, s.Value))
 	}
 	p.Report(d)
-}
-
-// isJSONNumber reports whether s is written as a JSON number:
-// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func isJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i, n = i+1, n+1
-		}
-		return n
-	}
-	if i < len(s) && s[i] == '0' {
-		i++
-	} else if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }

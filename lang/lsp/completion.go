@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
@@ -228,7 +229,7 @@ func (c *completer) selection(value string) bool {
 		return true // inside a string or a regex, or past ')': nothing to offer
 	}
 	n := len(inner)
-	for n > 0 && isNameByte(inner[n-1]) {
+	for n > 0 && words.IsIdentByte(inner[n-1]) {
 		n--
 	}
 	partial, before := inner[n:], strings.TrimRight(inner[:n], " \t")
@@ -383,14 +384,14 @@ func (c *completer) holes() bool {
 	for col < len(c.prefix) && (c.prefix[col] == ' ' || c.prefix[col] == '\t') {
 		col++
 	}
-	if !isIdent(c.prefix[col:]) && c.prefix[col:] != "" {
+	if !words.IsIdent(c.prefix[col:]) && c.prefix[col:] != "" {
 		return true // something other than a name is being typed: nothing to offer
 	}
 	// Replace the rest of a name the cursor is in, and close the hole
 	// unless it is closed already.
 	after := c.doc.Mapper.Slice(ast.Range{Start: ast.Pos{Offset: int32(c.off)}, End: ast.Pos{Offset: int32(c.off + maxHoleScan)}})
 	n := 0
-	for n < len(after) && isNameByte(after[n]) {
+	for n < len(after) && words.IsIdentByte(after[n]) {
 		n++
 	}
 	c.end = c.off + n

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/lint"
@@ -204,16 +205,9 @@ func explainDate(h *ast.Hole) string {
 	case h.Kind == ast.HoleToday:
 		return "`{{today}}` — the run's date in UTC, as `YYYY-MM-DD`, computed once when the run starts."
 	case h.Days < 0:
-		return fmt.Sprintf("`{{%s}}` — the UTC date %d day%s before the run's date, as `YYYY-MM-DD`.", h.Written, -h.Days, plural(-h.Days))
+		return fmt.Sprintf("`{{%s}}` — the UTC date %d day%s before the run's date, as `YYYY-MM-DD`.", h.Written, -h.Days, words.Suffix(-h.Days))
 	}
-	return fmt.Sprintf("`{{%s}}` — the UTC date %d day%s after the run's date, as `YYYY-MM-DD`.", h.Written, h.Days, plural(h.Days))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return fmt.Sprintf("`{{%s}}` — the UTC date %d day%s after the run's date, as `YYYY-MM-DD`.", h.Written, h.Days, words.Suffix(h.Days))
 }
 
 // explainBind says what a bind binds and which later holes read it.

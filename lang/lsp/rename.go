@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/grammar"
 	"go.lsp.dev/protocol"
 )
@@ -48,7 +49,7 @@ func Rename(doc *Document, pos protocol.Position, newName string) (*protocol.Wor
 
 // checkNewName explains why name cannot be the new name of a variable.
 func checkNewName(flow *dataflow, name string) error {
-	if !isIdent(name) {
+	if !words.IsIdent(name) {
 		return fmt.Errorf("%q is not a variable name: use letters, digits and '_', not starting with a digit", name)
 	}
 	if grammar.IsReservedName(name) {
@@ -65,22 +66,4 @@ func checkNewName(flow *dataflow, name string) error {
 		}
 	}
 	return nil
-}
-
-// isIdent reports whether s is [A-Za-z_][A-Za-z0-9_]*.
-func isIdent(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isNameByte reports whether c may appear in a variable name.
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -128,17 +128,26 @@ type versionJSON struct {
 	SkillMd    string `json:"skillMd"`
 }
 
+// skillFailed answers a store error of a skill's read: 404 for a skill
+// the ledger does not know, 503 for any other; false when err is nil.
+func (s *Server) skillFailed(w http.ResponseWriter, name string, err error) bool {
+	switch {
+	case errors.Is(err, ErrUnknownSkill):
+		writeError(w, http.StatusNotFound, unknownSkill(name), nil)
+		return true
+	case err != nil:
+		s.unavailable(w, err)
+		return true
+	}
+	return false
+}
+
 // listVersions answers a skill's upload history, oldest first, each
 // distinct content with its text.
 func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	vs, err := s.store.SkillVersions(r.Context(), name)
-	switch {
-	case errors.Is(err, ErrUnknownSkill):
-		writeError(w, http.StatusNotFound, unknownSkill(name), nil)
-		return
-	case err != nil:
-		s.unavailable(w, err)
+	if s.skillFailed(w, name, err) {
 		return
 	}
 	out := make([]versionJSON, len(vs))
@@ -220,12 +229,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page, err := s.store.Runs(r.Context(), name, p)
-	switch {
-	case errors.Is(err, ErrUnknownSkill):
-		writeError(w, http.StatusNotFound, unknownSkill(name), nil)
-		return
-	case err != nil:
-		s.unavailable(w, err)
+	if s.skillFailed(w, name, err) {
 		return
 	}
 	runs := make([]*runJSON, 0, len(page.Runs))

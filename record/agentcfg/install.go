@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // What install does with one configured server.
@@ -177,7 +179,7 @@ func planServer(data []byte, s span, reelier string) (action, reason, command st
 		return ActionKeep, ReasonWrapped, command, nil
 	}
 	newArgs := []string{"mcp", "--wrap", command}
-	edits = []edit{{cmd.value, quote(reelier)}}
+	edits = []edit{{cmd.value, jsondata.StdString(reelier)}}
 	if args != nil {
 		return ActionWrap, "", command, append(edits, edit{args.value, arrayLike(data[args.value.start:args.value.end], newArgs, cmd.colon == ":")})
 	}
@@ -197,7 +199,7 @@ func planServer(data []byte, s span, reelier string) (action, reason, command st
 func arrayLike(old []byte, items []string, compact bool) string {
 	quoted := make([]string, len(items))
 	for i, it := range items {
-		quoted[i] = quote(it)
+		quoted[i] = jsondata.StdString(it)
 	}
 	inner := bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimPrefix(old, []byte("[")), []byte("]")))
 	if bytes.IndexByte(old, '\n') >= 0 && len(inner) > 0 {

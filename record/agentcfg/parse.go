@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -144,15 +143,4 @@ func position(data []byte, off int) (line, col int) {
 		i += size
 	}
 	return line, col
-}
-
-// quote renders s as a JSON string without HTML escaping.
-func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return strconv.Quote(s)
-	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // The skimmer walks a JSON text without decoding it: it finds the members
@@ -200,17 +202,9 @@ func eachElement(b []byte, fn func(val []byte)) bool {
 	}
 }
 
-// keyIs reports whether a raw key from eachMember names name. Keys written
-// with escapes are decoded first, so "typ\u0065" is "type".
-func keyIs(key []byte, name string) bool {
-	if bytes.IndexByte(key, '\\') < 0 {
-		return string(key) == name
-	}
-	var s string
-	quoted := make([]byte, 0, len(key)+2)
-	quoted = append(append(append(quoted, '"'), key...), '"')
-	return json.Unmarshal(quoted, &s) == nil && s == name
-}
+// keyIs reports whether a raw key from eachMember names name, as
+// jsondata reads keys: "typ\u0065" is "type".
+func keyIs(key []byte, name string) bool { return jsondata.KeyIs(key, name) }
 
 // str decodes a raw JSON string value; ok is false for any other value.
 func str(raw []byte) (string, bool) {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/replay/runlog"
@@ -195,9 +196,9 @@ func loadOne(in Input, explicit *skillFile) (*Report, error) {
 	switch {
 	case n < 2 && h.others > 0:
 		return nil, fmt.Errorf("%s holds %s of %q from %s (and %s of another file with that name): diff needs two (run the skill again, or compare two traces)",
-			h.path, plural(n, "run record"), h.skill(), arg, plural(h.others, "run"))
+			h.path, words.Count(n, "run record"), h.skill(), arg, words.Count(h.others, "run"))
 	case n < 2:
-		return nil, fmt.Errorf("%s holds %s of %q: diff needs two (run the skill again, or compare two traces)", h.path, plural(n, "run record"), h.skill())
+		return nil, fmt.Errorf("%s holds %s of %q: diff needs two (run the skill again, or compare two traces)", h.path, words.Count(n, "run record"), h.skill())
 	}
 	ia, ib := n-2, n-1
 	switch len(in.Runs) {
@@ -303,10 +304,10 @@ func (h *history) skill() string {
 func (h *history) notes() []string {
 	var out []string
 	if h.corrupt > 0 {
-		out = append(out, fmt.Sprintf("%s: %s skipped (not run records); runs are numbered without them", h.path, plural(h.corrupt, "line")))
+		out = append(out, fmt.Sprintf("%s: %s skipped (not run records); runs are numbered without them", h.path, words.Count(h.corrupt, "line")))
 	}
 	if h.others > 0 {
-		out = append(out, fmt.Sprintf("%s: %s of another file with the same skill name left out; runs are numbered without them", h.path, plural(h.others, "run")))
+		out = append(out, fmt.Sprintf("%s: %s of another file with the same skill name left out; runs are numbered without them", h.path, words.Count(h.others, "run")))
 	}
 	return out
 }

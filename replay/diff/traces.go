@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/tool"
 	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
@@ -87,14 +88,7 @@ func describeTrace(name string, t *trace.Trace, calls int) string {
 			how = "from a session"
 		}
 	}
-	return fmt.Sprintf("%s (%s %q, %s)", name, how, skill, plural(calls, "call"))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return fmt.Sprintf("%s (%s %q, %s)", name, how, skill, words.Count(calls, "call"))
 }
 
 // callsOf lists a trace's calls in file order, each with its result and
@@ -317,7 +311,7 @@ func compareText(a, b string) (Change, bool) {
 			return Change{Path: path, From: strconv.Quote(cut(la[i])), To: strconv.Quote(cut(lb[i])), Kind: Changed}, true
 		}
 	}
-	return Change{Path: "body", From: plural(len(la), "line"), To: plural(len(lb), "line"), Kind: Changed}, true
+	return Change{Path: "body", From: words.Count(len(la), "line"), To: words.Count(len(lb), "line"), Kind: Changed}, true
 }
 
 func firstLine(s string) string {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/tool/jsondata"
 )
 
@@ -212,16 +213,7 @@ func keys(o *jsondata.Object) []string {
 func Render(v any) string { return cut(jsondata.String(v)) }
 
 // cut shortens s to maxValue characters.
-func cut(s string) string {
-	n := 0
-	for i := range s {
-		if n == maxValue {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+func cut(s string) string { return words.ClipRunes(s, maxValue) }
 
 // lookup resolves a skill's json path in a parsed document: a segment
 // names an object's member, or an array's index written without leading

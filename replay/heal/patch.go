@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
@@ -46,7 +47,7 @@ type patch struct {
 func parsePatch(text string, level int, d *replay.Divergence, allowWeaker bool) (*patch, error) {
 	var p proposal
 	if err := decodeStrict(unfence(text), &p); err != nil {
-		return nil, fmt.Errorf("the reply is not a JSON patch object (%v); it starts %q", err, clip(text, 80))
+		return nil, fmt.Errorf("the reply is not a JSON patch object (%v); it starts %q", err, words.Clip(text, 80))
 	}
 	out := &patch{asserts: stepAsserts(d.Step), binds: stepBinds(d.Step)}
 	if p.Reason != nil {
@@ -116,7 +117,7 @@ func parseLines[T any](kind string, lines []string, parse func(string, ast.Pos) 
 	for i, line := range lines {
 		switch {
 		case strings.ContainsAny(line, "\r\n"):
-			return nil, fmt.Errorf("%s %d of the patch contains a line break: %q", kind, i+1, clip(line, 120))
+			return nil, fmt.Errorf("%s %d of the patch contains a line break: %q", kind, i+1, words.Clip(line, 120))
 		case len(line) > maxLineLen:
 			return nil, fmt.Errorf("%s %d of the patch is %d bytes long; at most %d are accepted", kind, i+1, len(line), maxLineLen)
 		}

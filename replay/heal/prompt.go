@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/redact"
@@ -158,7 +159,7 @@ func sample(root any) []string {
 				walk(path+"."+strconv.Itoa(i), e)
 			}
 		default:
-			out = append(out, path+" = "+clip(jsondata.String(v), maxLeafValue))
+			out = append(out, path+" = "+words.Clip(jsondata.String(v), maxLeafValue))
 		}
 	}
 	walk("json", root)
@@ -173,15 +174,4 @@ func addressable(key string) bool {
 		}
 	}
 	return key != ""
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

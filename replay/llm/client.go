@@ -9,8 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/redact"
 )
 
@@ -102,7 +102,7 @@ func (w *wire) post(ctx context.Context, body any) ([]byte, error) {
 // decode parses a successful response body into v.
 func (w *wire) decode(raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
-		return w.scrub(fmt.Errorf("LLM request failed: malformed response from %s: %v; body starts %q", w.shown, err, clip(string(raw), 120)))
+		return w.scrub(fmt.Errorf("LLM request failed: malformed response from %s: %v; body starts %q", w.shown, err, words.Clip(string(raw), 120)))
 	}
 	return nil
 }
@@ -133,7 +133,7 @@ func providerMessage(raw []byte) string {
 	if json.Unmarshal(raw, &body) == nil && len(body.Error) > 0 {
 		var text string
 		if json.Unmarshal(body.Error, &text) == nil && text != "" {
-			return clip(text, maxErrorText)
+			return words.Clip(text, maxErrorText)
 		}
 		var obj struct {
 			Type    string `json:"type"`
@@ -141,24 +141,13 @@ func providerMessage(raw []byte) string {
 		}
 		if json.Unmarshal(body.Error, &obj) == nil && obj.Message != "" {
 			if obj.Type != "" {
-				return clip(obj.Type+": "+obj.Message, maxErrorText)
+				return words.Clip(obj.Type+": "+obj.Message, maxErrorText)
 			}
-			return clip(obj.Message, maxErrorText)
+			return words.Clip(obj.Message, maxErrorText)
 		}
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "(empty body)"
 	}
-	return clip(strings.Join(strings.Fields(string(raw)), " "), maxErrorText)
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return words.Clip(strings.Join(strings.Fields(string(raw)), " "), maxErrorText)
 }

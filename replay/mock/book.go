@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
@@ -309,10 +310,10 @@ func objectSchema(schema any) error {
 	}
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
-		return fmt.Errorf("its schema is not a JSON object: %s", cutText(string(raw), 60))
+		return fmt.Errorf("its schema is not a JSON object: %s", words.ClipRunes(string(raw), 60))
 	}
 	if m["type"] != "object" {
-		return fmt.Errorf(`its schema's type is %s, not "object"`, cutText(fmt.Sprint(m["type"]), 40))
+		return fmt.Errorf(`its schema's type is %s, not "object"`, words.ClipRunes(fmt.Sprint(m["type"]), 40))
 	}
 	return nil
 }
@@ -370,18 +371,6 @@ func distinct(o *jsondata.Object) []string {
 		}
 	}
 	return out
-}
-
-// cutText shortens s to n characters with "…".
-func cutText(s string, n int) string {
-	k := 0
-	for i := range s {
-		if k == n {
-			return s[:i] + "…"
-		}
-		k++
-	}
-	return s
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/tool"
@@ -76,29 +77,18 @@ func New(book *Book, opts Options) *Server {
 		&mcp.ServerOptions{HasTools: true})
 	s.mcp.AddReceivingMiddleware(s.passthrough)
 	for _, t := range book.Tools {
-		err := guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) })
+		err := mcpx.Guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) })
 		if err == nil {
 			continue
 		}
 		t.loosen()
-		if err2 := guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) }); err2 != nil {
+		if err2 := mcpx.Guard(func() { s.mcp.AddTool(t.Typed, s.handler(t)) }); err2 != nil {
 			s.warnf("tool %q is not served: the MCP SDK refuses it: %v", t.Name, err2)
 			continue
 		}
 		s.warnf("tool %q: the MCP SDK refuses its recorded definition (%v); served with a permissive input schema", t.Name, err)
 	}
 	return s
-}
-
-// guard turns a panic of the SDK's AddTool into an error.
-func guard(register func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	register()
-	return nil
 }
 
 // MCP returns the underlying MCP server.
@@ -247,9 +237,9 @@ func (s *Server) Call(ctx context.Context, ss *mcp.ServerSession, t *Tool, args 
 // unmatched explains a call no recorded call matches.
 func (s *Server) unmatched(t *Tool, args json.RawMessage, a Answer) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "reelier mock: no recorded call of %s matches these arguments (--match %s): %s", t.Name, s.matcher.Mode, cutText(compact(args), 200))
+	fmt.Fprintf(&b, "reelier mock: no recorded call of %s matches these arguments (--match %s): %s", t.Name, s.matcher.Mode, words.ClipRunes(compact(args), 200))
 	if a.Nearest != nil {
-		fmt.Fprintf(&b, "; the nearest recorded call is %s with %s; what differs: %s", a.Nearest.Where(), cutText(compact(a.Nearest.Args), 200), strings.Join(describe(a.Differ), "; "))
+		fmt.Fprintf(&b, "; the nearest recorded call is %s with %s; what differs: %s", a.Nearest.Where(), words.ClipRunes(compact(a.Nearest.Args), 200), strings.Join(describe(a.Differ), "; "))
 	}
 	return b.String()
 }

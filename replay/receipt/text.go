@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/redact"
@@ -203,16 +204,16 @@ func writeResponse(ctx context.Context, w io.Writer, obs *tool.Observation, verb
 		return
 	}
 	lines := strings.Split(body, "\n")
-	fmt.Fprintf(w, "%sresponse: status %d, body of %s, %s:\n", detail, obs.Status, plural(len(lines), "line"), plural(len(obs.Body), "byte"))
+	fmt.Fprintf(w, "%sresponse: status %d, body of %s, %s:\n", detail, obs.Status, words.Count(len(lines), "line"), words.Count(len(obs.Body), "byte"))
 	shown, moreLines, moreChars := bodyLines(lines, verbose)
 	for _, l := range shown {
 		fmt.Fprintf(w, "%s%s\n", quoted, l)
 	}
 	switch {
 	case moreLines > 0:
-		fmt.Fprintf(w, "%s…%d more %s (--verbose shows all)\n", elided, moreLines, noun(moreLines, "line"))
+		fmt.Fprintf(w, "%s…%d more %s (--verbose shows all)\n", elided, moreLines, words.Noun(moreLines, "line"))
 	case moreChars > 0:
-		fmt.Fprintf(w, "%s…%d more %s (--verbose shows all)\n", elided, moreChars, noun(moreChars, "character"))
+		fmt.Fprintf(w, "%s…%d more %s (--verbose shows all)\n", elided, moreChars, words.Noun(moreChars, "character"))
 	}
 }
 
@@ -253,17 +254,6 @@ func firstRunes(s string, n int) string {
 		n--
 	}
 	return s
-}
-
-// plural renders "1 line", "3 lines".
-func plural(n int, word string) string { return fmt.Sprintf("%d %s", n, noun(n, word)) }
-
-// noun is word for one, and its plural otherwise.
-func noun(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // writeNext points at what to do about a failed step: let an LLM propose

@@ -33,6 +33,7 @@ import (
 
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/tool"
@@ -191,7 +192,7 @@ func Start(ctx context.Context, skills []*Skill, reg tool.Registry, opts Options
 		for _, sv := range g.servers {
 			list = append(list, fmt.Sprintf("%s (%s)", termtext.Line(sv.Name), termtext.Line(sv.Command)))
 		}
-		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", pluralWord(len(g.servers), "server"), where, strings.Join(list, ", "))
+		fmt.Fprintf(stderr, "[reelier] starting %s recorded in %s: %s\n", words.Count(len(g.servers), "server"), where, strings.Join(list, ", "))
 		servers, err := g.specs()
 		if err != nil {
 			stop()
@@ -311,7 +312,7 @@ func untrustedError(skills []*Skill, w wording) error {
 func listServers(skills []*Skill) string {
 	var b strings.Builder
 	for _, l := range skills {
-		fmt.Fprintf(&b, "%s records %s to start for it:\n", termtext.Line(l.Path), pluralWord(len(l.Skill.Servers), "MCP server"))
+		fmt.Fprintf(&b, "%s records %s to start for it:\n", termtext.Line(l.Path), words.Count(len(l.Skill.Servers), "MCP server"))
 		for _, sv := range l.Skill.Servers {
 			fmt.Fprintf(&b, "  %s: %s\n", termtext.Line(sv.Name), termtext.Line(sv.Command))
 			for _, h := range sv.Headers {
@@ -397,13 +398,6 @@ func skillPaths(skills []*Skill) string {
 		paths[i] = termtext.Line(l.Path)
 	}
 	return strings.Join(paths, ", ")
-}
-
-func pluralWord(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // trustFile is the store's file name under <user config dir>/reelier.

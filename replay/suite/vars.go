@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/internal/exitstatus"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/redact"
 )
@@ -30,7 +31,7 @@ var (
 // ErrReserved; each caller words its own message.
 func CheckName(name string) error {
 	switch {
-	case !isIdentifier(name):
+	case !words.IsIdent(name):
 		return ErrNotIdentifier
 	case grammar.IsReservedName(name):
 		return ErrReserved
@@ -38,21 +39,12 @@ func CheckName(name string) error {
 	return nil
 }
 
-func isIdentifier(s string) bool {
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // ParseVars turns name=value flags into variables.
 func ParseVars(kvs []string) (map[string]string, error) {
 	vars := make(map[string]string, len(kvs))
 	for _, kv := range kvs {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !isIdentifier(name) {
+		if !ok || !words.IsIdent(name) {
 			return nil, exitstatus.Usagef("invalid --var %q: want name=value, where name is a letter or _ followed by letters, digits or _", kv)
 		}
 		if grammar.IsReservedName(name) {
@@ -91,7 +83,7 @@ func LoadVars(flags, files, environ []string) (map[string]string, error) {
 			name, value, ok := strings.Cut(line, "=")
 			name = strings.TrimSpace(name)
 			switch {
-			case !ok || !isIdentifier(name):
+			case !ok || !words.IsIdent(name):
 				return nil, exitstatus.Usagef("%s:%d: want name=value, where name is a letter or _ followed by letters, digits or _", path, n)
 			case grammar.IsReservedName(name):
 				return nil, exitstatus.Usagef("%s:%d: %q is reserved for the computed date variables", path, n, name)

@@ -38,6 +38,7 @@ import (
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool"
+	"github.com/reelier/reelier/tool/jsondata"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -186,7 +187,7 @@ func (r *Recorder) Write(w io.Writer, startedAt string) error {
 		if c.title != "" {
 			enc.Put(&trace.Note{T: trace.KindNote, TS: stamp(c.at), Text: red.String("", c.title)})
 		}
-		args, err := redactJSON(red, c.args)
+		args, err := red.JSONValue(c.args)
 		if err != nil {
 			return fmt.Errorf("arguments of %q: %w", c.tool, err)
 		}
@@ -198,7 +199,7 @@ func (r *Recorder) Write(w io.Writer, startedAt string) error {
 		} else {
 			body = errorBody(c.err)
 		}
-		if body, err = redactJSON(red, body); err != nil {
+		if body, err = red.JSONValue(body); err != nil {
 			return fmt.Errorf("result of %q: %w", c.tool, err)
 		}
 		enc.Put(&trace.Result{T: trace.KindResult, I: i, OK: ok, MS: c.ms, Body: body})
@@ -248,7 +249,7 @@ func ResultBody(obs *tool.Observation) json.RawMessage {
 	b.WriteString(`{"content":[`)
 	if obs.Body != "" {
 		b.WriteString(`{"type":"text","text":`)
-		b.Write(jsonString(obs.Body))
+		b.WriteString(jsondata.StdString(obs.Body))
 		b.WriteString(`}`)
 	}
 	b.WriteString(`]`)
@@ -273,25 +274,7 @@ func ResultBody(obs *tool.Observation) json.RawMessage {
 // result with the failure as its text, as the recording proxy writes for
 // a downstream that failed.
 func errorBody(msg string) json.RawMessage {
-	return json.RawMessage(`{"content":[{"type":"text","text":` + string(jsonString(msg)) + `}],"isError":true}`)
-}
-
-// redactJSON redacts a JSON value as the trace writer does: nothing
-// becomes null.
-func redactJSON(red *redact.Redactor, raw []byte) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return json.RawMessage("null"), nil
-	}
-	return red.JSON(raw)
-}
-
-// jsonString encodes s as a JSON string without HTML escaping.
-func jsonString(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return bytes.TrimRight(b.Bytes(), "\n")
+	return json.RawMessage(`{"content":[{"type":"text","text":` + jsondata.StdString(msg) + `}],"isError":true}`)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(trace.TimeFormat) }

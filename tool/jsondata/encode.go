@@ -54,12 +54,25 @@ func Append(b []byte, v any) []byte {
 //
 // Runs of characters that need no escaping are copied at once; only an
 // escape or a byte that is not UTF-8 ends a run.
-func AppendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte { return appendString(b, s, true) }
+
+// AppendStringAsIs is AppendString except that bytes that are not UTF-8
+// are copied as they are (JSON.stringify's form of a JavaScript string;
+// the formatter writes a skill's values with it).
+func AppendStringAsIs(b []byte, s string) []byte { return appendString(b, s, false) }
+
+// appendString is AppendString, replacing bytes that are not UTF-8 with
+// U+FFFD when fix is set and copying them otherwise.
+func appendString(b []byte, s string, fix bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf {
+			if !fix {
+				i++
+				continue
+			}
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				b = append(b, s[start:i]...)

@@ -138,21 +138,33 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		obj.Members = append(obj.Members, Member{Key: key.(string), Value: v})
-		p.space()
-		if p.i >= len(p.src) {
-			return nil, errEOF
-		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
+		if more, err := p.more('}', "after object key:value pair"); !more {
+			if err != nil {
+				return nil, err
+			}
 			return obj, nil
-		default:
-			return nil, p.invalid("after object key:value pair")
 		}
 	}
+}
+
+// more reads what follows a member or element: a comma (true, and the
+// white space after it) or the closing byte (false); anything else is an
+// error naming what it came after.
+func (p *parser) more(closing byte, after string) (bool, error) {
+	p.space()
+	if p.i >= len(p.src) {
+		return false, errEOF
+	}
+	switch p.src[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return true, nil
+	case closing:
+		p.i++
+		return false, nil
+	}
+	return false, p.invalid(after)
 }
 
 func (p *parser) array(depth int) (any, error) {
@@ -172,19 +184,11 @@ func (p *parser) array(depth int) (any, error) {
 			return nil, err
 		}
 		arr = append(arr, v)
-		p.space()
-		if p.i >= len(p.src) {
-			return nil, errEOF
-		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case ']':
-			p.i++
+		if more, err := p.more(']', "after array element"); !more {
+			if err != nil {
+				return nil, err
+			}
 			return arr, nil
-		default:
-			return nil, p.invalid("after array element")
 		}
 	}
 }

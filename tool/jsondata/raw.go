@@ -34,7 +34,7 @@ func RawAt(doc []byte, segs []string) ([]byte, bool) {
 				key := doc[kStart : kEnd-1]
 				j = SpaceEnd(doc, kEnd)
 				j = SpaceEnd(doc, j+1) // the colon
-				if keyEquals(key, seg) {
+				if KeyIs(key, seg) {
 					found = j
 				}
 				j = SpaceEnd(doc, ValueEnd(doc, j))
@@ -90,9 +90,11 @@ func index(seg string) (int, bool) {
 	return n, true
 }
 
-// keyEquals compares a key as written with a name, as Parse would decode
-// the key (escapes resolved, invalid UTF-8 replaced).
-func keyEquals(raw []byte, name string) bool {
+// KeyIs compares a key as written between its quotes (escapes kept) with
+// a name, as Parse would decode the key (escapes resolved, invalid UTF-8
+// replaced), so "typ\u0065" is "type". Without an escape it does not
+// allocate.
+func KeyIs(raw []byte, name string) bool {
 	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw) == name
 	}

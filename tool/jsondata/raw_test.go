@@ -71,3 +71,26 @@ func lookup(v any, segs []string) (any, bool) {
 	}
 	return v, true
 }
+
+func TestKeyIs(t *testing.T) {
+	for _, tc := range []struct {
+		raw, name string
+		want      bool
+	}{
+		{"type", "type", true},
+		{"type", "Type", false},
+		{`typ\u0065`, "type", true},
+		{`typ\u0066`, "type", false},
+		{`a\"b`, `a"b`, true},
+		{`a\nb`, "a\nb", true},
+		{`a\qb`, "aqb", false}, // not a JSON escape
+		{"", "", true},
+		{"caf\xe9", "caf\xe9", false}, // invalid UTF-8 reads as U+FFFD
+		{"caf\xe9", "caf\uFFFD", true},
+		{"café", "café", true},
+	} {
+		if got := jsondata.KeyIs([]byte(tc.raw), tc.name); got != tc.want {
+			t.Errorf("KeyIs(%q, %q) = %v, want %v", tc.raw, tc.name, got, tc.want)
+		}
+	}
+}

@@ -61,19 +61,8 @@ func (v *jsonChecker) value(depth int) bool {
 			if !v.value(depth) {
 				return false
 			}
-			v.space()
-			if v.i >= len(v.b) {
-				return false
-			}
-			switch v.b[v.i] {
-			case ',':
-				v.i++
-				v.space()
-			case '}':
-				v.i++
-				return true
-			default:
-				return false
+			if more, ok := v.more('}'); !more {
+				return ok
 			}
 		}
 	case c == '[':
@@ -90,19 +79,8 @@ func (v *jsonChecker) value(depth int) bool {
 			if !v.value(depth) {
 				return false
 			}
-			v.space()
-			if v.i >= len(v.b) {
-				return false
-			}
-			switch v.b[v.i] {
-			case ',':
-				v.i++
-				v.space()
-			case ']':
-				v.i++
-				return true
-			default:
-				return false
+			if more, ok := v.more(']'); !more {
+				return ok
 			}
 		}
 	case c == '"':
@@ -117,6 +95,26 @@ func (v *jsonChecker) value(depth int) bool {
 		return v.literal("null")
 	}
 	return false
+}
+
+// more reads what follows a member or element: a comma (more, and the
+// white space after it) or the closing byte (done, ok); anything else is
+// not JSON.
+func (v *jsonChecker) more(closing byte) (more, ok bool) {
+	v.space()
+	if v.i >= len(v.b) {
+		return false, false
+	}
+	switch v.b[v.i] {
+	case ',':
+		v.i++
+		v.space()
+		return true, true
+	case closing:
+		v.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (v *jsonChecker) literal(lit string) bool {

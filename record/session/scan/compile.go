@@ -12,6 +12,7 @@ import (
 
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/internal/exitstatus"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/agentskill"
 	"github.com/reelier/reelier/record/session"
 )
@@ -75,7 +76,7 @@ func (res *Result) CompileChosen(w io.Writer, chosen []int, opts CompileOptions)
 		}
 		switch c.Status {
 		case "written":
-			fmt.Fprintf(w, "Compiled %s — %s (from %s)\n", c.Skill, plural(c.Steps, "step"), e.Path)
+			fmt.Fprintf(w, "Compiled %s — %s (from %s)\n", c.Skill, words.Count(c.Steps, "step"), e.Path)
 		case "exists":
 			fmt.Fprintf(w, "Left %s alone: it exists (from %s)\n", c.Skill, e.Path)
 		default:
@@ -169,11 +170,3 @@ func (b *ProgressBar) Clear() {
 }
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
-
-// plural renders "1 step" or "3 steps".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
