@@ -46,9 +46,12 @@ also writes the replay itself as a trace (one skill at a time), which
 reelier trace prints, reelier compile reads and reelier diff compares with
 the recording the skill came from.
 
-Output: a receipt per skill on stdout (live, step by step, on a terminal;
-colours unless NO_COLOR is set); with --json the run records instead, one
-per line. --dry-run fills and prints every action and executes and writes
+Output: a receipt per skill on stdout, written step by step as the steps
+end (on a terminal with a running line and colours unless NO_COLOR is set;
+in a log or a pipe as plain lines, one per step); with --json the run
+records instead, one per line. A server handshake or a call that runs on
+prints "still waiting …" to stderr every 5 seconds, naming the flag that
+bounds it (--handshake-timeout, --timeout). --dry-run fills and prints every action and executes and writes
 nothing. Several skills run as a suite, --jobs of them at a time;
 --junit writes a JUnit XML report with one testcase per step.
 

@@ -63,9 +63,13 @@ type Options struct {
 	// (RetryIntervalSet: --retry-interval was given); Handshake bounds
 	// starting an MCP server.
 	Timeout, RetryInterval, Handshake time.Duration
-	RetryIntervalSet                  bool
-	Retry                             int
-	SkipWrites, FailOnUnchecked       bool
+	// NoticeAfter is how long a handshake or a call runs before a "still
+	// waiting" line says so on Stderr (and then again at that interval);
+	// mcpx.WaitNotice if 0.
+	NoticeAfter                 time.Duration
+	RetryIntervalSet            bool
+	Retry                       int
+	SkipWrites, FailOnUnchecked bool
 	// FailOnOpenQuestions makes a skill with unresolved open questions
 	// exit 1, whatever its verdict.
 	FailOnOpenQuestions bool
@@ -170,7 +174,7 @@ func Run(ctx context.Context, opts Options) error {
 // Stderr, Quiet, Version and Handshake.
 func StartTools(ctx context.Context, skills []*loader.Skill, opts Options, reg tool.Registry) (func(), error) {
 	if len(opts.Servers) > 0 {
-		router, err := mcpx.StartServers(ctx, opts.Servers, mcpx.Options{Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake})
+		router, err := mcpx.StartServers(ctx, opts.Servers, mcpx.Options{Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake, StartTimeoutFlag: "--handshake-timeout", NoticeAfter: opts.NoticeAfter})
 		if err != nil {
 			return nil, exitstatus.ToolErr(err)
 		}
@@ -181,7 +185,7 @@ func StartTools(ctx context.Context, skills []*loader.Skill, opts Options, reg t
 	for i, l := range skills {
 		recorded[i] = &skillservers.Skill{Path: l.Path, Stdin: l.Path == loader.StdinName, Skill: l.Skill}
 	}
-	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: opts.ServersFromSkill, Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake})
+	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: opts.ServersFromSkill, Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake, StartTimeoutFlag: "--handshake-timeout", NoticeAfter: opts.NoticeAfter})
 	var refused *skillservers.RefusedError
 	switch {
 	case errors.As(err, &refused):
