@@ -10,6 +10,7 @@ import (
 
 	"github.com/reelier/reelier/lang/approval"
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
 )
@@ -112,4 +113,22 @@ func (r *runner) resourceOf(obs *tool.Observation) string {
 		return ""
 	}
 	return r.opts.Redactor.String("uri", obs.Resource)
+}
+
+// approvedArgs refuses a heal's new arguments for a step the skill's
+// approvals hold (one that has an approval, or writes, in a skill that
+// keeps approvals): what was approved is the step's own argument
+// template, and a model's patch was never reviewed.
+func (r *runner) approvedArgs(st *ast.Step, effect ast.Effect, args ast.Value) error {
+	if !r.approvals.Present() || st.Action == nil {
+		return nil
+	}
+	sc := r.approvals.Of(st.Number)
+	if sc == nil || (sc.Status == approval.None && !approval.IsWrite(effect)) {
+		return nil
+	}
+	if args != nil && st.Action.Args != nil && format.Value(args) == format.Value(st.Action.Args) {
+		return nil
+	}
+	return fmt.Errorf("step %d is held by the skill's approvals (metadata %s): a heal may not change its arguments", st.Number, approval.MetadataKey)
 }
