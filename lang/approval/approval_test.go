@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/grammar"
 )
 
@@ -282,6 +283,54 @@ func FuzzParse(f *testing.F) {
 		again, errs2 := Parse(List(as))
 		if len(errs2) > 0 || len(again) != len(as) {
 			t.Fatalf("List(%v) read back as %v %v", as, again, errs2)
+		}
+	})
+}
+
+// FuzzSetMetadata: writing approvals into any skill that parses either
+// refuses with an error or gives a file that parses, whose metadata reads
+// back as the value written, and whose text after the frontmatter is the
+// same bytes.
+func FuzzSetMetadata(f *testing.F) {
+	f.Add(skillSrc)
+	f.Add(strings.ReplaceAll(skillSrc, "\n", "\r\n"))
+	f.Add(strings.Replace(skillSrc, "metadata:\n  reelier-timeout: 30s\n", "", 1))
+	f.Add(strings.Replace(skillSrc, "metadata:\n  reelier-timeout: 30s\n", "metadata: {a: b}\n", 1))
+	f.Add(strings.Replace(skillSrc, "  reelier-timeout: 30s\n", "  reelier-approvals: |-\n    1 sha256:00\n  # c\n", 1))
+	f.Add(strings.Replace(skillSrc, "  reelier-timeout: 30s\n", "", 1))
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<14 {
+			return
+		}
+		skill, diags := grammar.Parse("s.skill.md", []byte(src))
+		if diags.HasErrors() || skill.Frontmatter == nil || len(skill.Steps) == 0 {
+			return
+		}
+		var as []Approval
+		for _, st := range skill.Steps {
+			as = append(as, For(skill, st))
+		}
+		value := List(as)
+		out, err := format.SetMetadata([]byte(src), skill.Frontmatter, skill.CRLF, MetadataKey, value)
+		if err != nil {
+			return
+		}
+		again, diags := grammar.Parse("s.skill.md", out)
+		if diags.HasErrors() {
+			t.Fatalf("the rewritten file does not parse: %v\n%s", diags, out)
+		}
+		if e := again.Frontmatter.Metadata(MetadataKey); e == nil || e.Value != value {
+			t.Fatalf("metadata reads back as %+v, want %q\n%s", e, value, out)
+		}
+		end := int(skill.Frontmatter.Range.End.Offset)
+		if !strings.HasSuffix(string(out), src[end:]) {
+			t.Fatalf("the text after the frontmatter changed:\n%s", out)
+		}
+		c := Check(again)
+		for _, sc := range c.Steps {
+			if sc.Status != Approved {
+				t.Fatalf("step %d is %v after approving every step\n%s", sc.Step.Number, sc.Status, out)
+			}
 		}
 	})
 }

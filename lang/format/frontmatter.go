@@ -118,9 +118,12 @@ func SetMetadata(src []byte, fm *ast.Frontmatter, crlf bool, key, value string) 
 	if crlf {
 		eol = "\r\n"
 	}
-	item := "  " + Scalar(key) + ": " + Scalar(value)
-	if lines, ok := literalBlock(value); ok {
-		item = "  " + Scalar(key) + ": |-" + eol + "    " + strings.Join(lines, eol+"    ")
+	// item writes the entry indented like the map's other entries.
+	item := func(indent string) string {
+		if lines, ok := literalBlock(value); ok {
+			return indent + Scalar(key) + ": |-" + eol + indent + "  " + strings.Join(lines, eol+indent+"  ")
+		}
+		return indent + Scalar(key) + ": " + Scalar(value)
 	}
 	lineStart := func(off int) int {
 		for off > 0 && src[off-1] != '\n' {
@@ -154,15 +157,24 @@ func SetMetadata(src []byte, fm *ast.Frontmatter, crlf bool, key, value string) 
 		if strings.TrimSpace(string(src[closing:lineEnd(closing)])) != "---" {
 			closing = lineStart(closing - 1)
 		}
-		return splice(closing, closing, "metadata:"+eol+item+eol), nil
+		return splice(closing, closing, "metadata:"+eol+item("  ")+eol), nil
 	}
 	if md.Kind == ast.ScalarValue && md.Type == "null" && md.ValueRange.Start.Offset == md.ValueRange.End.Offset {
 		// `metadata:` with nothing under it yet.
 		at := lineEnd(int(md.KeyRange.Start.Offset))
-		return splice(at, at, eol+item), nil
+		return splice(at, at, eol+item("  ")), nil
 	}
 	if md.Kind != ast.MapValue || (len(md.Items) > 0 && md.ValueRange.Start.Line == md.KeyRange.Start.Line) {
 		return nil, fmt.Errorf("line %d: metadata is not a block map (one `key: value` a line); write it as one to add %s", md.KeyRange.Start.Line, key)
+	}
+	indent := "  "
+	if len(md.Items) > 0 {
+		first := int(md.Items[0].KeyRange.Start.Offset)
+		ls := lineStart(first)
+		if strings.Trim(string(src[ls:first]), " ") != "" {
+			return nil, fmt.Errorf("line %d: metadata's entries are not one a line; write it as a block map to add %s", md.KeyRange.Start.Line, key)
+		}
+		indent = string(src[ls:first])
 	}
 	if e := md.Lookup(key); e != nil {
 		from := lineStart(int(e.KeyRange.Start.Offset))
@@ -171,11 +183,11 @@ func SetMetadata(src []byte, fm *ast.Frontmatter, crlf bool, key, value string) 
 			// A block value's range may end after its last line break.
 			to = lineEnd(int(e.ValueRange.End.Offset) - 1)
 		}
-		return splice(from, to, item), nil
+		return splice(from, to, item(indent)), nil
 	}
 	if len(md.Items) == 0 {
 		at := lineEnd(int(md.KeyRange.Start.Offset))
-		return splice(at, at, eol+item), nil
+		return splice(at, at, eol+item(indent)), nil
 	}
 	last := md.Items[len(md.Items)-1]
 	endOff := int(last.ValueRange.End.Offset)
@@ -183,5 +195,5 @@ func SetMetadata(src []byte, fm *ast.Frontmatter, crlf bool, key, value string) 
 		endOff--
 	}
 	at := lineEnd(endOff)
-	return splice(at, at, eol+item), nil
+	return splice(at, at, eol+item(indent)), nil
 }
