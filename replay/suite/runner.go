@@ -245,7 +245,7 @@ func RunExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int 
 		switch st.Kind {
 		case runlog.KindTool:
 			return exitstatus.Tool
-		case runlog.KindGate, runlog.KindInput:
+		case runlog.KindGate, runlog.KindInput, runlog.KindApproval:
 			return exitstatus.Usage
 		}
 	}

@@ -15,12 +15,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/exitstatus"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/mcpx"
@@ -75,6 +77,10 @@ type Options struct {
 	FailOnOpenQuestions bool
 	// IgnoreToolDrift runs skills whose tools drifted anyway.
 	IgnoreToolDrift bool
+	// RunID, when set, names every run of the suite (--run-id): a retry
+	// of an earlier run given its ID sends its writes the same
+	// idempotency keys. Empty gives each run a fresh ID.
+	RunID string
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -115,6 +121,8 @@ func Run(ctx context.Context, opts Options) error {
 		return exitstatus.Usagef("--timeout, --handshake-timeout and --retry-interval must not be negative")
 	case opts.Retry < 0 || opts.Retry > 100:
 		return exitstatus.Usagef("--retry must be 0 to 100, got %d", opts.Retry)
+	case opts.RunID != "" && !runIDRe.MatchString(opts.RunID):
+		return exitstatus.Usagef("--run-id must be 1 to 128 letters, digits, '.', '_' or '-', got %q", termtext.Line(opts.RunID))
 	}
 	if err := opts.Heal.Check(opts.JSON); err != nil {
 		return err
@@ -134,7 +142,7 @@ func Run(ctx context.Context, opts Options) error {
 		limits.RetryInterval = time.Second
 	}
 	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.Yes, AllowWrites: opts.AllowWrites,
-		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift}
+		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID}
 	httptool.Register(base.Tools, nil)
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
@@ -247,6 +255,12 @@ func LoadSuite(paths []string, vars map[string]string, dryRun bool, stdin io.Rea
 			fail(l.Path, err)
 			continue
 		}
+		if err := replay.SkillApprovals(l.Skill); err != nil {
+			err = fmt.Errorf("%s:%s", l.Path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.Path+":"))
+			fmt.Fprintln(errw, err)
+			fail(l.Path, err)
+			continue
+		}
 		if err := replay.SkillTools(l.Skill); err != nil {
 			err = fmt.Errorf("%s:%s", l.Path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.Path+":"))
 			fmt.Fprintln(errw, err)
@@ -268,6 +282,9 @@ func LoadSuite(paths []string, vars map[string]string, dryRun bool, stdin io.Rea
 	}
 	return skills, broken, nil
 }
+
+// runIDRe is what a --run-id may hold.
+var runIDRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
 // MissingInputs names every input the run was not given, where each is
 // first used and how to give it.
