@@ -170,13 +170,23 @@ const (
 func VerdictOf(t runlog.Totals) Verdict { return runlog.DeriveVerdict(t) }
 
 // verdictOf is the verdict a received record earns: interrupted when it
-// says so, otherwise what its steps give (a record's own word is never
-// trusted over its steps).
+// says so, failed when tool drift stopped it before step 1 (it keeps the
+// drift, and every step is skipped), otherwise what its steps give (a
+// record's own word is never trusted over its steps).
 func verdictOf(rec *runlog.Record, t runlog.Totals) Verdict {
-	if rec.Verdict == VerdictInterrupted && t.Failed == 0 {
+	switch {
+	case rec.Verdict == VerdictInterrupted && t.Failed == 0:
 		return VerdictInterrupted
+	case stoppedByToolDrift(rec, t):
+		return VerdictFailed
 	}
 	return VerdictOf(t)
+}
+
+// stoppedByToolDrift says a record is a run the drift check stopped: it
+// keeps drift that was not ignored, and no step ran.
+func stoppedByToolDrift(rec *runlog.Record, t runlog.Totals) bool {
+	return rec.ToolDrift != nil && !rec.ToolDrift.Ignored && len(rec.ToolDrift.Tools) > 0 && t.Skipped == t.Steps
 }
 
 // StoredVerdict is how a store writes a run's verdict: the verdict

@@ -211,6 +211,9 @@ func (w walker) record(rec map[string]any, up *runUpload) {
 	if p, present := rec["provenance"]; present && p != nil {
 		w.provenance(p)
 	}
+	if d, present := rec["toolDrift"]; present && d != nil {
+		w.toolDrift(d)
+	}
 	totals, ok := rec["totals"].(map[string]any)
 	if !ok {
 		w.typeErr("record.totals", rec, "totals", "an object")
@@ -267,6 +270,36 @@ func (w walker) step(path string, v any) {
 		} else {
 			w.fe.add(path+".why", "must be an object, got %s", kind(why))
 		}
+	}
+}
+
+// toolDrift checks what the drift check before step 1 found: an object
+// {"ignored": boolean, "tools": [{"server"?, "tool", "changes": [string]}]}.
+// A record that keeps drift that was not ignored, and whose steps were
+// all skipped, is a run the drift stopped: its verdict is failed.
+func (w walker) toolDrift(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.fe.add("record.toolDrift", "must be an object, got %s", kind(v))
+		return
+	}
+	if _, ok := m["ignored"].(bool); !ok {
+		w.typeErr("record.toolDrift.ignored", m, "ignored", "a boolean")
+	}
+	tools, ok := m["tools"].([]any)
+	if !ok {
+		w.typeErr("record.toolDrift.tools", m, "tools", "an array")
+	}
+	for i, t := range tools {
+		path := fmt.Sprintf("record.toolDrift.tools[%d]", i)
+		tm, ok := t.(map[string]any)
+		if !ok {
+			w.fe.add(path, "must be an object, got %s", kind(t))
+			continue
+		}
+		w.str(tm, path+".server", "server", false)
+		w.str(tm, path+".tool", "tool", true)
+		w.strings(tm, path+".changes", "changes")
 	}
 }
 
