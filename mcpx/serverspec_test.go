@@ -30,3 +30,29 @@ func TestParseServer(t *testing.T) {
 		}
 	}
 }
+
+// TestServerWhere: the program, host and mock-ness a run record keeps of
+// each server it ran against.
+func TestServerWhere(t *testing.T) {
+	tests := []struct {
+		raw           string
+		program, host string
+		mock          bool
+	}{
+		{raw: "npx -y @acme/crm-mcp@1.2", program: "npx"},
+		{raw: "/usr/local/bin/reelier mock traces/a-1.jsonl", program: "reelier", mock: true},
+		{raw: "reelier --quiet mock a.jsonl", program: "reelier", mock: true},
+		{raw: "C:/tools/reelier.exe mock a.jsonl", program: "reelier", mock: true},
+		{raw: "reelier serve", program: "reelier"},
+		{raw: "reelier", program: "reelier"},
+		{raw: "mock-server mock", program: "mock-server"},
+		{raw: "https://user:pw@mcp.example.com:8443/mcp?token=x", host: "mcp.example.com:8443"},
+		{raw: `npx "unterminated`},
+	}
+	for _, tt := range tests {
+		s := ParseServer(tt.raw)
+		if s.Program() != tt.program || s.Host() != tt.host || s.IsMock() != tt.mock {
+			t.Errorf("%q: program %q host %q mock %v; want %q %q %v", tt.raw, s.Program(), s.Host(), s.IsMock(), tt.program, tt.host, tt.mock)
+		}
+	}
+}

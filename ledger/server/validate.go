@@ -214,6 +214,9 @@ func (w walker) record(rec map[string]any, up *runUpload) {
 	if d, present := rec["toolDrift"]; present && d != nil {
 		w.toolDrift(d)
 	}
+	if sv, present := rec["servers"]; present && sv != nil {
+		w.servers(sv)
+	}
 	totals, ok := rec["totals"].(map[string]any)
 	if !ok {
 		w.typeErr("record.totals", rec, "totals", "an object")
@@ -300,6 +303,48 @@ func (w walker) toolDrift(v any) {
 		w.str(tm, path+".server", "server", false)
 		w.str(tm, path+".tool", "tool", true)
 		w.strings(tm, path+".changes", "changes")
+	}
+}
+
+// maxServers and maxServerBytes bound what a record says of the servers
+// it ran against: how many, and how long each name, program or host is.
+const (
+	maxServers     = 64
+	maxServerBytes = 256
+)
+
+// servers checks which MCP servers a run says it ran against: an array of
+// {"name", "command"?, "host"?, "mock"?}, each text one line within
+// maxServerBytes.
+func (w walker) servers(v any) {
+	list, ok := v.([]any)
+	if !ok {
+		w.fe.add("record.servers", "must be an array, got %s", kind(v))
+		return
+	}
+	if len(list) > maxServers {
+		w.fe.add("record.servers", "must list at most %d servers, got %d", maxServers, len(list))
+		return
+	}
+	for i, e := range list {
+		path := fmt.Sprintf("record.servers[%d]", i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			w.fe.add(path, "must be an object, got %s", kind(e))
+			continue
+		}
+		for _, key := range []string{"name", "command", "host"} {
+			if s, ok := w.str(m, path+"."+key, key, key == "name"); ok {
+				if msg := provenanceProblem(s, maxServerBytes); msg != "" {
+					w.fe.add(path+"."+key, "%s", msg)
+				}
+			}
+		}
+		if mk, present := m["mock"]; present {
+			if _, ok := mk.(bool); !ok {
+				w.fe.add(path+".mock", "must be a boolean, got %s", kind(mk))
+			}
+		}
 	}
 }
 
@@ -409,6 +454,8 @@ func (w walker) consistent(rec map[string]any, up *runUpload) {
 		if failed := up.totals.Failed > 0; up.rec.Passed == failed {
 			w.fe.add("record.passed", "is %v but %d step(s) failed; passed must be true exactly when no step failed", up.rec.Passed, up.totals.Failed)
 		}
+	case v == VerdictFailed && verdictOf(&up.rec, up.totals) == VerdictConfig:
+		// Written before the config verdict existed: stored as config.
 	case v != verdictOf(&up.rec, up.totals):
 		w.fe.add("record.verdict", "is %q but the steps say %q", v, verdictOf(&up.rec, up.totals))
 	case up.rec.Passed != (v == VerdictPassed):
