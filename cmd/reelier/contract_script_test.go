@@ -7,24 +7,42 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reelier/reelier/testkit/ledgertest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestLedgerContract runs the scripts in testdata/contract: every verdict
 // and failure kind `reelier run` writes, pushed with `reelier push` to a
 // real ledger (ledgerd), read back through its API and pages (#30).
+// The ledger's store is SQLite, and PostgreSQL too when REELIER_TEST_PG_DSN
+// names a server (in CI it must).
 func TestLedgerContract(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/contract",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mcpagent":  mcpAgent,
-			"exitcode":  exitCodeCmd,
-			"fakeapi":   fakeAPI,
-			"ledgerd":   ledgerD,
-			"ledgerget": ledgerGet,
-			"hangwait":  hangWait,
-		},
-	})
+	for _, store := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(*testing.T) string { return "" }},
+		{"postgres", func(t *testing.T) string { return ledgertest.PostgresDSN(t) }},
+	} {
+		t.Run(store.name, func(t *testing.T) {
+			dsn := store.dsn(t)
+			testscript.Run(t, testscript.Params{
+				Dir: "testdata/contract",
+				Setup: func(env *testscript.Env) error {
+					env.Setenv(ledgerdPostgres, dsn)
+					return nil
+				},
+				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+					"mcpagent":  mcpAgent,
+					"exitcode":  exitCodeCmd,
+					"fakeapi":   fakeAPI,
+					"ledgerd":   ledgerD,
+					"ledgerget": ledgerGet,
+					"hangwait":  hangWait,
+				},
+			})
+		})
+	}
 }
 
 // ledgerGet is the script command `ledgerget PATH`: a GET of PATH on the
