@@ -1,6 +1,9 @@
 package mcpx
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseServer(t *testing.T) {
 	tests := []struct {
@@ -55,4 +58,25 @@ func TestServerWhere(t *testing.T) {
 			t.Errorf("%q: program %q host %q mock %v; want %q %q %v", tt.raw, s.Program(), s.Host(), s.IsMock(), tt.program, tt.host, tt.mock)
 		}
 	}
+}
+
+// FuzzServerWhere: whatever a --wrap value holds, reading where a run ran
+// never panics, a remote server's host never carries user information,
+// and only a reelier command is ever a mock.
+func FuzzServerWhere(f *testing.F) {
+	for _, s := range []string{"reelier mock a.jsonl", "npx -y @acme/crm-mcp@1.2", "https://u:p@h.example:1/x?token=t", `"unterminated`, "reelier --x mock", "http://[::1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		s := ParseServer(raw)
+		if h := s.Host(); strings.Contains(h, "@") {
+			t.Errorf("%q: host %q carries user information", raw, h)
+		}
+		if s.IsMock() && s.Program() != "reelier" {
+			t.Errorf("%q: a mock whose program is %q", raw, s.Program())
+		}
+		if s.Remote() && s.Program() != "" || !s.Remote() && s.Host() != "" {
+			t.Errorf("%q: program %q host %q for remote=%v", raw, s.Program(), s.Host(), s.Remote())
+		}
+	})
 }

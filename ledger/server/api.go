@@ -43,6 +43,12 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the run upload was rejected: %d field error(s); fix the record, it will not be accepted as it is", len(fe)), fe)
 		return
 	}
+	if s.verify != nil {
+		if err := s.verify(r.Context(), up.skill, up.record); err != nil {
+			writeError(w, http.StatusBadRequest, "the run upload was rejected: its signature does not verify", fieldErrors{"record.signature": err.Error()})
+			return
+		}
+	}
 	record, err := redact.JSON(s.redactor, up.record)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "the run upload was rejected: the record is not valid JSON", nil)
