@@ -137,6 +137,9 @@ func (m *markdown) record(e runlog.Entry) {
 	default:
 		m.printf("## ❌ Reelier replay failed: %s\n\n", code(r.Skill))
 	}
+	if r.Mock() {
+		m.printf("> Against `reelier mock`: the skill was checked against a recording served back, not a live server.\n\n")
+	}
 	m.printf("| steps | passed | unchecked | skipped | failed | duration |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	m.printf("| %d | %d | %d | %d | %d | %s |\n\n", t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, duration(t.Ms))
 	if t.Unchecked > 0 {
