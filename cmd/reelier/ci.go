@@ -60,8 +60,9 @@ attestation service (actions/attest, pinned by SHA: a Sigstore
 certificate for the job's OIDC identity, checked with 'gh attestation
 verify --predicate-type'), keeps the signature bundle with the run
 records, and is the only mode that writes the permissions id-token:
-write and attestations: write; key passes the REELIER_SIGNING_KEY secret
-to the Action and grants nothing more.
+write and attestations: write; key (signing with a key of your own) is
+refused for now: the Action cannot do it until reelier run signs records
+itself.
 
 An existing workflow file is never overwritten: give --force to replace
 it. --output - prints the workflow instead of writing it.
@@ -100,7 +101,7 @@ func newCICmd() *cobra.Command {
 	f.StringVar(&opts.ref, "ref", "", "pin the Action to this commit `SHA` (default: the commit this binary was built from, when known)")
 	f.StringVar(&opts.action, "action", "reelier/reelier", "the Action's `OWNER/REPO`")
 	f.BoolVar(&opts.force, "force", false, "replace an existing workflow file")
-	f.StringVar(&opts.sign, "sign", ghworkflow.SignOff, "how the Action signs the receipts: `off`, keyless (actions/attest; writes the id-token and attestations permissions) or key (the REELIER_SIGNING_KEY secret)")
+	f.StringVar(&opts.sign, "sign", ghworkflow.SignOff, "how the Action signs the receipts: `off`, keyless (actions/attest; writes the id-token and attestations permissions) or key (not available yet)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "write the MCP server commands the skills record into the workflow, and remember for each file that you trust them")
 	return cmd
 }

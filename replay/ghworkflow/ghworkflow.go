@@ -62,8 +62,10 @@ const (
 	// signing with the job's OIDC token); the workflow grants the job
 	// id-token: write and attestations: write, and only then.
 	SignKeyless = "keyless"
-	// SignKey: receipts are signed with a key the repository keeps as the
-	// REELIER_SIGNING_KEY secret; no extra permission is granted.
+	// SignKey: receipts signed with a key the repository keeps as a
+	// secret. Reserved: the Action cannot sign with a key until reelier run
+	// signs records itself (#30), so Load refuses it rather than write a
+	// workflow that fails.
 	SignKey = "key"
 )
 
@@ -141,7 +143,10 @@ func Load(opts Options) (*Plan, error) {
 	if opts.Sign == "" {
 		opts.Sign = SignOff
 	}
-	if !slices.Contains(SignModes, opts.Sign) {
+	switch {
+	case opts.Sign == SignKey:
+		return nil, fmt.Errorf("sign %q: the Action cannot sign with a key yet (that needs reelier run to sign its records); use keyless (GitHub's artifact attestations) or off", SignKey)
+	case !slices.Contains(SignModes, opts.Sign):
 		return nil, fmt.Errorf("sign %q: want %s", termtext.Line(opts.Sign), strings.Join(SignModes, ", "))
 	}
 	if len(opts.Skills) == 0 {
@@ -414,14 +419,9 @@ func jobsNode(opts Options, jobs []*job) *yaml.Node {
 			key("cloud-url"), str("${{ vars.REELIER_CLOUD_URL }}"),
 			key("cloud-key"), str("${{ secrets.REELIER_CLOUD_KEY }}"),
 		)
-		switch opts.Sign {
-		case SignKeyless:
+		if opts.Sign == SignKeyless {
 			with.Content = append(with.Content,
 				key("sign"), comment(str(SignKeyless), "", "actions/attest signs each receipt; gh attestation verify checks it"))
-		case SignKey:
-			with.Content = append(with.Content,
-				key("sign"), str(SignKey),
-				key("signing-key"), str("${{ secrets.REELIER_SIGNING_KEY }}"))
 		}
 		steps := seq(
 			mapping(key("uses"), comment(str(checkoutAction), "", checkoutVersion)),

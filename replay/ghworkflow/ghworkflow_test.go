@@ -117,6 +117,7 @@ func TestGenerateRefuses(t *testing.T) {
 		{"an expression in a server command", Options{Root: dir, Skills: []string{write("x.skill.md", skill("\n## Servers\n- `x`: `run ${{ secrets.TOKEN }}`\n"))}, Ref: ref}, "holds ${{"},
 		{"a skill outside the root", Options{Root: filepath.Join(dir, "sub"), Skills: []string{ok}, Ref: ref}, "is not inside"},
 		{"an unknown sign mode", Options{Root: dir, Skills: []string{ok}, Ref: ref, Sign: "always"}, `sign "always": want off, keyless, key`},
+		{"signing with a key", Options{Root: dir, Skills: []string{ok}, Ref: ref, Sign: SignKey}, `sign "key": the Action cannot sign with a key yet`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +144,6 @@ func TestGenerateSign(t *testing.T) {
 		{"", map[string]string{"contents": "read"}, nil},
 		{SignOff, map[string]string{"contents": "read"}, nil},
 		{SignKeyless, map[string]string{"contents": "read", "id-token": "write", "attestations": "write"}, map[string]string{"sign": "keyless"}},
-		{SignKey, map[string]string{"contents": "read"}, map[string]string{"sign": "key", "signing-key": "${{ secrets.REELIER_SIGNING_KEY }}"}},
 	} {
 		t.Run("sign="+tt.sign, func(t *testing.T) {
 			data, err := Generate(Options{Root: "testdata/repo", Skills: skills, Action: "reelier/reelier", Ref: ref, Version: "v0.test", Sign: tt.sign})
