@@ -114,3 +114,37 @@ func TestVerifyRecordHook(t *testing.T) {
 		t.Errorf("stored %d runs (%v), the hook saw %q; want the one it passed stored and both seen", k.Runs, err, seen)
 	}
 }
+
+// TestMockRunPages: a run against reelier mock is labelled on its receipt
+// (with the servers it ran against, shown inert) and on the skill page,
+// and left out of the pass rate unless ?mock=include.
+func TestMockRunPages(t *testing.T) {
+	l := newTestLedger(t, false, 0)
+	l.uploadSkill(t, "weekly")
+	push := func(i int, servers []runlog.ServerUse, outcomes ...runlog.Outcome) string {
+		var r runlog.Record
+		json.Unmarshal(ledgertest.Record("weekly", i, outcomes...), &r)
+		r.Servers = servers
+		line, _ := runlog.Marshal(&r)
+		status, body := l.pushRun(t, "weekly", line)
+		var a wire.Accepted
+		if json.Unmarshal(body, &a); status != 202 {
+			t.Fatalf("push: %d %s", status, body)
+		}
+		return a.ID
+	}
+	push(0, []runlog.ServerUse{{Name: "crm", Command: "npx"}}, runlog.Failed)
+	id := push(1, []runlog.ServerUse{{Name: "<b>mock</b>", Command: "reelier", Mock: true}}, runlog.Passed)
+	_, page := l.do(t, "GET", "/runs/"+id, nil, nil)
+	for _, want := range []string{`id="mock-run"`, `<span class="mock" data-mock`, `<li data-server><bdi class="prov">&lt;b&gt;mock&lt;/b&gt;</bdi> <small class="muted">(program <bdi>reelier</bdi>)</small>`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the mock run's receipt lacks %s", want)
+		}
+	}
+	_, skill := l.do(t, "GET", "/skills/weekly", nil, nil)
+	_, with := l.do(t, "GET", "/skills/weekly?mock=include", nil, nil)
+	if !strings.Contains(string(skill), `<b data-pass-rate>0%</b>`) || !strings.Contains(string(skill), `<b data-mock-runs>1</b>`) ||
+		!strings.Contains(string(with), `<b data-pass-rate>50%</b>`) {
+		t.Errorf("pass rates: without mock runs %v, with %v", strings.Contains(string(skill), `0%`), strings.Contains(string(with), `50%`))
+	}
+}
