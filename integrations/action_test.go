@@ -709,9 +709,10 @@ description: Store an entity in the memory server and find it again
 		t.Errorf("the JUnit report lacks the steps:\n%s", junit)
 	}
 
-	// Without allow-writes the gate refuses the write step.
+	// Without allow-writes the gate refuses the write step: the job fails
+	// (exit 2), and the run's verdict is config, not drift.
 	r.inputs = map[string]string{"skills": "skills/memory.skill.md", "wrap": wrap}
-	if code, _ := r.run(); code != 2 || !strings.Contains(r.summary, "| <code>skills/memory.skill.md</code> | ❌ failed") {
+	if code, _ := r.run(); code != 2 || !strings.Contains(r.summary, "| <code>skills/memory.skill.md</code> | 🔧 config") {
 		t.Errorf("without allow-writes: exit %d\n%s", code, r.summary)
 	}
 
