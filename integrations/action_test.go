@@ -6,6 +6,8 @@ package integrations_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +53,7 @@ type step struct {
 	If               string
 	Env              map[string]string
 	WorkingDirectory string `yaml:"working-directory"`
+	With             map[string]string
 }
 
 func loadAction(t testing.TB) action {
@@ -77,7 +80,8 @@ func TestActionShape(t *testing.T) {
 		t.Errorf("runs.using = %q", a.Runs.Using)
 	}
 	want := map[string]string{"skills": "", "wrap": "", "allow-writes": "false", "yes": "false", "max-level": "0", "vars": "",
-		"var-file": "", "junit": "", "fail-on-unchecked": "false", "fail-on-open-questions": "false", "cloud-url": "", "cloud-key": "", "push": "always"}
+		"var-file": "", "junit": "", "fail-on-unchecked": "false", "fail-on-open-questions": "false", "cloud-url": "", "cloud-key": "", "push": "always",
+		"sign": "off", "signing-key": ""}
 	for name, def := range want {
 		in, ok := a.Inputs[name]
 		if !ok {
@@ -91,7 +95,7 @@ func TestActionShape(t *testing.T) {
 	if len(a.Inputs) != len(want) {
 		t.Errorf("inputs = %v, want exactly %v", a.Inputs, want)
 	}
-	for _, o := range []string{"verdict", "passed", "healed", "patch", "exit-code", "runs-dir", "push"} {
+	for _, o := range []string{"verdict", "passed", "healed", "patch", "exit-code", "runs-dir", "push", "bundle-path"} {
 		if _, ok := a.Outputs[o]; !ok {
 			t.Errorf("output %q is missing", o)
 		}
@@ -167,6 +171,10 @@ type runner struct {
 	// (5 minutes unless set).
 	ref     string
 	timeout time.Duration
+	// uses stands in for the steps that use other actions, by step id:
+	// the outputs such a step gives (none when absent), as a runner
+	// would have them after it ran.
+	uses map[string]map[string]string
 }
 
 // expr matches the expressions action.yml may use.
@@ -257,6 +265,9 @@ func (r *runner) run() (int, string) {
 	r.install()
 	for _, s := range r.action.Runs.Steps {
 		if s.Uses != "" || installSteps[s.ID] {
+			if out, ok := r.uses[s.ID]; ok && s.Uses != "" {
+				r.outputs[s.ID] = out
+			}
 			continue
 		}
 		if s.If != "" {
@@ -570,6 +581,86 @@ func TestActionRun(t *testing.T) {
 	}
 }
 
+// TestActionSign: the sign input, run step by step as a runner runs it.
+// keyless hands actions/attest (pinned by SHA) the skill files that ran
+// as subjects by SHA-256 and this job's run records as the predicate, and
+// keeps the bundle it returns (stood in for here, the service being
+// GitHub's) in the runs-dir; off signs nothing; key and an unknown mode
+// fail the job with exit 2, saying why.
+func TestActionSign(t *testing.T) {
+	api := fakeAPI(t)
+	files := map[string]string{"skills/booking.skill.md": bookingSkill}
+	vars := "base=" + api + "\nid=bk_1"
+	a := loadAction(t)
+	var attest *step
+	for i, s := range a.Runs.Steps {
+		if s.ID == "attest" {
+			attest = &a.Runs.Steps[i]
+		}
+	}
+	if attest == nil || !strings.HasPrefix(attest.Uses, "actions/attest@") || attest.If != "steps.sign-prep.outputs.enabled == 'true'" ||
+		attest.With["subject-checksums"] != "${{ steps.sign-prep.outputs.subjects }}" || attest.With["predicate-path"] != "${{ steps.sign-prep.outputs.predicate }}" ||
+		attest.With["predicate-type"] != "https://reelier.dev/run-records/v1" {
+		t.Fatalf("the attest step: %+v", attest)
+	}
+
+	t.Run("keyless", func(t *testing.T) {
+		r := newRunner(t, files)
+		r.inputs = map[string]string{"skills": "skills/booking.skill.md", "vars": vars, "sign": "keyless"}
+		bundle := filepath.Join(r.temp, "attestation.jsonl")
+		if err := os.WriteFile(bundle, []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.uses = map[string]map[string]string{"attest": {"bundle-path": bundle}}
+		if code, failed := r.run(); code != 0 {
+			t.Fatalf("exit %d at %q\n%s", code, failed, r.log.String())
+		}
+		prep := r.outputs["sign-prep"]
+		if prep["enabled"] != "true" {
+			t.Fatalf("sign-prep outputs %v\n%s", prep, r.log.String())
+		}
+		sum := sha256.Sum256([]byte(bookingSkill))
+		if got, want := readFile(t, prep["subjects"]), hex.EncodeToString(sum[:])+"  skills/booking.skill.md\n"; got != want {
+			t.Errorf("subjects %q, want %q", got, want)
+		}
+		var predicate struct{ RunRecords []runlog.Record }
+		if err := json.Unmarshal([]byte(readFile(t, prep["predicate"])), &predicate); err != nil || len(predicate.RunRecords) != 1 ||
+			predicate.RunRecords[0].Skill != "booking-status" || predicate.RunRecords[0].Verdict != runlog.VerdictPassed {
+			t.Errorf("predicate %+v, %v", predicate, err)
+		}
+		kept := r.outputs["sign-keep"]["bundle-path"]
+		if filepath.Dir(kept) != r.outputs["replay"]["runs-dir"] || readFile(t, kept) != readFile(t, bundle) {
+			t.Errorf("bundle kept as %q, want a copy in the runs-dir %q", kept, r.outputs["replay"]["runs-dir"])
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		r := newRunner(t, files)
+		r.inputs = map[string]string{"skills": "skills/booking.skill.md", "vars": vars}
+		if code, failed := r.run(); code != 0 {
+			t.Fatalf("exit %d at %q\n%s", code, failed, r.log.String())
+		}
+		if r.outputs["sign-prep"]["enabled"] != "false" || r.outputs["sign-keep"]["bundle-path"] != "" {
+			t.Errorf("sign off: %v %v", r.outputs["sign-prep"], r.outputs["sign-keep"])
+		}
+		if _, err := os.Stat(filepath.Join(r.outputs["replay"]["runs-dir"], "receipts.sigstore.json")); !os.IsNotExist(err) {
+			t.Errorf("a bundle was kept with sign off: %v", err)
+		}
+	})
+	for _, tt := range []struct{ sign, log string }{
+		{"key", "::error title=Reelier sign::sign: key is not available in this version of the action"},
+		{"always", `::error title=Reelier sign::sign must be off, keyless or key, not "always"`},
+	} {
+		t.Run(tt.sign, func(t *testing.T) {
+			r := newRunner(t, files)
+			r.inputs = map[string]string{"skills": "skills/booking.skill.md", "vars": vars, "sign": tt.sign}
+			code, failed := r.run()
+			if code != 2 || failed != "Prepare the receipts for signing" || !strings.Contains(r.log.String(), tt.log) {
+				t.Errorf("exit %d at %q, want 2 at the signing step saying %q\n%s", code, failed, tt.log, r.log.String())
+			}
+		})
+	}
+}
+
 // TestActionMCP: a skill whose tools come from a real MCP server from
 // npm (server-memory), started through the wrap input; its write step
 // runs because allow-writes is set. A wrap line that cannot start is a
@@ -618,9 +709,10 @@ description: Store an entity in the memory server and find it again
 		t.Errorf("the JUnit report lacks the steps:\n%s", junit)
 	}
 
-	// Without allow-writes the gate refuses the write step.
+	// Without allow-writes the gate refuses the write step: the job fails
+	// (exit 2), and the run's verdict is config, not drift.
 	r.inputs = map[string]string{"skills": "skills/memory.skill.md", "wrap": wrap}
-	if code, _ := r.run(); code != 2 || !strings.Contains(r.summary, "| <code>skills/memory.skill.md</code> | ❌ failed") {
+	if code, _ := r.run(); code != 2 || !strings.Contains(r.summary, "| <code>skills/memory.skill.md</code> | 🔧 config") {
 		t.Errorf("without allow-writes: exit %d\n%s", code, r.summary)
 	}
 

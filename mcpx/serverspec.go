@@ -1,6 +1,12 @@
 package mcpx
 
-import "context"
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/google/shlex"
+)
 
 // ServerSpec is one MCP server to start, read once where a --wrap flag or
 // a skill's Servers section is read: a command line run as a child
@@ -70,4 +76,45 @@ func specs(wrap []string, opts Options) []ServerSpec {
 // with opts.Names and opts.Headers by index, as StartServers does.
 func Start(ctx context.Context, wrap []string, opts Options) (*Router, error) {
 	return StartServers(ctx, specs(wrap, opts), opts)
+}
+
+// Program is what a local server's command runs: the last path element
+// of its first word, without ".exe" ("npx", "reelier", "python3"); "" for
+// a remote server or a command that does not split.
+func (s ServerSpec) Program() string {
+	if s.Remote() {
+		return ""
+	}
+	argv, err := shlex.Split(s.Command)
+	if err != nil || len(argv) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(path.Base(strings.ReplaceAll(argv[0], `\`, "/")), ".exe")
+}
+
+// Host is a remote server's host and port, never its user information,
+// path or query; "" for a command.
+func (s ServerSpec) Host() string {
+	if !s.Remote() {
+		return ""
+	}
+	return urlLabel(s.URL)
+}
+
+// IsMock reports a server that is `reelier mock`: its program is reelier
+// and its first argument that is not a flag is the mock subcommand. Such
+// a server serves recordings back; a run against it checked the skill
+// against what was recorded, not against a live server.
+func (s ServerSpec) IsMock() bool {
+	if s.Program() != "reelier" {
+		return false
+	}
+	argv, _ := shlex.Split(s.Command)
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return a == "mock"
+	}
+	return false
 }

@@ -194,7 +194,7 @@ func TestVerdicts(t *testing.T) {
 		{"checked", []step{{action: `t {}`, asserts: []string{"json.n == 1"}}, {action: `t {}`}}, runlog.VerdictPassed},
 		{"nothing checked", []step{{action: `t {}`}}, runlog.VerdictUnchecked},
 		{"a check failed", []step{{action: `t {}`, asserts: []string{"json.n == 2"}}}, runlog.VerdictFailed},
-		{"an input missing", []step{{action: `t {"x": "{{nobody}}"}`}}, runlog.VerdictFailed},
+		{"an input missing", []step{{action: `t {"x": "{{nobody}}"}`}}, runlog.VerdictConfig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := run(t, skill(tc.steps...), replay.Options{Tools: tool.Registry{"t": fake}}).Record

@@ -114,7 +114,11 @@ func writeBench(w io.Writer, path string, s runlog.Summary) {
 	if s.Runs == 0 {
 		fmt.Fprintf(w, "runs:           0 (no run recorded yet)\n")
 	} else {
-		fmt.Fprintf(w, "runs:           %d (%d passed, %d failed, %d unchecked, %d interrupted), pass rate %.1f%%\n", s.Runs, s.PassedRuns, s.FailedRuns, s.UncheckedRuns, s.InterruptedRuns, 100*s.PassRate)
+		config := ""
+		if s.ConfigRuns > 0 {
+			config = fmt.Sprintf(", %d config", s.ConfigRuns)
+		}
+		fmt.Fprintf(w, "runs:           %d (%d passed, %d failed%s, %d unchecked, %d interrupted), pass rate %.1f%%\n", s.Runs, s.PassedRuns, s.FailedRuns, config, s.UncheckedRuns, s.InterruptedRuns, 100*s.PassRate)
 	}
 	st := s.Steps
 	fmt.Fprintf(w, "steps:          %d total: %d passed, %d unchecked, %d failed, %d skipped\n", st.Total, st.Passed, st.Unchecked, st.Failed, st.Skipped)

@@ -53,6 +53,17 @@ Every value is written as a quoted YAML string by a YAML library, and
 the text is read back before it is written; output that does not read
 back as the workflow intended is refused.
 
+--sign says how the Action signs each receipt: off (the default) signs
+nothing and grants the job nothing beyond reading the repository; keyless
+has the Action hand the receipt predicate to GitHub's artifact
+attestation service (actions/attest, pinned by SHA: a Sigstore
+certificate for the job's OIDC identity, checked with 'gh attestation
+verify --predicate-type'), keeps the signature bundle with the run
+records, and is the only mode that writes the permissions id-token:
+write and attestations: write; key (signing with a key of your own) is
+refused for now: the Action cannot do it until reelier run signs records
+itself.
+
 An existing workflow file is never overwritten: give --force to replace
 it. --output - prints the workflow instead of writing it.
 
@@ -65,11 +76,12 @@ Examples:
   reelier ci --ref 0123456789abcdef0123456789abcdef01234567
   reelier ci --ref "$(git -C ../reelier rev-parse HEAD)" --output - | less
   reelier ci --force --ref 0123456789abcdef0123456789abcdef01234567
-  reelier ci --servers-from-skill --ref 0123456789abcdef0123456789abcdef01234567`
+  reelier ci --servers-from-skill --ref 0123456789abcdef0123456789abcdef01234567
+  reelier ci --sign keyless --ref 0123456789abcdef0123456789abcdef01234567`
 
 type ciOptions struct {
-	dir, output, ref, action string
-	force, serversFromSkill  bool
+	dir, output, ref, action, sign string
+	force, serversFromSkill        bool
 }
 
 func newCICmd() *cobra.Command {
@@ -89,6 +101,7 @@ func newCICmd() *cobra.Command {
 	f.StringVar(&opts.ref, "ref", "", "pin the Action to this commit `SHA` (default: the commit this binary was built from, when known)")
 	f.StringVar(&opts.action, "action", "reelier/reelier", "the Action's `OWNER/REPO`")
 	f.BoolVar(&opts.force, "force", false, "replace an existing workflow file")
+	f.StringVar(&opts.sign, "sign", ghworkflow.SignOff, "how the Action signs the receipts: `off`, keyless (actions/attest; writes the id-token and attestations permissions) or key (not available yet)")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "write the MCP server commands the skills record into the workflow, and remember for each file that you trust them")
 	return cmd
 }
@@ -111,7 +124,7 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 	if walkErr != nil {
 		return usageErrorf("%v", walkErr)
 	}
-	plan, err := ghworkflow.Load(ghworkflow.Options{Root: opts.dir, Skills: skills, Action: opts.action, Ref: ref, Version: versionString()})
+	plan, err := ghworkflow.Load(ghworkflow.Options{Root: opts.dir, Skills: skills, Action: opts.action, Ref: ref, Version: versionString(), Sign: opts.sign})
 	if err != nil {
 		return usageErrorf("%v", err)
 	}

@@ -37,7 +37,9 @@ API (the push client's side of it is 'reelier push --help'):
   POST /api/v1/skills            {name, skillMd}        200 {name}
   POST /api/v1/runs              {skillName, record}    202 {id}; a repeated
                                  Idempotency-Key gets the first copy's id
-  GET  /api/v1/skills            every skill with its figures
+  GET  /api/v1/skills            every skill with its figures; passRate
+                                 leaves out runs against reelier mock
+                                 unless ?mock=include
   GET  /api/v1/skills/NAME/runs  newest first; ?limit=1..200 (50), and
                                  ?before=<next> for the following page
   GET  /healthz                  200 while the database answers reads of
@@ -55,7 +57,11 @@ duration, last run), /skills/NAME (pass/fail strip, duration and token
 chart by run order, runs with their failing step and first failure),
 /skills/NAME/file (the uploaded file, its upload history and diffs),
 /runs/ID (the receipt: steps, where it ran, what healed). An unchecked run
-is never shown as passed.
+is never shown as passed. A run stopped by its set-up (a refused write, an
+input that could not be sent) is config: counted apart, not a failure and
+not in the pass rate. A run against reelier mock is labelled mock and left
+out of pass rates unless the page asks for it (?mock=include, a link
+beside the figures).
 
 Who may connect: while the store holds no API key, the ledger answers only
 loopback clients, and it refuses to listen on an address that is not

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reelier/reelier/ledger/pgstore"
 	"github.com/reelier/reelier/ledger/server"
 	"github.com/reelier/reelier/ledger/sqlitestore"
 	"github.com/reelier/reelier/testkit/ledgertest"
@@ -19,8 +20,13 @@ import (
 // scriptLedgers holds the connection counter of each script's ledger.
 var scriptLedgers sync.Map // *testscript.TestScript → *atomic.Int64
 
+// ledgerdPostgres names the script variable that, when set, holds the
+// PostgreSQL DSN ledgerd stores in instead of SQLite.
+const ledgerdPostgres = "LEDGERD_POSTGRES"
+
 // ledgerD is the script command `ledgerd [-key]`: it starts a receipt
-// ledger (a SQLite store in $WORK/ledgerd.db) on 127.0.0.1 inside the test
+// ledger (a SQLite store in $WORK/ledgerd.db, or the PostgreSQL that
+// $LEDGERD_POSTGRES names) on 127.0.0.1 inside the test
 // process for the rest of the script, listening before the command
 // returns. It sets $LEDGER to its URL, $LEDGER_DOWN to a URL where nothing
 // listens and, with -key, $LEDGER_KEY to a valid API key (without -key the
@@ -30,7 +36,13 @@ func ledgerD(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 || len(args) == 1 && args[0] != "-key" {
 		ts.Fatalf("usage: ledgerd [-key]")
 	}
-	store, err := sqlitestore.Open(context.Background(), ts.MkAbs("ledgerd.db"))
+	var store server.Store
+	var err error
+	if dsn := ts.Getenv(ledgerdPostgres); dsn != "" {
+		store, err = pgstore.Open(context.Background(), dsn)
+	} else {
+		store, err = sqlitestore.Open(context.Background(), ts.MkAbs("ledgerd.db"))
+	}
 	ts.Check(err)
 	if len(args) == 1 {
 		key, hash := server.NewKey()

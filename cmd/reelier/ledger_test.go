@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -151,8 +152,10 @@ func ledgerProcesses(t *testing.T, db string) {
 	summary := regexp.MustCompile(fmt.Sprintf(`shared: skill uploaded; %d pushed(?: \((\d+) already on the ledger\))?, 1 rejected; cursor 0 -> %d `, perPusher, perPusher+1))
 	dups := 0
 	for i, c := range cmds {
-		if err := c.Wait(); err != nil {
-			t.Errorf("pusher %d: %v\n%s", i, err, outs[i])
+		// Each history holds one record the ledger rejects: the push goes
+		// to the end and exits 1, naming it.
+		if err := c.Wait(); processExit(err) != 1 || !strings.Contains(outs[i].String(), "reelier push: the ledger rejected 1 record(s) of shared permanently (record 30)") {
+			t.Errorf("pusher %d: %v, want exit status 1 naming record 30\n%s", i, err, outs[i])
 		}
 		m := summary.FindStringSubmatch(outs[i].String())
 		if m == nil {
@@ -168,7 +171,7 @@ func ledgerProcesses(t *testing.T, db string) {
 		t.Errorf("the two pushers of the same records got %d duplicate answers between them, want %d: each record stored by exactly one", dups, perPusher)
 	}
 	again, err := reelierCmd(pushers[1].dir, env(pushers[0]), "push", "--all", "shared.skill.md").CombinedOutput()
-	if err != nil || !strings.Contains(string(again), fmt.Sprintf("%d pushed (%d already on the ledger), 1 rejected", perPusher, perPusher)) {
+	if processExit(err) != 1 || !strings.Contains(string(again), fmt.Sprintf("%d pushed (%d already on the ledger), 1 rejected", perPusher, perPusher)) {
 		t.Errorf("push --all to the other ledger: %v\n%s", err, again)
 	}
 	slices.Sort(want)
@@ -219,4 +222,17 @@ func ledgerMust(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// processExit is the exit status a command's Wait or Run error says (0
+// for nil, -1 for an error that is not an exit).
+func processExit(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }

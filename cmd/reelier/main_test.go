@@ -76,6 +76,10 @@ func fakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	// /hang never answers: it holds the request until the client gives up.
 	mux.HandleFunc("GET /hang", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case hangArrived(ts) <- struct{}{}:
+		default:
+		}
 		<-r.Context().Done()
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -88,6 +92,7 @@ func fakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		mux.ServeHTTP(w, r)
 	}))
 	ts.Defer(srv.Close)
+	ts.Defer(func() { hangs.Delete(ts) })
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
 	ts.Setenv("API", srv.URL)

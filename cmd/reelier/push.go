@@ -58,10 +58,12 @@ from the first record (the ledger recognises what it already has).
 Run records hold what your tools returned; review them before pushing them
 anywhere.
 
-Exit status: 0 when every record was pushed or permanently rejected; 1 when
-the push stopped early (the skill upload failed, a transient answer, or the
-state file could not be written); 2 for usage errors, a missing variable,
-an unparseable skill or a missing run history.
+Exit status: 0 when every record was pushed; 1 when the ledger rejected a
+record permanently (the push still goes on to the records after it, and
+names every rejected one), or when the push stopped early (the skill
+upload failed, a transient answer, or the state file could not be
+written); 2 for usage errors, a missing variable, an unparseable skill or
+a missing run history.
 
 Examples:
   reelier push skills/weekly-bookings.skill.md
@@ -136,6 +138,9 @@ func pushRun(cmd *cobra.Command, opts pushOptions) error {
 		return silentExit(exitFailed)
 	case res.Stopped != nil:
 		fmt.Fprintf(pr.Errw, "reelier push: stopped at record %d; nothing after it was sent, and the next push resumes there\n", res.CursorAfter)
+		return silentExit(exitFailed)
+	case res.Rejected > 0:
+		pr.Rejections(res)
 		return silentExit(exitFailed)
 	}
 	return nil

@@ -40,8 +40,12 @@ Each run appends one JSON line, its run record, to
 <runs-dir>/<skill-name>.jsonl: each step's outcome, filled action and bind
 values (redacted), and a digest of what the tool returned. Outcomes are
 honest: a step with no asserts is "unchecked", never "passed". Each run has
-one verdict — passed, failed, unchecked (nothing was checked) or
-interrupted — the same word in the receipt, --json and JUnit. --trace FILE
+one verdict — passed, failed, config (a refused write or an input that
+could not be sent stopped it: how the run was set up, not drift),
+unchecked (nothing was checked) or interrupted — the same word in the
+receipt, --json and JUnit. The run record names the MCP servers it ran
+against, and marks a run against 'reelier mock' (a recording, not a
+live server); the receipt says so. --trace FILE
 also writes the replay itself as a trace (one skill at a time), which
 reelier trace prints, reelier compile reads and reelier diff compares with
 the recording the skill came from.
@@ -108,8 +112,9 @@ Exit status (the worst over the skills of a suite): 0 passed or
 unchecked; 1 a check did not hold (or a run checked nothing and
 --fail-on-unchecked was given, or a skill that ran has unresolved open
 questions and --fail-on-open-questions was given); 2 bad usage or input — a skill that
-cannot be read or parsed, missing inputs, a write the gate refused,
-recorded servers not trusted yet; 3 a tool or environment error — a
+cannot be read or parsed, missing inputs, a write the gate refused or an
+input that could not be sent (verdict config), recorded servers not
+trusted yet; 3 a tool or environment error — a
 server that cannot start or crashed, a call that timed out, a refused
 connection, a record that could not be written; 130 interrupted (Ctrl-C).
 A skill of a suite that cannot run is reported and the others still run.

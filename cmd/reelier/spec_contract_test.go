@@ -27,7 +27,7 @@ func TestSpecReplayContract(t *testing.T) {
 		}
 		return out
 	}
-	verdicts := []string{string(runlog.VerdictPassed), string(runlog.VerdictFailed), string(runlog.VerdictUnchecked), string(runlog.VerdictInterrupted)}
+	verdicts := []string{string(runlog.VerdictPassed), string(runlog.VerdictFailed), string(runlog.VerdictConfig), string(runlog.VerdictUnchecked), string(runlog.VerdictInterrupted)}
 	if got := col("Verdicts", 0); !reflect.DeepEqual(got, verdicts) {
 		t.Errorf("SPEC.md verdicts %q, code %q", got, verdicts)
 	}
@@ -42,6 +42,7 @@ func TestSpecReplayContract(t *testing.T) {
 	// one the record marshals when set.
 	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"},
 		ToolDrift:     &runlog.ToolDrift{Tools: []runlog.DriftedTool{{Tool: "t", Changes: []string{"c"}}}},
+		Servers:       []runlog.ServerUse{{Name: "memory", Command: "npx"}},
 		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, RunID: "r", Steps: []runlog.StepRecord{{
 			Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
 			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",

@@ -124,6 +124,9 @@ type Result struct {
 	// Pushed counts records answered 202, Duplicates those of them the
 	// ledger already held, Rejected the permanent rejections.
 	Pushed, Duplicates, Rejected int
+	// RejectedIndexes are the indexes of the records rejected permanently
+	// in this push, in file order.
+	RejectedIndexes []int
 	// Records is the number of records in the history file.
 	Records int
 	// CursorBefore and CursorAfter bracket this push; the state file holds
@@ -212,6 +215,7 @@ func (b *batch) run(ctx context.Context, recs []record) error {
 			return b.save(-1)
 		case Rejected:
 			res.Rejected++
+			res.RejectedIndexes = append(res.RejectedIndexes, i)
 			ss.Rejected = append(ss.Rejected, Rejection{Index: i, Reason: out.Reason, At: runlog.Timestamp(b.now())})
 		case Pushed:
 			res.Pushed++

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strconv"
+	"strings"
 
 	"github.com/reelier/reelier/internal/exitstatus"
 )
@@ -116,4 +118,20 @@ func (pr *Reporter) Summary(r Result) {
 	}
 	fmt.Fprintf(pr.Out, "%s: %s; %s, %d rejected; cursor %d -> %d of %d record(s)\n",
 		r.Skill, skill, pushed, r.Rejected, r.CursorBefore, r.CursorAfter, r.Records)
+}
+
+// Rejections prints, after the summary, which records of the push the
+// ledger rejected permanently: the reason a push exits 1 though it went to
+// the end.
+func (pr *Reporter) Rejections(r Result) {
+	idx := make([]string, len(r.RejectedIndexes))
+	for i, n := range r.RejectedIndexes {
+		idx[i] = strconv.Itoa(n)
+	}
+	noun := "record"
+	if len(idx) > 1 {
+		noun = "records"
+	}
+	fmt.Fprintf(pr.Errw, "reelier push: the ledger rejected %d record(s) of %s permanently (%s %s); they are logged under \"rejected\" in %s and will not be sent again unless --all\n",
+		r.Rejected, r.Skill, noun, strings.Join(idx, ", "), pr.StatePath)
 }

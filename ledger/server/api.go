@@ -43,6 +43,12 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the run upload was rejected: %d field error(s); fix the record, it will not be accepted as it is", len(fe)), fe)
 		return
 	}
+	if s.verify != nil {
+		if err := s.verify(r.Context(), up.skill, up.record); err != nil {
+			writeError(w, http.StatusBadRequest, "the run upload was rejected: its signature does not verify", fieldErrors{"record.signature": err.Error()})
+			return
+		}
+	}
 	record, err := redact.JSON(s.redactor, up.record)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "the run upload was rejected: the record is not valid JSON", nil)
@@ -51,7 +57,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	run := Run{
 		ID: newID(), Skill: up.skill, IdempotencyKey: idem, Record: record,
 		StartedAt: up.startedAt, FinishedAt: up.finishedAt,
-		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, Healed: healedSteps(up.rec.Steps), ReceivedAt: s.now().UTC(),
+		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, Healed: healedSteps(up.rec.Steps), Mock: up.rec.Mock(), ReceivedAt: s.now().UTC(),
 	}
 	id, dup, err := s.store.AddRun(r.Context(), run)
 	switch {
@@ -167,6 +173,10 @@ type skillJSON struct {
 	Failed      int      `json:"failed"`
 	Unchecked   int      `json:"unchecked"`
 	Interrupted int      `json:"interrupted"`
+	Config      int      `json:"config"`
+	Mock        int      `json:"mock"`
+	MockPassed  int      `json:"mockPassed"`
+	MockConfig  int      `json:"mockConfig"`
 	HealedRuns  int      `json:"healedRuns"`
 	Tokens      int64    `json:"tokens"`
 	PassRate    float64  `json:"passRate"`
@@ -177,6 +187,7 @@ type skillJSON struct {
 type runJSON struct {
 	ID         string  `json:"id"`
 	Verdict    Verdict `json:"verdict"`
+	Mock       bool    `json:"mock,omitempty"`
 	StartedAt  string  `json:"startedAt"`
 	FinishedAt string  `json:"finishedAt"`
 	ReceivedAt string  `json:"receivedAt"`
@@ -190,7 +201,7 @@ type rawJSON []byte
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 func toRunJSON(r *Run, withRecord bool) *runJSON {
-	j := &runJSON{ID: r.ID, Verdict: r.Verdict, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), ReceivedAt: stamp(r.ReceivedAt)}
+	j := &runJSON{ID: r.ID, Verdict: r.Verdict, Mock: r.Mock, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), ReceivedAt: stamp(r.ReceivedAt)}
 	if withRecord {
 		j.Record = r.Record
 	}
@@ -200,7 +211,13 @@ func toRunJSON(r *Run, withRecord bool) *runJSON {
 // stamp formats a time like the run records do.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// listSkills answers every skill with its figures.
+// withMock reads the ?mock= filter of the skills list and pages:
+// "include" counts the runs against `reelier mock` in pass rates, which
+// leave them out otherwise.
+func withMock(r *http.Request) bool { return r.URL.Query().Get("mock") == "include" }
+
+// listSkills answers every skill with its figures; passRate leaves the
+// runs against `reelier mock` out unless ?mock=include.
 func (s *Server) listSkills(w http.ResponseWriter, r *http.Request) {
 	sums, err := s.store.Skills(r.Context())
 	if err != nil {
@@ -210,7 +227,12 @@ func (s *Server) listSkills(w http.ResponseWriter, r *http.Request) {
 	out := make([]skillJSON, 0, len(sums))
 	for _, k := range sums {
 		j := skillJSON{Name: k.Name, UploadedAt: stamp(k.UploadedAt), Uploads: k.Uploads, Runs: k.Runs,
-			Passed: k.Passed, Failed: k.Failed, Unchecked: k.Unchecked, Interrupted: k.Interrupted, HealedRuns: k.HealedRuns, Tokens: k.Tokens, PassRate: k.PassRate()}
+			Passed: k.Passed, Failed: k.Failed, Unchecked: k.Unchecked, Interrupted: k.Interrupted,
+			Config: k.Config, Mock: k.Mock, MockPassed: k.MockPassed, MockConfig: k.MockConfig,
+			HealedRuns: k.HealedRuns, Tokens: k.Tokens, PassRate: k.PassRate()}
+		if withMock(r) {
+			j.PassRate = k.PassRateWithMock()
+		}
 		if k.Latest != nil {
 			j.Latest = toRunJSON(k.Latest, false)
 		}

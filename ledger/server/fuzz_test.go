@@ -37,6 +37,8 @@ func FuzzRunUpload(f *testing.F) {
 	f.Add(wire.EncodeRunUpload("weekly", withProvenance(ledgertest.Record("weekly", 1, runlog.Passed), hostileProvenance)))
 	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","provenance":{"provider":"ci","runUrl":"http://[::1"},"steps":[],"totals":{}}}`))
 	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","steps":[{"n":1,"why":{"before":["a"],"after":[null]}}],"totals":{}}}`))
+	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","startedAt":"2026-07-18T14:00:00.000Z","finishedAt":"2026-07-18T14:00:00.000Z","passed":false,"verdict":"failed","steps":[{"n":1,"title":"a","level":0,"outcome":"skipped","ms":0,"skip":"tool drift"}],"totals":{"steps":1,"passed":0,"unchecked":0,"skipped":1,"failed":0,"ms":0,"llmInputTokens":0,"llmOutputTokens":0},"toolDrift":{"ignored":false,"tools":[{"server":"calc","tool":"add","changes":["x"]}]},"servers":[{"name":"calc","command":"npx","mock":true}]}}`))
+	f.Add([]byte(`{"skillName":"weekly","record":{"skill":"weekly","steps":[{"n":1,"outcome":"failed","kind":"gate"}],"verdict":"config","servers":[{"name":7},{"host":"\u0007"},null],"toolDrift":{"tools":[{}]},"totals":{}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req := httptest.NewRequest("POST", wire.RunsPath, bytes.NewReader(body))
 		req.RemoteAddr, req.Host = "127.0.0.1:40000", "127.0.0.1"

@@ -113,7 +113,7 @@ func (s *Server) indexPage(r *http.Request) (string, any, error) {
 	for _, k := range sums {
 		total += k.Runs
 	}
-	return "index.html", map[string]any{"Skills": sums, "Runs": total}, err
+	return "index.html", map[string]any{"Skills": sums, "Runs": total, "WithMock": withMock(r)}, err
 }
 
 // runView is a run with its record decoded for display.
@@ -251,7 +251,7 @@ func (s *Server) skillPage(r *http.Request) (string, any, error) {
 	}
 	return "skill.html", map[string]any{
 		"Skill": sum, "Strip": strip, "Chart": newChart(strip, sum.Runs), "Rows": rows,
-		"Next": table.Next, "Paged": p.Before > 0, "Latest": versions[len(versions)-1], "Versions": len(versions),
+		"Next": table.Next, "Paged": p.Before > 0, "Latest": versions[len(versions)-1], "Versions": len(versions), "WithMock": withMock(r),
 	}, nil
 }
 

@@ -42,6 +42,14 @@ type Config struct {
 	// ledger's environment configures (trace.RedactorFromEnv): the
 	// recorder's rules, and the values REELIER_REDACT names there.
 	Redactor *redact.Redactor
+	// VerifyRecord is the hook where a pushed run record's signature is
+	// checked before it is stored (#30: signed receipts, verified on push;
+	// the signing and verifying themselves are replay/attest's). It gets
+	// the skill's name and the record as received, after the record passed
+	// validation; an error refuses the record (400, field
+	// "record.signature", the error's text). Nil stores every valid record
+	// unverified, as before.
+	VerifyRecord func(ctx context.Context, skill string, record []byte) error
 }
 
 // Server serves the ledger's API and pages.
@@ -52,6 +60,8 @@ type Server struct {
 	logf    func(string, ...any)
 	// redactor blanks secrets in what is stored (Config.Redactor).
 	redactor *redact.Redactor
+	// verify is Config.VerifyRecord.
+	verify func(ctx context.Context, skill string, record []byte) error
 	// keyed caches HasKeys once true: keys are never removed (a revoked
 	// key keeps its row). Whether a key is valid is never cached.
 	keyed atomic.Bool
@@ -60,7 +70,7 @@ type Server struct {
 
 // NewServer returns a Server over cfg.Store.
 func NewServer(cfg Config) *Server {
-	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, redactor: cfg.Redactor, mux: http.NewServeMux()}
+	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, redactor: cfg.Redactor, verify: cfg.VerifyRecord, mux: http.NewServeMux()}
 	if s.redactor == nil {
 		s.redactor = redact.RedactorFromEnv()
 	}

@@ -164,36 +164,58 @@ const (
 	VerdictFailed      = runlog.VerdictFailed
 	VerdictUnchecked   = runlog.VerdictUnchecked
 	VerdictInterrupted = runlog.VerdictInterrupted
+	VerdictConfig      = runlog.VerdictConfig
 )
 
 // VerdictOf derives the verdict from step counts.
 func VerdictOf(t runlog.Totals) Verdict { return runlog.DeriveVerdict(t) }
 
 // verdictOf is the verdict a received record earns: interrupted when it
-// says so, otherwise what its steps give (a record's own word is never
-// trusted over its steps).
+// says so, failed when tool drift stopped it before step 1 (it keeps the
+// drift, and every step is skipped), otherwise what its steps give (a
+// record's own word is never trusted over its steps).
 func verdictOf(rec *runlog.Record, t runlog.Totals) Verdict {
-	if rec.Verdict == VerdictInterrupted && t.Failed == 0 {
+	switch {
+	case rec.Verdict == VerdictInterrupted && t.Failed == 0:
 		return VerdictInterrupted
+	case stoppedByToolDrift(rec, t):
+		return VerdictFailed
+	case t.Failed > 0 && runlog.ConfigFailure(rec.Steps):
+		// Every failed step failed for how the run was set up (a refused
+		// write, an input that could not be sent): not drift.
+		return VerdictConfig
 	}
 	return VerdictOf(t)
 }
 
+// stoppedByToolDrift says a record is a run the drift check stopped: it
+// keeps drift that was not ignored, and no step ran.
+func stoppedByToolDrift(rec *runlog.Record, t runlog.Totals) bool {
+	return rec.ToolDrift != nil && !rec.ToolDrift.Ignored && len(rec.ToolDrift.Tools) > 0 && t.Skipped == t.Steps
+}
+
 // StoredVerdict is how a store writes a run's verdict: the verdict
-// column's CHECK predates "interrupted", so an interrupted run is written
-// with the verdict its steps earn (never failed: an interrupted run has no
-// failed step) and interrupted = 1 (migration 0003).
-func StoredVerdict(r Run) (Verdict, int) {
-	if r.Verdict == VerdictInterrupted {
-		return VerdictOf(r.Totals), 1
+// column's CHECK predates "interrupted" and "config", so an interrupted
+// run is written with the verdict its steps earn (never failed: an
+// interrupted run has no failed step) and interrupted = 1 (migration
+// 0003), and a config run as failed with config = 1 (migration 0004).
+func StoredVerdict(r Run) (v Verdict, interrupted, config int) {
+	switch r.Verdict {
+	case VerdictInterrupted:
+		return VerdictOf(r.Totals), 1, 0
+	case VerdictConfig:
+		return VerdictFailed, 0, 1
 	}
-	return r.Verdict, 0
+	return r.Verdict, 0, 0
 }
 
 // ReadVerdict is StoredVerdict undone.
-func ReadVerdict(column string, interrupted int) Verdict {
-	if interrupted != 0 {
+func ReadVerdict(column string, interrupted, config int) Verdict {
+	switch {
+	case interrupted != 0:
 		return VerdictInterrupted
+	case config != 0:
+		return VerdictConfig
 	}
 	return Verdict(column)
 }
@@ -219,6 +241,10 @@ type Run struct {
 	Verdict Verdict
 	Totals  runlog.Totals
 	Healed  int
+	// Mock says the run was against `reelier mock` (a server of its
+	// record's servers was): labelled on the pages, and left out of pass
+	// rates unless asked for.
+	Mock bool
 	// ReceivedAt is when the ledger stored it.
 	ReceivedAt time.Time
 }
@@ -229,10 +255,14 @@ type SkillSummary struct {
 	Name       string
 	UploadedAt time.Time
 	Uploads    int
-	// Runs counts all runs; Passed, Failed, Unchecked and Interrupted
-	// count them by verdict; HealedRuns counts the runs in which a step
-	// healed.
-	Runs, Passed, Failed, Unchecked, Interrupted, HealedRuns int
+	// Runs counts all runs. Passed, Failed, Config, Unchecked and
+	// Interrupted count the runs against live servers by verdict (Failed
+	// does not count config runs: a refused write or an input that could
+	// not be sent is not drift); Mock counts the runs against `reelier
+	// mock`, MockPassed and MockConfig those of them passed and config.
+	// HealedRuns counts the runs in which a step healed.
+	Runs, Passed, Failed, Config, Unchecked, Interrupted, HealedRuns int
+	Mock, MockPassed, MockConfig                                     int
 	// Tokens is the LLM tokens (input + output) of all runs.
 	Tokens int64
 	// Latest is the newest run by arrival, nil when there is none; its
@@ -240,13 +270,33 @@ type SkillSummary struct {
 	Latest *Run
 }
 
-// PassRate is Passed/Runs (unchecked runs do not count as passed), 0 when
-// there are no runs.
+// PassRate is the share of the runs against live servers that passed,
+// config runs left out (they tested nothing about the servers); unchecked
+// runs do not count as passed. 0 when there is no such run.
 func (s SkillSummary) PassRate() float64 {
-	if s.Runs == 0 {
+	return rate(s.Passed, s.Runs-s.Mock-s.Config)
+}
+
+// PassRateWithMock is PassRate with the runs against `reelier mock`
+// counted too (the pages' "include mock runs" filter).
+func (s SkillSummary) PassRateWithMock() float64 {
+	return rate(s.Passed+s.MockPassed, s.Runs-s.Config-s.MockConfig)
+}
+
+// RatedRuns is the number of runs PassRate (withMock: PassRateWithMock)
+// is taken over.
+func (s SkillSummary) RatedRuns(withMock bool) int {
+	if withMock {
+		return s.Runs - s.Config - s.MockConfig
+	}
+	return s.Runs - s.Mock - s.Config
+}
+
+func rate(n, of int) float64 {
+	if of <= 0 {
 		return 0
 	}
-	return float64(s.Passed) / float64(s.Runs)
+	return float64(n) / float64(of)
 }
 
 // Page selects runs: at most Limit of them, all older than Before (a Seq;

@@ -211,6 +211,12 @@ func (w walker) record(rec map[string]any, up *runUpload) {
 	if p, present := rec["provenance"]; present && p != nil {
 		w.provenance(p)
 	}
+	if d, present := rec["toolDrift"]; present && d != nil {
+		w.toolDrift(d)
+	}
+	if sv, present := rec["servers"]; present && sv != nil {
+		w.servers(sv)
+	}
 	totals, ok := rec["totals"].(map[string]any)
 	if !ok {
 		w.typeErr("record.totals", rec, "totals", "an object")
@@ -266,6 +272,78 @@ func (w walker) step(path string, v any) {
 			w.strings(m, path+".why.after", "after")
 		} else {
 			w.fe.add(path+".why", "must be an object, got %s", kind(why))
+		}
+	}
+}
+
+// toolDrift checks what the drift check before step 1 found: an object
+// {"ignored": boolean, "tools": [{"server"?, "tool", "changes": [string]}]}.
+// A record that keeps drift that was not ignored, and whose steps were
+// all skipped, is a run the drift stopped: its verdict is failed.
+func (w walker) toolDrift(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.fe.add("record.toolDrift", "must be an object, got %s", kind(v))
+		return
+	}
+	if _, ok := m["ignored"].(bool); !ok {
+		w.typeErr("record.toolDrift.ignored", m, "ignored", "a boolean")
+	}
+	tools, ok := m["tools"].([]any)
+	if !ok {
+		w.typeErr("record.toolDrift.tools", m, "tools", "an array")
+	}
+	for i, t := range tools {
+		path := fmt.Sprintf("record.toolDrift.tools[%d]", i)
+		tm, ok := t.(map[string]any)
+		if !ok {
+			w.fe.add(path, "must be an object, got %s", kind(t))
+			continue
+		}
+		w.str(tm, path+".server", "server", false)
+		w.str(tm, path+".tool", "tool", true)
+		w.strings(tm, path+".changes", "changes")
+	}
+}
+
+// maxServers and maxServerBytes bound what a record says of the servers
+// it ran against: how many, and how long each name, program or host is.
+const (
+	maxServers     = 64
+	maxServerBytes = 256
+)
+
+// servers checks which MCP servers a run says it ran against: an array of
+// {"name", "command"?, "host"?, "mock"?}, each text one line within
+// maxServerBytes.
+func (w walker) servers(v any) {
+	list, ok := v.([]any)
+	if !ok {
+		w.fe.add("record.servers", "must be an array, got %s", kind(v))
+		return
+	}
+	if len(list) > maxServers {
+		w.fe.add("record.servers", "must list at most %d servers, got %d", maxServers, len(list))
+		return
+	}
+	for i, e := range list {
+		path := fmt.Sprintf("record.servers[%d]", i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			w.fe.add(path, "must be an object, got %s", kind(e))
+			continue
+		}
+		for _, key := range []string{"name", "command", "host"} {
+			if s, ok := w.str(m, path+"."+key, key, key == "name"); ok {
+				if msg := provenanceProblem(s, maxServerBytes); msg != "" {
+					w.fe.add(path+"."+key, "%s", msg)
+				}
+			}
+		}
+		if mk, present := m["mock"]; present {
+			if _, ok := mk.(bool); !ok {
+				w.fe.add(path+".mock", "must be a boolean, got %s", kind(mk))
+			}
 		}
 	}
 }
@@ -376,6 +454,8 @@ func (w walker) consistent(rec map[string]any, up *runUpload) {
 		if failed := up.totals.Failed > 0; up.rec.Passed == failed {
 			w.fe.add("record.passed", "is %v but %d step(s) failed; passed must be true exactly when no step failed", up.rec.Passed, up.totals.Failed)
 		}
+	case v == VerdictFailed && verdictOf(&up.rec, up.totals) == VerdictConfig:
+		// Written before the config verdict existed: stored as config.
 	case v != verdictOf(&up.rec, up.totals):
 		w.fe.add("record.verdict", "is %q but the steps say %q", v, verdictOf(&up.rec, up.totals))
 	case up.rec.Passed != (v == VerdictPassed):

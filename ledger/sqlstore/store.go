@@ -297,8 +297,8 @@ func (s *Store) SkillVersions(ctx context.Context, name string) ([]server.SkillV
 
 // insertRun stores a run; the dialects differ in what follows it.
 const insertRun = `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted, config, mock)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddRun implements ledger.Store. Where writes are serialised, the skill
 // and the idempotency key are looked up before a plain insert, so a
@@ -307,9 +307,13 @@ const insertRun = `INSERT INTO runs (id, skill, idem_key, record, started_at, fi
 // and unknown skills (the foreign key).
 func (s *Store) AddRun(ctx context.Context, r server.Run) (id string, dup bool, err error) {
 	t := r.Totals
-	verdict, interrupted := server.StoredVerdict(r)
+	verdict, interrupted, config := server.StoredVerdict(r)
+	mock := 0
+	if r.Mock {
+		mock = 1
+	}
 	args := []any{r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), s.time(r.StartedAt), s.time(r.FinishedAt), string(verdict),
-		t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, s.time(r.ReceivedAt), r.Healed, interrupted}
+		t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, s.time(r.ReceivedAt), r.Healed, interrupted, config, mock}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		if s.d.Serialized {
 			if err := s.knownSkill(ctx, tx, r.Skill); err != nil {
@@ -368,19 +372,24 @@ func nullable(s string) any {
 // summarySQL aggregates runs per skill and joins each skill's newest run.
 const summarySQL = `WITH agg AS (
 	SELECT s.name, s.uploaded_at, s.uploads, COUNT(r.seq) AS runs,
-		COALESCE(SUM(CASE WHEN r.verdict = 'passed' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS passed,
-		COALESCE(SUM(CASE WHEN r.verdict = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
-		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS unchecked,
-		CAST(COALESCE(SUM(r.interrupted), 0) AS BIGINT) AS interrupted,
+		COALESCE(SUM(CASE WHEN r.verdict = 'passed' AND r.interrupted = 0 AND r.mock = 0 THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN r.verdict = 'failed' AND r.config = 0 AND r.mock = 0 THEN 1 ELSE 0 END), 0) AS failed,
+		COALESCE(SUM(CASE WHEN r.config = 1 AND r.mock = 0 THEN 1 ELSE 0 END), 0) AS config,
+		COALESCE(SUM(CASE WHEN r.verdict = 'unchecked' AND r.interrupted = 0 AND r.mock = 0 THEN 1 ELSE 0 END), 0) AS unchecked,
+		COALESCE(SUM(CASE WHEN r.interrupted = 1 AND r.mock = 0 THEN 1 ELSE 0 END), 0) AS interrupted,
+		CAST(COALESCE(SUM(r.mock), 0) AS BIGINT) AS mock,
+		COALESCE(SUM(CASE WHEN r.mock = 1 AND r.verdict = 'passed' AND r.interrupted = 0 THEN 1 ELSE 0 END), 0) AS mock_passed,
+		COALESCE(SUM(CASE WHEN r.mock = 1 AND r.config = 1 THEN 1 ELSE 0 END), 0) AS mock_config,
 		COALESCE(SUM(CASE WHEN r.healed > 0 THEN 1 ELSE 0 END), 0) AS healed_runs,
 		CAST(COALESCE(SUM(r.llm_in + r.llm_out), 0) AS BIGINT) AS tokens,
 		MAX(r.seq) AS latest
 	FROM skills s LEFT JOIN runs r ON r.skill = s.name
 	WHERE ? = '' OR s.name = ?
 	GROUP BY s.name, s.uploaded_at, s.uploads)
-SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.unchecked, agg.interrupted, agg.healed_runs, agg.tokens,
-	l.seq, l.id, CASE WHEN l.interrupted = 1 THEN 'interrupted' ELSE l.verdict END, l.started_at, l.finished_at, l.received_at,
-	l.steps, l.passed, l.unchecked, l.skipped, l.failed, l.ms, l.llm_in, l.llm_out, l.healed
+SELECT agg.name, agg.uploaded_at, agg.uploads, agg.runs, agg.passed, agg.failed, agg.config, agg.unchecked, agg.interrupted,
+	agg.mock, agg.mock_passed, agg.mock_config, agg.healed_runs, agg.tokens,
+	l.seq, l.id, CASE WHEN l.interrupted = 1 THEN 'interrupted' WHEN l.config = 1 THEN 'config' ELSE l.verdict END, l.started_at, l.finished_at, l.received_at,
+	l.steps, l.passed, l.unchecked, l.skipped, l.failed, l.ms, l.llm_in, l.llm_out, l.healed, l.mock
 FROM agg LEFT JOIN runs l ON l.seq = agg.latest
 ORDER BY agg.name`
 
@@ -395,10 +404,11 @@ func (s *Store) scanSummary(sc scanner) (server.SkillSummary, error) {
 	var seq sql.NullInt64
 	var id, verdict sql.NullString
 	var started, finished, received time.Time
-	var n [9]sql.NullInt64
-	if err := sc.Scan(&k.Name, s.at(&k.UploadedAt), &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Unchecked, &k.Interrupted, &k.HealedRuns, &k.Tokens,
+	var n [10]sql.NullInt64
+	if err := sc.Scan(&k.Name, s.at(&k.UploadedAt), &k.Uploads, &k.Runs, &k.Passed, &k.Failed, &k.Config, &k.Unchecked, &k.Interrupted,
+		&k.Mock, &k.MockPassed, &k.MockConfig, &k.HealedRuns, &k.Tokens,
 		&seq, &id, &verdict, s.at(&started), s.at(&finished), s.at(&received),
-		&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8]); err != nil {
+		&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &n[9]); err != nil {
 		return k, err
 	}
 	if seq.Valid {
@@ -406,7 +416,7 @@ func (s *Store) scanSummary(sc scanner) (server.SkillSummary, error) {
 			StartedAt: started, FinishedAt: finished, ReceivedAt: received,
 			Totals: runlog.Totals{Steps: int(n[0].Int64), Passed: int(n[1].Int64), Unchecked: int(n[2].Int64), Skipped: int(n[3].Int64),
 				Failed: int(n[4].Int64), Ms: n[5].Int64, LLMInputTokens: n[6].Int64, LLMOutputTokens: n[7].Int64},
-			Healed: int(n[8].Int64)}
+			Healed: int(n[8].Int64), Mock: n[9].Int64 != 0}
 	}
 	return k, nil
 }
@@ -433,7 +443,7 @@ func (s *Store) Skill(ctx context.Context, name string) (server.SkillSummary, er
 
 // runColumns are the columns scanRun reads, in order.
 const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted, config, mock`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -458,11 +468,11 @@ func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([
 func (s *Store) scanRun(sc scanner) (server.Run, error) {
 	var r server.Run
 	var record, verdict string
-	var interrupted int
+	var interrupted, config, mock int
 	t := &r.Totals
 	err := sc.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, s.at(&r.StartedAt), s.at(&r.FinishedAt), &verdict,
-		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, s.at(&r.ReceivedAt), &r.Healed, &interrupted)
-	r.Record, r.Verdict = []byte(record), server.ReadVerdict(verdict, interrupted)
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, s.at(&r.ReceivedAt), &r.Healed, &interrupted, &config, &mock)
+	r.Record, r.Verdict, r.Mock = []byte(record), server.ReadVerdict(verdict, interrupted, config), mock != 0
 	return r, err
 }
 

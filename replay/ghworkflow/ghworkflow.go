@@ -52,6 +52,27 @@ const (
 	uploadVersion   = "v4.6.2"
 )
 
+// The ways a workflow signs its receipts (Options.Sign, the Action's sign
+// input).
+const (
+	// SignOff: receipts are not signed (the default).
+	SignOff = "off"
+	// SignKeyless: the Action hands each receipt predicate to GitHub's
+	// artifact attestation service (actions/attest, Sigstore keyless
+	// signing with the job's OIDC token); the workflow grants the job
+	// id-token: write and attestations: write, and only then.
+	SignKeyless = "keyless"
+	// SignKey: receipts signed with a key the repository keeps as a
+	// secret. Reserved: the Action cannot sign with a key until reelier run
+	// signs records itself (#30), so Load refuses it rather than write a
+	// workflow that fails.
+	SignKey = "key"
+)
+
+// SignModes are the values Options.Sign takes, in the order help lists
+// them.
+var SignModes = []string{SignOff, SignKeyless, SignKey}
+
 // Options say what to generate.
 type Options struct {
 	// Root is the repository's folder; skill paths are written relative
@@ -65,6 +86,9 @@ type Options struct {
 	Ref string
 	// Version names the reelier that generated the workflow.
 	Version string
+	// Sign is how the receipts are signed: SignOff ("" too), SignKeyless
+	// or SignKey.
+	Sign string
 }
 
 // ErrExists is returned by Write when the workflow file exists and force
@@ -115,6 +139,15 @@ func (p *Plan) Render() ([]byte, error) { return render(p.opts, p.jobs) }
 func Load(opts Options) (*Plan, error) {
 	if !isSHA(opts.Ref) {
 		return nil, fmt.Errorf("the action ref %q is not a full commit SHA (40 hex digits): pin the action by SHA, no tag is promised", termtext.Line(opts.Ref))
+	}
+	if opts.Sign == "" {
+		opts.Sign = SignOff
+	}
+	switch {
+	case opts.Sign == SignKey:
+		return nil, fmt.Errorf("sign %q: the Action cannot sign with a key yet (that needs reelier run to sign its records); use keyless (GitHub's artifact attestations) or off", SignKey)
+	case !slices.Contains(SignModes, opts.Sign):
+		return nil, fmt.Errorf("sign %q: want %s", termtext.Line(opts.Sign), strings.Join(SignModes, ", "))
 	}
 	if len(opts.Skills) == 0 {
 		return nil, fmt.Errorf("no skill found under %s (no *.skill.md, and no SKILL.md with Reelier steps)", termtext.Line(opts.Root))
@@ -302,7 +335,7 @@ func render(opts Options, jobs []*job) ([]byte, error) {
 			key("schedule"), seq(mapping(key("cron"), comment(str("17 6 * * *"), "", "daily, 06:17 UTC: catches drift in the APIs the skills call"))),
 			key("workflow_dispatch"), null(),
 		),
-		key("permissions"), mapping(key("contents"), str("read")),
+		key("permissions"), permissions(opts.Sign),
 		key("jobs"), jobsNode(opts, jobs),
 	)
 	root.HeadComment = commentText(
@@ -328,6 +361,19 @@ func render(opts Options, jobs []*job) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// permissions is the workflow's permissions block: read the contents,
+// and, only when receipts are signed keyless, mint an OIDC token for the
+// signing certificate and write the attestation.
+func permissions(sign string) *yaml.Node {
+	m := mapping(key("contents"), str("read"))
+	if sign == SignKeyless {
+		m.Content = append(m.Content,
+			comment(key("id-token"), "sign: keyless — the job's OIDC token gets the Sigstore signing\ncertificate, and the attestation is stored with GitHub.", ""), str("write"),
+			key("attestations"), str("write"))
+	}
+	return m
 }
 
 // jobsNode is the jobs mapping: one suite job per list of servers.
@@ -373,6 +419,10 @@ func jobsNode(opts Options, jobs []*job) *yaml.Node {
 			key("cloud-url"), str("${{ vars.REELIER_CLOUD_URL }}"),
 			key("cloud-key"), str("${{ secrets.REELIER_CLOUD_KEY }}"),
 		)
+		if opts.Sign == SignKeyless {
+			with.Content = append(with.Content,
+				key("sign"), comment(str(SignKeyless), "", "actions/attest signs each receipt; gh attestation verify checks it"))
+		}
 		steps := seq(
 			mapping(key("uses"), comment(str(checkoutAction), "", checkoutVersion)),
 			mapping(

@@ -2,6 +2,7 @@ package ghworkflow
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,6 +116,8 @@ func TestGenerateRefuses(t *testing.T) {
 		{"a path with a space", Options{Root: dir, Skills: []string{write("my skill.skill.md", skill(""))}, Ref: ref}, "holds white space"},
 		{"an expression in a server command", Options{Root: dir, Skills: []string{write("x.skill.md", skill("\n## Servers\n- `x`: `run ${{ secrets.TOKEN }}`\n"))}, Ref: ref}, "holds ${{"},
 		{"a skill outside the root", Options{Root: filepath.Join(dir, "sub"), Skills: []string{ok}, Ref: ref}, "is not inside"},
+		{"an unknown sign mode", Options{Root: dir, Skills: []string{ok}, Ref: ref, Sign: "always"}, `sign "always": want off, keyless, key`},
+		{"signing with a key", Options{Root: dir, Skills: []string{ok}, Ref: ref, Sign: SignKey}, `sign "key": the Action cannot sign with a key yet`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,6 +125,62 @@ func TestGenerateRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || data != nil {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}
+		})
+	}
+}
+
+// TestGenerateSign: the sign modes. Off (and unset) writes no sign input
+// and grants nothing beyond reading the contents; keyless passes sign to
+// the Action and grants id-token and attestations write, and only then;
+// key passes the key secret and grants nothing more. Each reads back as
+// YAML and passes actionlint.
+func TestGenerateSign(t *testing.T) {
+	skills := repoSkills(t)
+	for _, tt := range []struct {
+		sign        string
+		permissions map[string]string
+		with        map[string]string
+	}{
+		{"", map[string]string{"contents": "read"}, nil},
+		{SignOff, map[string]string{"contents": "read"}, nil},
+		{SignKeyless, map[string]string{"contents": "read", "id-token": "write", "attestations": "write"}, map[string]string{"sign": "keyless"}},
+	} {
+		t.Run("sign="+tt.sign, func(t *testing.T) {
+			data, err := Generate(Options{Root: "testdata/repo", Skills: skills, Action: "reelier/reelier", Ref: ref, Version: "v0.test", Sign: tt.sign})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wf struct {
+				Permissions map[string]string
+				Jobs        map[string]struct {
+					Permissions map[string]string
+					Steps       []struct {
+						Uses string
+						With map[string]string
+					}
+				}
+			}
+			if err := yaml.Unmarshal(data, &wf); err != nil {
+				t.Fatalf("not YAML: %v", err)
+			}
+			if !maps.Equal(wf.Permissions, tt.permissions) {
+				t.Errorf("permissions %v, want %v", wf.Permissions, tt.permissions)
+			}
+			for id, j := range wf.Jobs {
+				if j.Permissions != nil {
+					t.Errorf("job %s has its own permissions %v", id, j.Permissions)
+				}
+				with := j.Steps[1].With
+				for _, k := range []string{"sign", "signing-key"} {
+					if with[k] != tt.with[k] {
+						t.Errorf("job %s: %s %q, want %q", id, k, with[k], tt.with[k])
+					}
+				}
+			}
+			if tt.sign == SignKeyless {
+				testutil.Golden(t).Assert(t, "workflow", data)
+			}
+			actionlint(t, data)
 		})
 	}
 }

@@ -131,7 +131,7 @@ func (r *CIReport) Verdict() runlog.Verdict {
 		switch s.Record.RunVerdict() {
 		case runlog.VerdictInterrupted:
 			interrupted = true
-		case runlog.VerdictFailed:
+		case runlog.VerdictFailed, runlog.VerdictConfig:
 			failed = true
 		case runlog.VerdictUnchecked:
 			unchecked = true
@@ -286,6 +286,7 @@ func escapeProperty(s string) string {
 
 var verdictMark = map[runlog.Verdict]string{
 	runlog.VerdictPassed: "✅ passed", runlog.VerdictFailed: "❌ failed", runlog.VerdictUnchecked: "⚪ unchecked", runlog.VerdictInterrupted: "⏹️ interrupted",
+	runlog.VerdictConfig: "🔧 config",
 }
 
 // Markdown writes the job summary: the suite's verdict; one row per
@@ -304,7 +305,7 @@ func (r *CIReport) Markdown(w io.Writer) error {
 		switch {
 		case s.Record == nil:
 			broken++
-		case s.Record.RunVerdict() == runlog.VerdictFailed:
+		case s.Record.RunVerdict() == runlog.VerdictFailed, s.Record.RunVerdict() == runlog.VerdictConfig:
 			failed++
 		}
 	}

@@ -129,11 +129,16 @@ func (m *markdown) record(e runlog.Entry) {
 		m.printf("## ✅ Reelier replay passed: %s\n\n", code(r.Skill))
 	case runlog.VerdictUnchecked:
 		m.printf("## ⚠️ Reelier replay unchecked — nothing was verified: %s\n\n", code(r.Skill))
+	case runlog.VerdictConfig:
+		m.printf("## 🔧 Reelier replay stopped by its set-up (a refused write or an input that could not be sent; not drift): %s\n\n", code(r.Skill))
 	case runlog.VerdictInterrupted:
 		m.printf("## ⏹️ Reelier replay interrupted: %s\n\n", code(r.Skill))
 		m.printf("> The run was stopped before it finished: what ran is below, the steps it did not reach are skipped. Neither passed nor failed.\n\n")
 	default:
 		m.printf("## ❌ Reelier replay failed: %s\n\n", code(r.Skill))
+	}
+	if r.Mock() {
+		m.printf("> Against `reelier mock`: the skill was checked against a recording served back, not a live server.\n\n")
 	}
 	m.printf("| steps | passed | unchecked | skipped | failed | duration |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	m.printf("| %d | %d | %d | %d | %d | %s |\n\n", t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, duration(t.Ms))

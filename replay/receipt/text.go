@@ -346,6 +346,9 @@ func Footer(w io.Writer, res *replay.Result, s Style) {
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
 	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
 	writeHealed(w, res)
+	if res.Record.Mock() {
+		fmt.Fprintf(w, "  servers:      MOCK (reelier mock): checked against a recording served back, not a live server\n")
+	}
 	v := res.Record.RunVerdict()
 	open := ""
 	// A run that did not fail says what it cannot vouch for; a failed or
@@ -386,14 +389,14 @@ func ToolDrift(w io.Writer, d *runlog.ToolDrift) {
 }
 
 // VerdictWord is how a verdict is written in a receipt, a suite line and
-// a summary heading: PASSED, FAILED, UNCHECKED, INTERRUPTED.
+// a summary heading: PASSED, FAILED, CONFIG, UNCHECKED, INTERRUPTED.
 func VerdictWord(v runlog.Verdict) string { return strings.ToUpper(string(v)) }
 
 func verdictColor(v runlog.Verdict) string {
 	switch v {
 	case runlog.VerdictPassed:
 		return ansiGreen
-	case runlog.VerdictFailed:
+	case runlog.VerdictFailed, runlog.VerdictConfig:
 		return ansiRed
 	}
 	return ansiYellow
@@ -406,6 +409,8 @@ func verdictNote(v runlog.Verdict) string {
 		return "  (no step has asserts, so nothing was verified)"
 	case runlog.VerdictInterrupted:
 		return "  (stopped before the end; the steps it did not reach are skipped)"
+	case runlog.VerdictConfig:
+		return "  (how the run was set up stopped it — a refused write or an input that could not be sent — not drift)"
 	}
 	return ""
 }
@@ -427,7 +432,7 @@ func Suite(w io.Writer, runs []Run) {
 		}
 	}
 	fmt.Fprintf(w, "suite: %d skills, %d passed, %d failed", len(runs), count[runlog.VerdictPassed], count[runlog.VerdictFailed])
-	for _, v := range []runlog.Verdict{runlog.VerdictUnchecked, runlog.VerdictInterrupted} {
+	for _, v := range []runlog.Verdict{runlog.VerdictConfig, runlog.VerdictUnchecked, runlog.VerdictInterrupted} {
 		if count[v] > 0 {
 			fmt.Fprintf(w, ", %d %s", count[v], v)
 		}

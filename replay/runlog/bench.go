@@ -12,12 +12,16 @@ type Summary struct {
 	// (no step failed and something was checked), FailedRuns, and
 	// UncheckedRuns and InterruptedRuns. PassRate is PassedRuns/Runs, 0
 	// when there are no runs: an unchecked run is not a pass.
-	Runs            int     `json:"runs"`
-	PassedRuns      int     `json:"passedRuns"`
-	FailedRuns      int     `json:"failedRuns"`
-	UncheckedRuns   int     `json:"uncheckedRuns"`
-	InterruptedRuns int     `json:"interruptedRuns"`
-	PassRate        float64 `json:"passRate"`
+	Runs            int `json:"runs"`
+	PassedRuns      int `json:"passedRuns"`
+	FailedRuns      int `json:"failedRuns"`
+	UncheckedRuns   int `json:"uncheckedRuns"`
+	InterruptedRuns int `json:"interruptedRuns"`
+	// ConfigRuns are the runs their set-up stopped (verdict config: a
+	// refused write, an input that could not be sent); not failures of the
+	// servers, and absent when there are none.
+	ConfigRuns int     `json:"configRuns,omitempty"`
+	PassRate   float64 `json:"passRate"`
 	// Steps counts step outcomes over every run.
 	Steps StepCounts `json:"steps"`
 	// HealedAt counts the steps that ran (skipped ones excluded) by the
@@ -90,6 +94,8 @@ func Summarize(skill string, h *History) Summary {
 			s.PassedRuns++
 		case VerdictFailed:
 			s.FailedRuns++
+		case VerdictConfig:
+			s.ConfigRuns++
 		case VerdictUnchecked:
 			s.UncheckedRuns++
 		case VerdictInterrupted:

@@ -54,6 +54,7 @@ type storedRecord struct {
 	Path        string      `json:"path"`
 	SkillSHA256 string      `json:"skillSha256"`
 	Provenance  *Provenance `json:"provenance"`
+	Servers     []ServerUse `json:"servers"`
 }
 
 type storedStep struct {
@@ -130,7 +131,7 @@ func parseLine(line []byte) (Entry, error) {
 		return Entry{}, errors.New(`missing "totals"`)
 	}
 	rec := Record{Skill: *s.Skill, StartedAt: *s.StartedAt, FinishedAt: *s.FinishedAt, Passed: *s.Passed,
-		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance}
+		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance, Servers: s.Servers}
 	for i, st := range *s.Steps {
 		if st.N == nil || st.Title == nil {
 			return Entry{}, fmt.Errorf(`step %d: missing "n" or "title"`, i+1)

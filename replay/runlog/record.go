@@ -37,7 +37,7 @@ func (o Outcome) Valid() bool {
 // Action and the ledger.
 type Verdict string
 
-// The four verdicts.
+// The five verdicts.
 const (
 	// VerdictPassed: no step failed and at least one step checked
 	// something.
@@ -50,6 +50,11 @@ const (
 	// VerdictInterrupted: the run was stopped (Ctrl-C, SIGTERM) before it
 	// finished; what ran is on the record, the rest is skipped.
 	VerdictInterrupted Verdict = "interrupted"
+	// VerdictConfig: a step failed, but only because of how the run was
+	// set up — a write the gate refused, an action whose inputs could not
+	// be filled or sent (StepRecord.Kind gate or input) — so nothing about
+	// the servers was found wrong: not drift.
+	VerdictConfig Verdict = "config"
 )
 
 // Kind says why a step failed, for exit codes and JUnit (a check is a
@@ -108,6 +113,12 @@ type Record struct {
 	// 1: then no step ran and the verdict is failed, unless the run was
 	// told to ignore it (Ignored).
 	ToolDrift *ToolDrift `json:"toolDrift,omitempty"`
+	// Servers are the MCP servers the run ran against, in the order they
+	// were started: each one's label, the program of a command or the
+	// host of a URL (redacted), and whether it was `reelier mock` (a
+	// recording served back, not a live server). Absent when the run
+	// started none, and in records written before it existed.
+	Servers []ServerUse `json:"servers,omitempty"`
 	// OpenQuestions are the questions the skill's Open questions section
 	// left unresolved when it ran, in file order: what the compiler could
 	// not know, which a passed verdict does not vouch for. Absent when
@@ -117,6 +128,29 @@ type Record struct {
 	// earlier run was given (--run-id). Write steps' idempotency keys are
 	// derived from it.
 	RunID string `json:"runId,omitempty"`
+}
+
+// ServerUse is one MCP server a run ran against.
+type ServerUse struct {
+	// Name is the server's label (the name it was given, else the one
+	// its command or URL gives; see mcpx.ServerSpec.Label).
+	Name string `json:"name"`
+	// Command is the program a local server ran (its last path element),
+	// Host the host (and port) of a remote one; one of them is set.
+	Command string `json:"command,omitempty"`
+	Host    string `json:"host,omitempty"`
+	// Mock says the server was `reelier mock`: recordings served back.
+	Mock bool `json:"mock,omitempty"`
+}
+
+// Mock reports a run against `reelier mock`: one of its servers was.
+func (r *Record) Mock() bool {
+	for _, s := range r.Servers {
+		if s.Mock {
+			return true
+		}
+	}
+	return false
 }
 
 // OpenQuestion is one unresolved open question of the skill that ran.
@@ -309,6 +343,9 @@ func CountSteps(steps []StepRecord) Totals {
 func (r *Record) Finish(interrupted bool) {
 	r.Totals = CountSteps(r.Steps)
 	r.Verdict = DeriveVerdict(r.Totals)
+	if r.Verdict == VerdictFailed && ConfigFailure(r.Steps) {
+		r.Verdict = VerdictConfig
+	}
 	if r.ToolDrift != nil && !r.ToolDrift.Ignored {
 		// Stopped before step 1: every step is skipped, and the run failed.
 		r.Verdict = VerdictFailed
@@ -328,6 +365,24 @@ func DeriveVerdict(t Totals) Verdict {
 		return VerdictUnchecked
 	}
 	return VerdictPassed
+}
+
+// ConfigFailure reports steps of which at least one failed and every
+// failed one failed for how the run was set up (kind gate, input or
+// approval: a write the gate refused, an input missing, a step edited
+// since it was approved), not for anything a server did or returned.
+func ConfigFailure(steps []StepRecord) bool {
+	failed := false
+	for _, s := range steps {
+		if s.Outcome != Failed {
+			continue
+		}
+		if s.Kind != KindGate && s.Kind != KindInput && s.Kind != KindApproval {
+			return false
+		}
+		failed = true
+	}
+	return failed
 }
 
 // RunVerdict is the record's verdict: Verdict when it was written, and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -222,5 +223,45 @@ func TestReadKeepsNewFields(t *testing.T) {
 	kept, unattributed := h.ForFile("a/shared.skill.md")
 	if len(kept.Entries) != 2 || unattributed != 1 || kept.Entries[0].Record.Path != "a/shared.skill.md" {
 		t.Fatalf("ForFile kept %d (%d unattributed)", len(kept.Entries), unattributed)
+	}
+}
+
+// TestFinishConfig: a run whose failed steps all failed for its set-up
+// (gate, input) is config; one failed step of any other kind makes it
+// failed; tool drift that stopped it is failed, interrupted wins; and a
+// record reads back with the servers it ran against.
+func TestFinishConfig(t *testing.T) {
+	step := func(o Outcome, k Kind) StepRecord { return StepRecord{N: 1, Title: "s", Outcome: o, Kind: k} }
+	for _, tc := range []struct {
+		name        string
+		steps       []StepRecord
+		drift       *ToolDrift
+		interrupted bool
+		want        Verdict
+	}{
+		{"gate", []StepRecord{step(Passed, ""), step(Failed, KindGate), step(Skipped, "")}, nil, false, VerdictConfig},
+		{"input", []StepRecord{step(Failed, KindInput)}, nil, false, VerdictConfig},
+		{"a check too", []StepRecord{step(Failed, KindGate), step(Failed, KindCheck)}, nil, false, VerdictFailed},
+		{"tool", []StepRecord{step(Failed, KindTool)}, nil, false, VerdictFailed},
+		{"no kind", []StepRecord{step(Failed, "")}, nil, false, VerdictFailed},
+		{"nothing failed", []StepRecord{step(Passed, "")}, nil, false, VerdictPassed},
+		{"tool drift", []StepRecord{step(Skipped, "")}, &ToolDrift{Tools: []DriftedTool{{Tool: "t"}}}, false, VerdictFailed},
+		{"interrupted", []StepRecord{step(Failed, KindGate)}, nil, true, VerdictInterrupted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Record{Skill: "s", Steps: tc.steps, ToolDrift: tc.drift}
+			r.Finish(tc.interrupted)
+			if r.Verdict != tc.want || r.Passed != (tc.want == VerdictPassed) {
+				t.Errorf("verdict %s passed %v, want %s", r.Verdict, r.Passed, tc.want)
+			}
+		})
+	}
+	r := Record{Skill: "s", StartedAt: "a", FinishedAt: "b", Steps: []StepRecord{step(Passed, "")},
+		Servers: []ServerUse{{Name: "memory", Command: "npx"}, {Name: "reelier", Command: "reelier", Mock: true}}}
+	r.Finish(false)
+	line, _ := Marshal(&r)
+	h, err := Read(bytes.NewReader(line))
+	if err != nil || len(h.Entries) != 1 || !reflect.DeepEqual(h.Entries[0].Record.Servers, r.Servers) || !h.Entries[0].Record.Mock() {
+		t.Errorf("read back %+v, %v; want the servers, a mock run", h.Entries, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/provenance"
 	"github.com/reelier/reelier/replay/receipt"
@@ -134,6 +135,7 @@ func (s *runner) runOne(ctx context.Context, l *loader.Skill, o replay.Options) 
 	}
 	res := replay.Run(ctx, l.Skill, o)
 	res.Record.Provenance = provenance.FromEnv(s.opts.getenv)
+	res.Record.Servers = ServersUsed(s.opts.Servers, l.Skill, o.Redactor)
 	at, err := runlog.Append(s.opts.RunsDir, &res.Record)
 	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}
 	if tr != nil {
@@ -311,4 +313,34 @@ func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*repl
 		}
 	}
 	return onStart, onDone
+}
+
+// ServersUsed is what a run record keeps of the MCP servers a run of
+// skill ran against: the --wrap servers when there are any (they replace
+// the recorded ones), else the skill's recorded servers; each one's label,
+// program or host, redacted with r (nil: the environment's), and whether
+// it was `reelier mock`. Nil when there are none.
+func ServersUsed(wrap []mcpx.ServerSpec, skill *ast.Skill, r *redact.Redactor) []runlog.ServerUse {
+	specs := wrap
+	if len(specs) == 0 {
+		for _, sv := range skill.Servers {
+			spec := mcpx.ParseServer(sv.Command)
+			spec.Name = sv.Name
+			specs = append(specs, spec)
+		}
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	if r == nil {
+		r = redact.RedactorFromEnv()
+	}
+	out := make([]runlog.ServerUse, len(specs))
+	for i, sp := range specs {
+		out[i] = runlog.ServerUse{
+			Name: redact.Text(r, "", sp.Label()), Command: redact.Text(r, "", sp.Program()), Host: redact.Text(r, "", sp.Host()),
+			Mock: sp.IsMock(),
+		}
+	}
+	return out
 }

@@ -227,6 +227,42 @@ func StoreSuite(t *testing.T, open func(t *testing.T) server.Store) {
 			t.Errorf("summary with an interrupted run = %+v, latest %+v, %v", k, k.Latest, err)
 		}
 	})
+	t.Run("config and mock", func(t *testing.T) {
+		// Runs against live servers: passed, failed, config. Runs against
+		// reelier mock: passed, config. The config runs are neither failed
+		// nor in a pass rate; the mock runs are in one only when asked.
+		s, ctx := fresh(t)
+		putSkill(t, s, server.Skill{Name: "c", SkillMd: "x", UploadedAt: Base})
+		addRun(t, s, StoredRun("c", 0, runlog.Passed))
+		addRun(t, s, StoredRun("c", 1, runlog.Failed))
+		config := StoredRun("c", 2, runlog.Failed)
+		config.Verdict = server.VerdictConfig
+		id, _, err := s.AddRun(ctx, config)
+		must(t, err)
+		got, err := s.Run(ctx, id)
+		if err != nil || got.Verdict != server.VerdictConfig || got.Mock {
+			t.Errorf("a config run read back as %q mock %v, %v", got.Verdict, got.Mock, err)
+		}
+		mock := StoredRun("c", 3, runlog.Passed)
+		mock.Mock = true
+		id, _, err = s.AddRun(ctx, mock)
+		must(t, err)
+		if got, err := s.Run(ctx, id); err != nil || !got.Mock || got.Verdict != server.VerdictPassed {
+			t.Errorf("a mock run read back as %q mock %v, %v", got.Verdict, got.Mock, err)
+		}
+		mockConfig := StoredRun("c", 4, runlog.Failed)
+		mockConfig.Verdict, mockConfig.Mock = server.VerdictConfig, true
+		addRun(t, s, mockConfig)
+		k, err := s.Skill(ctx, "c")
+		must(t, err)
+		if k.Runs != 5 || k.Passed != 1 || k.Failed != 1 || k.Config != 1 || k.Mock != 2 || k.MockPassed != 1 || k.MockConfig != 1 ||
+			k.Latest == nil || !k.Latest.Mock || k.Latest.Verdict != server.VerdictConfig {
+			t.Errorf("summary = %+v, latest %+v", k, k.Latest)
+		}
+		if r, rm := k.PassRate(), k.PassRateWithMock(); r != 0.5 || rm != 2.0/3 {
+			t.Errorf("pass rate %v, with mock runs %v; want 1/2 and 2/3", r, rm)
+		}
+	})
 	t.Run("paging", func(t *testing.T) {
 		s, ctx := fresh(t)
 		putSkill(t, s, server.Skill{Name: "p", SkillMd: "x", UploadedAt: Base})
