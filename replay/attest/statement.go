@@ -150,10 +150,21 @@ func servers(in Input) []Server {
 // BuildStatement is the in-toto Statement of in, as the JSON a DSSE
 // envelope carries.
 func BuildStatement(in Input) ([]byte, error) {
+	_, st, err := Receipt(in)
+	return st, err
+}
+
+// Receipt is BuildPredicate and BuildStatement at once.
+func Receipt(in Input) (*Predicate, []byte, error) {
 	p, err := BuildPredicate(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	st, err := statementOf(in, p)
+	return p, st, err
+}
+
+func statementOf(in Input, p *Predicate) ([]byte, error) {
 	name := in.Name
 	if name == "" || name == "-" {
 		name = in.Record.Skill
