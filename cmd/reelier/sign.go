@@ -264,7 +264,7 @@ func newVerifyCmd() *cobra.Command {
 				if errors.As(err, &ee) && ee.ExitCode() > 0 {
 					return silentExit(ee.ExitCode())
 				}
-				return &exitError{Code: exitTool, Err: fmt.Errorf("verify: running %s: %v", prog, err)}
+				return usageErrorf("verify: running %s: %v", prog, err)
 			}
 			return nil
 		},

@@ -409,3 +409,29 @@ func TestKeyless(t *testing.T) {
 		t.Fatalf("keyless bundle with --key: %v", err)
 	}
 }
+
+// TestWriteBundle: one bundle per record, never written over.
+func TestWriteBundle(t *testing.T) {
+	p, err := attest.BuildPredicate(attest.Input{Record: record()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := attest.BundleDir(t.TempDir(), "../search")
+	if strings.Contains(filepath.Base(dir), "/") || !strings.HasSuffix(dir, ".._search.bundles") {
+		t.Fatalf("bundle dir %q", dir)
+	}
+	name := attest.BundleName(p)
+	if want := "20261207T040000000Z-" + p.RecordSHA256[:12] + ".sigstore.json"; name != want {
+		t.Fatalf("bundle name %q, want %q", name, want)
+	}
+	path, err := attest.WriteBundle(dir, name, []byte("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := attest.WriteBundle(dir, name, []byte("second")); err == nil || !strings.Contains(err.Error(), "signed already") {
+		t.Fatalf("a second bundle for the record: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Fatalf("the bundle was overwritten: %q", b)
+	}
+}

@@ -1,5 +1,5 @@
 // Package attest turns a run record into a receipt that proves itself: an
-// in-toto Statement (SPEC.md §14.2) whose subject is the skill file that
+// in-toto Statement (SPEC.md §14, "The signed receipt") whose subject is the skill file that
 // ran and whose predicate says what the replay checked, signed as a DSSE
 // envelope inside a Sigstore bundle, and read back and verified offline.
 //
@@ -24,7 +24,7 @@ const PredicateType = "https://reelier.dev/receipt/v1"
 const PayloadType = "application/vnd.in-toto+json"
 
 // Predicate is what a signed receipt says about one run. Its fields are
-// the contract table of SPEC.md §14.2 (held to this struct by
+// the contract table of SPEC.md §14, "The signed receipt" (held to this struct by
 // TestPredicateContract).
 type Predicate struct {
 	// Skill is the skill's frontmatter name.
