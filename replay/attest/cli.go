@@ -275,7 +275,7 @@ func printVerified(w io.Writer, path, skill string, v *Verified) {
 		}
 		fmt.Fprintln(w, line)
 		if s.ActionSHA256 != "" {
-			fmt.Fprintf(w, "        action sha256 %s\n", s.ActionSHA256)
+			fmt.Fprintf(w, "        action sha256 %s\n", l(s.ActionSHA256))
 		}
 		if s.Observation != nil {
 			fmt.Fprintf(w, "        result sha256 %s (%d bytes)\n", l(s.Observation.SHA256), s.Observation.Size)
