@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reelier/reelier/replay/attest"
 	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -19,6 +20,8 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"reelier": func() { os.Exit(Main()) },
+		// reelier-attest is the program reelier verify and run --sign run.
+		"reelier-attest": func() { os.Exit(attest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// mcptestserver is the Go MCP test server (testkit/mcptest) for
 		// the mcp*.txtar scripts to --wrap.
 		"mcptestserver": func() { os.Exit(mcptest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
@@ -38,6 +41,7 @@ func TestScripts(t *testing.T) {
 			"ledgerconns": ledgerConns,
 			"envfile":     envFile,
 			"exitcode":    exitCodeCmd,
+			"keyless":     keylessCmd,
 		},
 	})
 }

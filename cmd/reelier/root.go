@@ -58,6 +58,7 @@ var commandFamily = map[string]string{
 	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
 	"serve": "share", "push": "share", "ledger": "share", "summary": "share", "ci": "share",
+	"key": "share", "verify": "share",
 }
 
 // commands lists every subcommand: its name (what newCmd().Name() says;
@@ -89,6 +90,8 @@ var commands = []struct {
 	{"serve", newServeCmd},
 	{"summary", newSummaryCmd},
 	{"ci", newCICmd},
+	{"key", newKeyCmd},
+	{"verify", newVerifyCmd},
 }
 
 // newRootCmd builds the command line with every subcommand.

@@ -119,6 +119,15 @@ server that cannot start or crashed, a call that timed out, a refused
 connection, a record that could not be written; 130 interrupted (Ctrl-C).
 A skill of a suite that cannot run is reported and the others still run.
 
+Signed receipts: --sign (or REELIER_SIGN=1 in the environment) signs each
+run record with your key (reelier key init; --sign-key FILE or
+$REELIER_SIGN_KEY for another) as an in-toto statement in a Sigstore
+bundle, written beside the history as
+<runs-dir>/<skill>.bundles/<started>-<record sha256>.sigstore.json; the
+receipt names it. reelier verify BUNDLE --key signing.pub checks it. A key
+that cannot be read stops the run before anything runs (exit 2); a record
+that could not be signed is a warning and exit 3.
+
 Open questions: a compiled skill lists under "## Open questions" what
 the compiler could not know (a position in an array it could not explain,
 a literal it would not guess). A run says how many are unresolved and on
@@ -159,6 +168,9 @@ Examples:
 type runOptions struct {
 	suite.Options
 	wraps wraps
+	// sign and signKey are --sign and --sign-key.
+	sign    bool
+	signKey string
 }
 
 func newRunCmd() *cobra.Command {
@@ -206,6 +218,8 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.Heal.Mode, "heal", suite.HealWrite, "what a heal that holds does: `MODE` write (into the skill file, with a changelog line) or propose (leave the file, print the diff)")
 	f.StringVar(&opts.Heal.PatchFile, "heal-patch", "", "with --heal=propose, write the proposed heals as one unified diff to `FILE` instead of stdout")
 	f.BoolVar(&opts.Heal.AllowWeaker, "allow-weaker-heal", false, "accept a heal that drops value checks or turns them into type, presence or status checks")
+	f.BoolVar(&opts.sign, "sign", false, "sign each run record (an in-toto statement in a Sigstore bundle, written to <runs-dir>/<skill>.bundles/; default on when "+envSign+"=1; verify with reelier verify)")
+	f.StringVar(&opts.signKey, "sign-key", "", "sign with the private key in `FILE` (default $"+envSignKey+", else the key reelier key init made)")
 	return cmd
 }
 
@@ -218,6 +232,18 @@ func runRun(cmd *cobra.Command, opts runOptions) error {
 	o.Servers, o.Environ, o.Version = servers, os.Environ(), versionString()
 	o.RetryIntervalSet = cmd.Flags().Changed("retry-interval")
 	o.Stdin, o.Stdout, o.Stderr, o.BeforeParse = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), gcForFile
+	sign := opts.sign || opts.signKey != "" || (!cmd.Flags().Changed("sign") && signFromEnv())
+	if sign && !o.DryRun {
+		key := opts.signKey
+		if key == "" {
+			key = defaultSignKey()
+		}
+		signer, err := recordSigner(key, o.RunsDir, servers)
+		if err != nil {
+			return err
+		}
+		o.AfterRecord = signer
+	}
 	return suite.Run(cmd.Context(), o)
 }
 

@@ -54,6 +54,9 @@ type outcome struct {
 	recordAt  string
 	recordErr error
 	traceErr  error
+	// signedAt and signErr are what Options.AfterRecord said.
+	signedAt string
+	signErr  error
 }
 
 // run executes the skills, at most opts.Jobs at a time, and reports each
@@ -138,6 +141,9 @@ func (s *runner) runOne(ctx context.Context, l *loader.Skill, o replay.Options) 
 	res.Record.Servers = ServersUsed(s.opts.Servers, l.Skill, o.Redactor)
 	at, err := runlog.Append(s.opts.RunsDir, &res.Record)
 	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}
+	if err == nil && s.opts.AfterRecord != nil {
+		out.signedAt, out.signErr = s.opts.AfterRecord(l, &res.Record)
+	}
 	if tr != nil {
 		out.traceErr = tr.WriteFile(s.opts.Trace, res.Record.StartedAt)
 	}
@@ -155,6 +161,13 @@ func (s *runner) report(o *outcome) {
 		}
 	} else if o.recordErr == nil {
 		fmt.Fprintf(s.out, "  run record:   %s\n", o.recordAt)
+	}
+	switch {
+	case o.signErr != nil:
+		s.worst(exitstatus.Tool)
+		fmt.Fprintf(s.errw, "reelier run: WARNING: the run record of %q was NOT signed: %s\n", o.res.Record.Skill, termtext.Line(o.signErr.Error()))
+	case o.signedAt != "" && !s.opts.JSON:
+		fmt.Fprintf(s.out, "  signed:       %s\n", o.signedAt)
 	}
 	s.showProposal(o)
 	if o.recordErr != nil {

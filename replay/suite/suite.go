@@ -30,6 +30,7 @@ import (
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
 	"github.com/reelier/reelier/replay/receipt"
+	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/replay/skillservers"
 	"github.com/reelier/reelier/tool"
 	"golang.org/x/term"
@@ -84,6 +85,11 @@ type Options struct {
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// AfterRecord, when not nil, is called with each run record once it
+	// is appended to the history (concurrently under --jobs): reelier run
+	// --sign signs it there. It returns what to show (the signature's
+	// path); its error is a warning and exit status 3.
+	AfterRecord func(l *loader.Skill, rec *runlog.Record) (string, error)
 	// BeforeParse, when not nil, is told each file's size before a dry run
 	// parses it (the command sets its collector there).
 	BeforeParse func(size int)
