@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -482,6 +483,12 @@ func Parse(file string, data []byte) (*parsed, error) {
 		p.Rules = append(p.Rules, r)
 	}
 	if len(errs) > 0 {
+		slices.SortStableFunc(errs, func(a, b *Error) int {
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return a.Col - b.Col
+		})
 		return nil, errs
 	}
 	return p, nil

@@ -88,6 +88,7 @@ var commands = []struct {
 	{"serve", newServeCmd},
 	{"summary", newSummaryCmd},
 	{"ci", newCICmd},
+	{"policy", newPolicyCmd},
 }
 
 // newRootCmd builds the command line with every subcommand.
