@@ -62,3 +62,9 @@ func (r *Route) PolicyCall(args json.RawMessage, effect ast.Effect) policy.Call 
 	}
 	return c
 }
+
+// PolicyCall implements replay.PolicyCaller: the call as the route's
+// policy view has it, with the step's effect.
+func (t *Tool) PolicyCall(args json.RawMessage, effect ast.Effect) policy.Call {
+	return t.route.PolicyCall(args, effect)
+}

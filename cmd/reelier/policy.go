@@ -19,7 +19,7 @@ to before it reaches a server — in ` + "`reelier mcp`" + ` (the live agent) an
 ` + "`reelier run`" + ` (replays). Each rule has a name, a CEL condition (when), an
 action (allow, deny, dry-run, ask) and a message; the first rule whose
 condition holds decides, and the file's default (allow unless it says
-otherwise) decides the rest. The format is in SPEC.md §17 and the README's
+otherwise) decides the rest. The format is in SPEC.md's "Policy" section and the README's
 "Policy" section.
 
 Files, in the order their rules apply: .reelier/policy.yaml in the current

@@ -43,6 +43,7 @@ func TestSpecReplayContract(t *testing.T) {
 		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, Steps: []runlog.StepRecord{{
 			Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
 			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
+			Policy: &runlog.PolicyDecision{Digest: "sha256:0", Rule: "r", Action: "deny"},
 		}}}
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -60,6 +61,24 @@ func TestSpecReplayContract(t *testing.T) {
 			if !first[k] {
 				added = append(added, k)
 			}
+		}
+	}
+	// The kinds of a failed step, as the kind row lists them.
+	meaning := map[string]string{}
+	for _, r := range tables["The run record"] {
+		meaning[strings.Trim(r[0], "`")] = r[2]
+	}
+	for _, k := range []runlog.Kind{runlog.KindCheck, runlog.KindTool, runlog.KindGate, runlog.KindInput, runlog.KindPolicy} {
+		if !strings.Contains(meaning["kind"], "`"+string(k)+"`") {
+			t.Errorf("SPEC.md's run record row kind does not list %q", k)
+		}
+	}
+	if !strings.Contains(meaning["skip"], "`policy dry-run`") {
+		t.Errorf("SPEC.md's run record row skip does not list `policy dry-run`")
+	}
+	for _, k := range []string{`"digest"`, `"rule"`, `"action"`} {
+		if !strings.Contains(meaning["policy"], k) {
+			t.Errorf("SPEC.md's run record row policy does not name %s", k)
 		}
 	}
 	spec := col("The run record", 0)

@@ -283,6 +283,8 @@ func writeNext(w io.Writer, file string, sr *replay.StepResult) {
 			at = int(st.Effect.Range.Start.Line)
 		}
 		next = fmt.Sprintf("rerun with %s if the step should run, or edit its effect at %s", gateFlag(sr), location(file, at))
+	case runlog.KindPolicy:
+		next = fmt.Sprintf("the policy (%s) holds this call back: change its rule, or the action at %s", policyOf(sr.Record), location(file, action))
 	case runlog.KindInput:
 		next = fmt.Sprintf("give the missing value (--var name=value), or edit the action at %s", location(file, action))
 	default:
@@ -461,4 +463,16 @@ func (s Style) paint(color, text string) string {
 		return text
 	}
 	return color + text + ansiReset
+}
+
+// policyOf names the policy that decided a step: its digest, shortened.
+func policyOf(rec *runlog.StepRecord) string {
+	if rec == nil || rec.Policy == nil {
+		return "policy"
+	}
+	d := rec.Policy.Digest
+	if len(d) > 19 {
+		d = d[:19] + "…"
+	}
+	return d
 }

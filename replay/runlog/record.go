@@ -69,6 +69,9 @@ const (
 	// KindInput: the action could not be filled (a hole with no value, a
 	// malformed computed date).
 	KindInput Kind = "input"
+	// KindPolicy: the policy in force did not allow the step's call
+	// (deny, or ask, which a replay cannot put to anyone).
+	KindPolicy Kind = "policy"
 )
 
 // Record is one run of one skill. Field order and names are the on-disk
@@ -193,6 +196,20 @@ type StepRecord struct {
 	// Skip says why a skipped step did not run: "earlier step failed",
 	// "write gate", "interrupted".
 	Skip string `json:"skip,omitempty"`
+	// Policy is what the policy in force (reelier run --policy, or the
+	// project's .reelier/policy.yaml) decided for the step's call;
+	// absent when no policy was in force or the step never got to it.
+	Policy *PolicyDecision `json:"policy,omitempty"`
+}
+
+// PolicyDecision is a policy's decision for one call: the policy's
+// digest ("sha256:…"), the rule that decided (absent when the default
+// did) and the action: allow, deny, dry-run or ask (a replay has no one
+// to ask, so an ask refuses the step).
+type PolicyDecision struct {
+	Digest string `json:"digest"`
+	Rule   string `json:"rule,omitempty"`
+	Action string `json:"action"`
 }
 
 // ActionRecord is a filled tool call as recorded.

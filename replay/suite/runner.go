@@ -234,7 +234,7 @@ func RunExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int 
 		switch st.Kind {
 		case runlog.KindTool:
 			return exitstatus.Tool
-		case runlog.KindGate, runlog.KindInput:
+		case runlog.KindGate, runlog.KindInput, runlog.KindPolicy:
 			return exitstatus.Usage
 		}
 	}

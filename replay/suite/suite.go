@@ -24,6 +24,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
@@ -71,6 +72,8 @@ type Options struct {
 	FailOnOpenQuestions bool
 	// IgnoreToolDrift runs skills whose tools drifted anyway.
 	IgnoreToolDrift bool
+	// Policy, when set, is put every step's call (replay.Options.Policy).
+	Policy *policy.Policy
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -130,7 +133,7 @@ func Run(ctx context.Context, opts Options) error {
 		limits.RetryInterval = time.Second
 	}
 	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.Yes, AllowWrites: opts.AllowWrites,
-		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift}
+		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, Policy: opts.Policy}
 	httptool.Register(base.Tools, nil)
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
