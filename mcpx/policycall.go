@@ -18,7 +18,9 @@ import (
 func (r *Route) PolicyCall(args json.RawMessage, effect ast.Effect) policy.Call {
 	d := r.Downstream
 	c := policy.Call{Tool: r.Exposed, Effect: string(effect)}
-	c.Server.Name = d.ServerName()
+	if d.session != nil {
+		c.Server.Name = d.ServerName()
+	}
 	if c.Server.Name == "" {
 		c.Server.Name = ServerLabel(d.Name)
 	}
