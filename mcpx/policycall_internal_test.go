@@ -31,7 +31,7 @@ func TestPolicyCall(t *testing.T) {
 			fsRoute(`{"name":"write_file","annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true}}`), "",
 			policy.Call{Tool: "write_file", Server: policy.Server{Name: "fs", Command: "node fs.js /srv"},
 				Annotations: map[string]any{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true},
-				Args: map[string]any{"path": "/srv/a"}, Effect: "idempotent-write"}},
+				Args:        map[string]any{"path": "/srv/a"}, Effect: "idempotent-write"}},
 		{"no annotations: the verbs decide",
 			fsRoute(`{"name":"write_file"}`), "",
 			policy.Call{Tool: "write_file", Server: policy.Server{Name: "fs", Command: "node fs.js /srv"},
