@@ -172,3 +172,64 @@ rules:
 		}
 	}
 }
+
+// TestPolicyFromSkillMemoryNPM: a workflow recorded against the official
+// memory server from npm, compiled, and turned into a policy with
+// `reelier policy from-skill`; the live agent (the TypeScript SDK client)
+// under that policy may make the skill's calls, and its off-skill call —
+// delete_entities, and create_entities with an argument the skill never
+// writes — is denied and never reaches the server: the memory file still
+// holds the entity.
+func TestPolicyFromSkillMemoryNPM(t *testing.T) {
+	pkg := npmPackage(t, "@modelcontextprotocol/server-memory")
+	wrap := fmt.Sprintf("node '%s'", filepath.Join(pkg, "dist", "index.js"))
+	memory := filepath.Join(t.TempDir(), "memory.jsonl")
+	t.Setenv("MEMORY_FILE_PATH", memory)
+	p := startBinary(t, "", wrap)
+	cs := p.session
+	callSession(t, cs, "reelier_start_recording", map[string]any{"name": "remember"}, nil)
+	callSession(t, cs, "reelier_note", map[string]any{"text": "remember Ada"}, nil)
+	callSession(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "Ada", "entityType": "person", "observations": []any{"wrote the first program"}}}}, nil)
+	callSession(t, cs, "reelier_note", map[string]any{"text": "find her"}, nil)
+	callSession(t, cs, "search_nodes", map[string]any{"query": "Ada"}, nil)
+	callSession(t, cs, "reelier_stop_recording", nil, nil)
+
+	work := t.TempDir()
+	skill := filepath.Join(work, "remember.skill.md")
+	if out, err := exec.Command(reelierBin(t), "compile", filepath.Join(p.dir, "remember-1.jsonl"), "-o", skill).CombinedOutput(); err != nil {
+		t.Fatalf("compile: %v\n%s", err, out)
+	}
+	pol := filepath.Join(work, "policy.yaml")
+	if out, err := exec.Command(reelierBin(t), "policy", "from-skill", skill, "-o", pol).CombinedOutput(); err != nil {
+		t.Fatalf("policy from-skill: %v\n%s", err, out)
+	}
+	calls, _ := json.Marshal([][]any{
+		{"search_nodes", map[string]any{"query": "Ada"}},
+		{"create_entities", map[string]any{"entities": []any{map[string]any{"name": "Grace", "entityType": "person", "observations": []any{"wrote a compiler"}}}}},
+		{"delete_entities", map[string]any{"entityNames": []any{"Ada"}}},
+		{"create_entities", map[string]any{"entities": []any{}, "force": true}},
+	})
+	got := runPolicyAgent(t, "none", pol, t.TempDir(), wrap, string(calls))
+	r := got.Results
+	if len(r) != 4 {
+		t.Fatalf("%d results: %+v", len(r), r)
+	}
+	if r[0].IsError || !strings.Contains(r[0].Text, "Ada") {
+		t.Errorf("on-skill search_nodes → %+v", r[0])
+	}
+	if r[1].IsError {
+		t.Errorf("on-skill create_entities → %+v", r[1])
+	}
+	for _, k := range []int{2, 3} {
+		if !r[k].IsError || !strings.Contains(r[k].Text, "refused by the policy's default") {
+			t.Errorf("off-skill %s → %+v", r[k].Name, r[k])
+		}
+	}
+	b, err := os.ReadFile(memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"name":"Ada"`) || !strings.Contains(string(b), `"name":"Grace"`) {
+		t.Errorf("the memory file after the run (Ada must survive the denied delete, Grace be created):\n%s", b)
+	}
+}

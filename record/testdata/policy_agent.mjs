@@ -35,7 +35,7 @@ if (elicit !== "none") {
   });
 }
 const [command, ...rest] = argv.slice(dash + 1);
-await agent.connect(new StdioClientTransport({ command, args: rest, stderr: "inherit" }));
+await agent.connect(new StdioClientTransport({ command, args: rest, env: process.env, stderr: "inherit" }));
 
 const results = [];
 for (const [name, args] of JSON.parse(flags.call || "[]")) {
