@@ -3,6 +3,7 @@ package mcpx
 import (
 	"encoding/json"
 	"net/url"
+	"strings"
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/policy"
@@ -16,20 +17,11 @@ import (
 // gives one, else the tool's own — its annotations' reading (Tool.Effect)
 // or, when more severe, what the verbs of its name say.
 func (r *Route) PolicyCall(args json.RawMessage, effect ast.Effect) policy.Call {
-	d := r.Downstream
-	c := policy.Call{Tool: r.Exposed, Effect: string(effect)}
-	if d.session != nil {
-		c.Server.Name = d.ServerName()
-	}
-	if c.Server.Name == "" {
-		c.Server.Name = ServerLabel(d.Name)
-	}
-	if ParseServer(d.Name).URL != "" {
-		if u, err := url.Parse(d.Name); err == nil {
-			c.Server.Host = u.Hostname()
-		}
-	} else {
-		c.Server.Command = d.Name
+	r.policyOnce.Do(r.makePolicyView)
+	v := r.policyView
+	c := policy.Call{Tool: r.Exposed, Server: v.server, Annotations: v.annotations, Static: v.static, Effect: string(effect)}
+	if c.Effect == "" {
+		c.Effect = string(v.effect)
 	}
 	if len(args) > 0 {
 		var m map[string]any
@@ -37,32 +29,59 @@ func (r *Route) PolicyCall(args json.RawMessage, effect ast.Effect) policy.Call 
 			c.Args = m
 		}
 	}
+	return c
+}
+
+// policyView is what PolicyCall reads of a route once: the same for
+// every call of its tool.
+type policyView struct {
+	server      policy.Server
+	annotations map[string]any
+	effect      ast.Effect
+	static      *policy.Static
+}
+
+func (r *Route) makePolicyView() {
+	d := r.Downstream
+	v := &policyView{}
+	if d.session != nil {
+		v.server.Name = d.ServerName()
+	}
+	if v.server.Name == "" {
+		v.server.Name = ServerLabel(d.Name)
+	}
+	if ParseServer(d.Name).URL != "" {
+		if u, err := url.Parse(strings.TrimSpace(d.Name)); err == nil {
+			v.server.Host = u.Hostname()
+		}
+	} else {
+		v.server.Command = d.Name
+	}
 	if r.Raw != nil {
 		var def struct {
 			Annotations map[string]any `json:"annotations"`
 		}
 		if json.Unmarshal(r.Raw, &def) == nil {
-			c.Annotations = def.Annotations
+			v.annotations = def.Annotations
 		}
 	} else if a := r.Tool.Annotations; a != nil {
-		c.Annotations = map[string]any{}
+		v.annotations = map[string]any{}
 		if a.ReadOnlyHint {
-			c.Annotations["readOnlyHint"] = true
+			v.annotations["readOnlyHint"] = true
 		}
 		if a.IdempotentHint {
-			c.Annotations["idempotentHint"] = true
+			v.annotations["idempotentHint"] = true
 		}
 		if a.DestructiveHint != nil {
-			c.Annotations["destructiveHint"] = *a.DestructiveHint
+			v.annotations["destructiveHint"] = *a.DestructiveHint
 		}
 		if a.OpenWorldHint != nil {
-			c.Annotations["openWorldHint"] = *a.OpenWorldHint
+			v.annotations["openWorldHint"] = *a.OpenWorldHint
 		}
 	}
-	if c.Effect == "" {
-		c.Effect = string(policy.LiveEffect(r.Exposed, c.Annotations))
-	}
-	return c
+	v.effect = policy.LiveEffect(r.Exposed, v.annotations)
+	v.static = policy.NewStatic(v.server, v.annotations)
+	r.policyView = v
 }
 
 // PolicyCall implements replay.PolicyCaller: the call as the route's

@@ -49,6 +49,13 @@ func TestPolicyCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := tt.route.PolicyCall(json.RawMessage(`{"path":"/srv/a"}`), tt.effect)
+			if got.Static == nil {
+				t.Fatal("no Static: every call would build the server and annotations again")
+			}
+			if again := tt.route.PolicyCall(nil, tt.effect); again.Static != got.Static {
+				t.Fatal("a second call built its Static again")
+			}
+			got.Static = nil
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Fatalf("PolicyCall =\n%+v\nwant\n%+v", got, tt.want)
 			}

@@ -19,13 +19,12 @@ func (p *Policy) Decide(c Call) Decision {
 	if len(p.Rules) == 0 {
 		return Decision{Action: p.Default, Digest: p.Digest}
 	}
-	a := activation{
-		server: types.DefaultTypeAdapter.NativeToValue(map[string]string{
-			"name": c.Server.Name, "command": c.Server.Command, "host": c.Server.Host}),
-		tool:        types.String(c.Tool),
-		args:        mapValue(c.Args),
-		annotations: annotationsValue(c.Annotations),
-		effect:      types.String(c.Effect),
+	a := activation{tool: types.String(c.Tool), args: mapValue(c.Args), effect: types.String(c.Effect)}
+	if c.Static != nil {
+		a.server, a.annotations = c.Static.server, c.Static.annotations
+	} else {
+		st := NewStatic(c.Server, c.Annotations)
+		a.server, a.annotations = st.server, st.annotations
 	}
 	for k := range p.Rules {
 		r := &p.Rules[k]
@@ -66,4 +65,20 @@ func annotationsValue(m map[string]any) ref.Val {
 
 var hintDefaults = map[string]any{
 	"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true,
+}
+
+// Static is the part of a call that is the same for every call of one
+// tool on one server — the server and the annotations as rules see them —
+// made once (NewStatic) and handed to Decide in Call.Static.
+type Static struct {
+	server, annotations ref.Val
+}
+
+// NewStatic makes the Static of a tool's calls.
+func NewStatic(server Server, annotations map[string]any) *Static {
+	return &Static{
+		server: types.DefaultTypeAdapter.NativeToValue(map[string]string{
+			"name": server.Name, "command": server.Command, "host": server.Host}),
+		annotations: annotationsValue(annotations),
+	}
 }

@@ -110,9 +110,12 @@ type Call struct {
 	// Annotations are the tool's MCP annotations (readOnlyHint,
 	// destructiveHint, idempotentHint, openWorldHint, title…).
 	Annotations map[string]any
-	// Effect is the step's effect in a replay ("read", "write",
-	// "destroy"), or the tool's verb-derived effect live.
+	// Effect is "read", "idempotent-write" or "destructive": the step's
+	// effect in a replay, else the tool's (LiveEffect).
 	Effect string
+	// Static, when set, stands for Server and Annotations (NewStatic):
+	// the caller made it once for the tool.
+	Static *Static
 }
 
 // Decision is what a policy decided for one call.

@@ -68,6 +68,12 @@ func TestDecide(t *testing.T) {
 			if d.Action != tt.want || d.Rule != tt.rule {
 				t.Fatalf("Decide = %+v, want %s by %q", d, tt.want, tt.rule)
 			}
+			withStatic := tt.call
+			withStatic.Static = NewStatic(tt.call.Server, tt.call.Annotations)
+			withStatic.Server, withStatic.Annotations = Server{Name: "ignored"}, nil
+			if ds := p.Decide(withStatic); ds != d {
+				t.Fatalf("with Static: %+v; without: %+v", ds, d)
+			}
 			if !strings.HasPrefix(d.Digest, "sha256:") || len(d.Digest) != 71 {
 				t.Fatalf("digest %q", d.Digest)
 			}
