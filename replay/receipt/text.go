@@ -341,6 +341,7 @@ func Footer(w io.Writer, res *replay.Result, s Style) {
 	}
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
 	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
+	writePolicy(w, res.Record.Steps)
 	writeHealed(w, res)
 	v := res.Record.RunVerdict()
 	open := ""
@@ -475,4 +476,28 @@ func policyOf(rec *runlog.StepRecord) string {
 		d = d[:19] + "…"
 	}
 	return d
+}
+
+// writePolicy writes, when a policy was in force, its digest and what it
+// decided: how many calls it allowed and, by action, held back.
+func writePolicy(w io.Writer, steps []runlog.StepRecord) {
+	digest := ""
+	counts := map[string]int{}
+	for _, st := range steps {
+		if st.Policy == nil {
+			continue
+		}
+		digest = st.Policy.Digest
+		counts[st.Policy.Action]++
+	}
+	if digest == "" {
+		return
+	}
+	line := fmt.Sprintf("%d allowed", counts["allow"])
+	for _, a := range []string{"deny", "dry-run", "ask"} {
+		if counts[a] > 0 {
+			line += fmt.Sprintf(", %d %s", counts[a], a)
+		}
+	}
+	fmt.Fprintf(w, "  policy:       %s — %s\n", termtext.Line(digest), line)
 }
