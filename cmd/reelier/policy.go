@@ -19,13 +19,21 @@ to before it reaches a server — in ` + "`reelier mcp`" + ` (the live agent) an
 ` + "`reelier run`" + ` (replays). Each rule has a name, a CEL condition (when), an
 action (allow, deny, dry-run, ask) and a message; the first rule whose
 condition holds decides, and the file's default (allow unless it says
-otherwise) decides the rest. The format is in SPEC.md's "Policy" section and the README's
-"Policy" section.
+otherwise) decides the rest. The format is in the "Policy" sections of
+SPEC.md and the README.
 
-Files, in the order their rules apply: .reelier/policy.yaml in the current
-directory (the project's; a symbolic link out of the project is refused),
-then reelier/policy.yaml in the user's configuration directory. The first
-file that sets default: decides the default.
+The rules' CEL variables: server (name, command, host), tool, args,
+annotations (the tool's MCP hints, defaults filled in) and effect (read,
+idempotent-write, destructive). A file that does not load is reported at
+path:line:col, and nothing runs under it: reelier mcp and reelier run
+exit 2. Each decision is kept on the trace and the run record with the
+policy's sha256 digest and the deciding rule.
+
+Files, in the order their rules apply (--policy FILE names one instead):
+.reelier/policy.yaml in the current directory (the project's; a symbolic
+link out of the project is refused), then reelier/policy.yaml in the
+user's configuration directory. The first file that sets default: decides
+the default.
 
   check [FILE…]        load the files (or the ones found) and report every
                        mistake at path:line:col; --format sarif for
@@ -37,7 +45,12 @@ file that sets default: decides the default.
   from-skill SKILL     a policy allowing exactly the tools, argument keys
                        and argument types SKILL's steps use, denying every
                        other call; to stdout, or -o FILE (written
-                       atomically).`
+                       atomically).
+
+Examples:
+  reelier policy check --format sarif > policy.sarif
+  reelier policy test .reelier/policy.yaml .reelier/traces/triage-1.jsonl
+  reelier policy from-skill triage.skill.md -o .reelier/policy.yaml`
 
 func newPolicyCmd() *cobra.Command {
 	cmd := &cobra.Command{
