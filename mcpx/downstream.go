@@ -192,6 +192,8 @@ func startLocal(ctx context.Context, index int, command string, argv []string, s
 	tt := &tapTransport{inner: conn}
 	hctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
+	stopNotice := opts.waitNotice(fmt.Sprintf("--wrap %q", command))
+	defer stopNotice()
 	d.session, err = client.Connect(hctx, tt, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil && hctx.Err() == nil {
 		if r := refusal(version, err); r != err {
@@ -205,8 +207,13 @@ func startLocal(ctx context.Context, index int, command string, argv []string, s
 	}
 	if err != nil {
 		timedOut := hctx.Err() != nil
+		stopNotice()
 		d.close()
-		return nil, fmt.Errorf("--wrap %q: %s", command, d.startFailure(timedOut, opts.startTimeout(), err))
+		msg := d.startFailure(timedOut, opts.startTimeout(), err)
+		if timedOut {
+			msg += opts.boundedBy()
+		}
+		return nil, fmt.Errorf("--wrap %q: %s", command, msg)
 	}
 	return d, nil
 }

@@ -35,6 +35,28 @@ func Observe(res *mcp.CallToolResult) *tool.Observation {
 	return &tool.Observation{Status: 500, Headers: map[string]string{}, Body: msg}
 }
 
+// ResultResource is the URI of the resource a tool result names: the
+// first resource_link content block's, else the first embedded
+// resource's; "" when it names none. Nothing else counts (an "id" or
+// "url" in the text or the structured content is the tool's own
+// business, read by asserts and binds).
+func ResultResource(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok && l.URI != "" {
+			return l.URI
+		}
+	}
+	for _, c := range res.Content {
+		if e, ok := c.(*mcp.EmbeddedResource); ok && e.Resource != nil && e.Resource.URI != "" {
+			return e.Resource.URI
+		}
+	}
+	return ""
+}
+
 // Tool is an MCP-backed replay tool: a route of the routing table.
 type Tool struct {
 	router *Router
@@ -61,11 +83,17 @@ func (t *Tool) Effect() ast.Effect {
 // Call implements tool.Tool: the arguments go to the downstream as they
 // are, and its result comes back as an Observation.
 func (t *Tool) Call(ctx context.Context, args []byte) (*tool.Observation, error) {
-	res, _, err := t.router.Call(ctx, t.route.Exposed, args, nil)
+	var meta mcp.Meta
+	if key := tool.IdempotencyKey(ctx); key != "" {
+		meta = mcp.Meta{tool.IdempotencyMetaKey: key}
+	}
+	res, _, err := t.router.Call(ctx, t.route.Exposed, args, meta)
 	if err != nil {
 		return nil, err
 	}
-	return Observe(res), nil
+	obs := Observe(res)
+	obs.Resource = ResultResource(res)
+	return obs, nil
 }
 
 // Register adds every exposed tool to reg under its exposed name, the name

@@ -429,6 +429,8 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 	limit := opts.startTimeout()
 	hctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	stopNotice := opts.waitNotice("--wrap " + name)
+	defer stopNotice()
 	session, err := client.Connect(hctx, &mcp.StreamableClientTransport{Endpoint: d.remote.url, HTTPClient: tappedClient, MaxEventSize: opts.maxMessage() + sseSlack, MaxRetries: 2},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil && hctx.Err() == nil {
@@ -459,11 +461,16 @@ func startRemoteAt(ctx context.Context, index int, raw string, headers []Header,
 	}
 	if err != nil {
 		timedOut := hctx.Err() != nil
+		stopNotice()
 		if session != nil {
 			session.Close()
 		}
 		rt.base.(*http.Transport).CloseIdleConnections()
-		return nil, fmt.Errorf("--wrap %s: %s", name, remoteFailure(rt, red, timedOut, limit, d.hideURL(err)))
+		msg := remoteFailure(rt, red, timedOut, limit, d.hideURL(err))
+		if timedOut {
+			msg += opts.boundedBy()
+		}
+		return nil, fmt.Errorf("--wrap %s: %s", name, msg)
 	}
 	return d, nil
 }

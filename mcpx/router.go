@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
@@ -51,6 +52,14 @@ type Options struct {
 	Version string
 	// StartTimeout bounds each downstream's start; DefaultStartTimeout if 0.
 	StartTimeout time.Duration
+	// StartTimeoutFlag is the command's flag that sets StartTimeout
+	// ("--handshake-timeout"): when set, a start that takes longer than
+	// WaitNotice prints a "still waiting" line to Stderr naming it, and a
+	// start that times out says which flag bounds it.
+	StartTimeoutFlag string
+	// NoticeAfter is the interval of the "still waiting" lines; WaitNotice
+	// if 0.
+	NoticeAfter time.Duration
 	// OnProgress, if set, receives the progress notifications downstreams
 	// send for calls that carried a progress token.
 	OnProgress func(context.Context, *mcp.ProgressNotificationParams)
@@ -80,6 +89,47 @@ func (o Options) headers(k int) []Header {
 		return o.Headers[k]
 	}
 	return nil
+}
+
+// WaitNotice is how long a start or a call runs before a "still waiting"
+// line says so (see Options.StartTimeoutFlag).
+const WaitNotice = 5 * time.Second
+
+// waitNotice prints, every WaitNotice until stop is called, that the
+// start of name is still going on and what bounds it. It does nothing
+// unless StartTimeoutFlag is set.
+func (o Options) waitNotice(name string) (stop func()) {
+	if o.StartTimeoutFlag == "" || o.Stderr == nil {
+		return func() {}
+	}
+	t0 := time.Now()
+	every := o.NoticeAfter
+	if every <= 0 {
+		every = WaitNotice
+	}
+	tick := time.NewTicker(every)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				fmt.Fprintf(o.Stderr, "[reelier] still waiting for %s to finish the MCP handshake (%s so far; %s %v bounds it)\n",
+					termtext.Line(name), now.Sub(t0).Round(time.Second), o.StartTimeoutFlag, o.startTimeout())
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { tick.Stop(); close(done) }) }
+}
+
+// boundedBy says which flag bounds a start that timed out, if known.
+func (o Options) boundedBy() string {
+	if o.StartTimeoutFlag == "" {
+		return ""
+	}
+	return "; " + o.StartTimeoutFlag + " sets the limit"
 }
 
 func (o Options) startTimeout() time.Duration {

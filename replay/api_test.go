@@ -137,7 +137,7 @@ func fixedClock() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UT
 func (a *api) options() replay.Options {
 	reg := tool.Registry{}
 	httptool.Register(reg, nil)
-	return replay.Options{Tools: reg, Vars: map[string]string{"base": a.URL}, Clock: fixedClock}
+	return replay.Options{Tools: reg, Vars: map[string]string{"base": a.URL}, Clock: fixedClock, RunID: "golden"}
 }
 
 func get(path string) string { return `http.get {"url": "{{base}}` + path + `"}` }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/reelier/reelier/lang/approval"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/replay/runlog"
 )
 
 // PlannedStep is one step of a dry run: its filled action and whether the
@@ -48,6 +50,8 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 	// Every step's filled arguments go into shared chunks, each step's
 	// slice capped at its end, rather than one growing slice a step.
 	var args []byte
+	// The approvals the run would hold each step to.
+	ar := &runner{opts: opts, skill: skill, approvals: approval.Check(skill)}
 	for _, st := range skill.Steps {
 		p := PlannedStep{Step: st, Effect: st.EffectValue()}
 		switch {
@@ -80,6 +84,11 @@ func DryRun(skill *ast.Skill, opts Options) []PlannedStep {
 		}
 		if p.Err == nil {
 			p.Err = unboundSelectionHole(st, f.env)
+		}
+		if p.Err == nil && st.Action != nil {
+			if refusal := ar.approve(&runlog.StepRecord{}, st, p.Effect); refusal != "" {
+				p.Err = errors.New(refusal)
+			}
 		}
 		switch {
 		case p.Effect == ast.EffectDestructive && !opts.Yes:

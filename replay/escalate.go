@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/reelier/reelier/lang/approval"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
@@ -91,12 +92,19 @@ func (d *Divergence) Rerun(ctx context.Context, args ast.Value) (*Action, *tool.
 	if d.reruns > 0 {
 		return nil, nil, errors.New("the step was already re-executed once")
 	}
+	if err := d.r.approvedArgs(d.Step, d.Effect(), args); err != nil {
+		return nil, nil, err
+	}
 	d.reruns++
 	filled, err := d.r.fill.fill(nil, args)
 	if err != nil {
 		return nil, nil, err
 	}
 	act := &Action{Tool: d.Step.Action.Tool, Args: filled}
+	if approval.IsWrite(d.Effect()) {
+		// The same step of the same run: the same idempotency key.
+		ctx = tool.WithIdempotencyKey(ctx, IdempotencyKey(d.r.runID, d.r.skill.Name(), d.Step.Number))
+	}
 	obs, err := d.r.call(ctx, d.tool, filled)
 	switch {
 	case err != nil:

@@ -174,6 +174,7 @@ func TestRerun(t *testing.T) {
 		yes, writes bool
 		args        ast.Value
 		twice       bool
+		approve     bool   // the skill keeps an approval of step 2
 		want        string // error, or "" for success
 	}{
 		{name: "read", effect: "read", args: itemsArgs},
@@ -181,13 +182,19 @@ func TestRerun(t *testing.T) {
 		{name: "second call", effect: "read", args: itemsArgs, twice: true, want: "the step was already re-executed once"},
 		{name: "unbound", effect: "read", args: unbound, want: "Unbound template variable {{nobody}}"},
 		{name: "write with --allow-writes", effect: "idempotent-write", writes: true, args: itemsArgs},
+		{name: "approved write, other arguments", effect: "idempotent-write", writes: true, args: itemsArgs, approve: true,
+			want: "step 2 is held by the skill's approvals (metadata reelier-approvals): a heal may not change its arguments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := parse(t, skill(
+			src := skill(
 				step{action: get("/items"), binds: []string{"first = json.items.0.id"}},
 				step{action: get("/items"), effect: tt.effect, asserts: []string{"json.status == \"confirmed\""}},
-			))
+			)
+			if tt.approve {
+				src = approved(t, src, 2)
+			}
+			s := parse(t, src)
 			o := a.options()
 			o.Yes, o.AllowWrites = tt.yes, tt.writes
 			var err error

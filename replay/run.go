@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reelier/reelier/lang/approval"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/redact"
@@ -67,6 +68,11 @@ type Options struct {
 	// now (CheckTools); the record keeps the drift, marked ignored.
 	// Without it such a run executes no step and fails.
 	IgnoreToolDrift bool
+	// RunID names the run on its record; write steps' idempotency keys
+	// are derived from it. Empty means a fresh one (NewRunID); a retry of
+	// an earlier run passes that run's ID so that its writes carry the
+	// same keys.
+	RunID string
 	// Policy, when set, is put each step's filled call before it runs
 	// (policy.go): a step it does not allow is refused (dry-run: skipped,
 	// "policy dry-run"), and every decision is on the step's record.
@@ -124,6 +130,10 @@ type runner struct {
 	// unavailable maps a name a skipped step would have bound to that
 	// step's number (--skip-writes).
 	unavailable map[string]int
+	// skill is the skill run; approvals its approvals, checked once.
+	skill     *ast.Skill
+	approvals *approval.Checked
+	runID     string
 }
 
 func (o Options) now() time.Time {
@@ -172,10 +182,13 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	}
 	limits, _ := SkillLimits(skill)
 	r := &runner{opts: opts, servers: skill.Servers, fill: filler{env: opts.rootScope(countBinds(skill)), today: dayOf(start)}, start: start,
-		limits: opts.Limits.Or(limits), unavailable: map[string]int{}}
+		limits: opts.Limits.Or(limits), unavailable: map[string]int{}, skill: skill, approvals: approval.Check(skill), runID: opts.RunID}
+	if r.runID == "" {
+		r.runID = NewRunID()
+	}
 	res := &Result{
 		Record: runlog.Record{Skill: skill.Name(), StartedAt: runlog.Timestamp(start), Steps: make([]runlog.StepRecord, len(skill.Steps)),
-			Path: opts.Path, SkillSHA256: opts.SkillSHA256, OpenQuestions: opts.OpenQuestions},
+			Path: opts.Path, SkillSHA256: opts.SkillSHA256, OpenQuestions: opts.OpenQuestions, RunID: r.runID},
 		Steps: make([]*StepResult, len(skill.Steps)),
 	}
 	// The drift check, before any step: the tools the skill was compiled
@@ -426,6 +439,16 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 	if fillErr == nil {
 		fillErr = placeholderError(st.Number, args)
 	}
+	effect := st.EffectValue()
+	if effect == "" {
+		effect = tool.Effect()
+	}
+	if refusal := r.approve(sr.Record, st, effect); refusal != "" {
+		if fillErr == nil {
+			r.recordAction(sr.Record, &Action{Tool: st.Action.Tool, Args: args})
+		}
+		return stepFailure(runlog.KindApproval, refusal), false
+	}
 	if refusal := r.gate(st, tool, args, fillErr); refusal != "" {
 		if fillErr == nil {
 			// On the record what would have been sent; sr.Action stays
@@ -442,7 +465,14 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 		return stepFailure(runlog.KindPolicy, refusal), false
 	}
 	sr.Action = &Action{Tool: st.Action.Tool, Args: args}
-	obs, err := r.call(ctx, tool, args)
+	callCtx := ctx
+	if approval.IsWrite(effect) {
+		callCtx = r.writeReceipt(ctx, sr.Record, st)
+	}
+	obs, err := r.call(callCtx, tool, args)
+	if w := sr.Record.Write; w != nil {
+		w.Resource = r.resourceOf(obs)
+	}
 	if err != nil {
 		return stepFailure(runlog.KindTool, "Tool execution failed: "+err.Error()), false
 	}

@@ -15,6 +15,10 @@ type Observation struct {
 	// Structured, when not nil, is the JSON document `json.` paths read
 	// instead of the body (an MCP result's structuredContent).
 	Structured []byte
+	// Resource is the URI of the resource an MCP result names: its first
+	// resource_link content block's, else its first embedded resource's;
+	// "" when it names none (SPEC.md §14 "Write receipts").
+	Resource string
 
 	parsed  bool
 	json    any

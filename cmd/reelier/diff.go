@@ -29,6 +29,12 @@ record names), a value the skill only type-checks (json.id is string,
 json.x is set) is compared by type: a new id is not drift, a number where a
 string was is. Such value changes are listed as "ignored".
 
+Text of several lines (a body, a listing in a JSON string) is shown as a
+line diff under its change. A result value that changes on every run — a
+date-time, a duration, a request id or UUID, or text lines that differ
+only in their times — is listed as "volatile" and does not make its step
+DRIFTED (docs/replay.md §11).
+
 Exit status: 0 when every step is SAME, 1 when a step DRIFTED, 2 for bad
 input (a file that cannot be read, a bad trace line, fewer than two runs).
 

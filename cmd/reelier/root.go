@@ -52,7 +52,7 @@ var commandGroups = []*cobra.Group{
 // commandFamily assigns each command to its family by name, so a command
 // file need not know how help is laid out.
 var commandFamily = map[string]string{
-	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills",
+	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills", "approve": "skills",
 	"mcp": "record", "trace": "record", "policy": "record",
 	"mock":    "replay",
 	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
@@ -70,6 +70,7 @@ var commands = []struct {
 	{"fmt", newFmtCmd},
 	{"lint", newLintCmd},
 	{"lsp", newLSPCmd},
+	{"approve", newApproveCmd},
 	{"run", newRunCmd},
 	{"calibrate", newCalibrateCmd},
 	{"bench", newBenchCmd},

@@ -46,9 +46,12 @@ also writes the replay itself as a trace (one skill at a time), which
 reelier trace prints, reelier compile reads and reelier diff compares with
 the recording the skill came from.
 
-Output: a receipt per skill on stdout (live, step by step, on a terminal;
-colours unless NO_COLOR is set); with --json the run records instead, one
-per line. --dry-run fills and prints every action and executes and writes
+Output: a receipt per skill on stdout, written step by step as the steps
+end (on a terminal with a running line and colours unless NO_COLOR is set;
+in a log or a pipe as plain lines, one per step); with --json the run
+records instead, one per line. A server handshake or a call that runs on
+prints "still waiting …" to stderr every 5 seconds, naming the flag that
+bounds it (--handshake-timeout, --timeout). --dry-run fills and prints every action and executes and writes
 nothing. Several skills run as a suite, --jobs of them at a time;
 --junit writes a JUnit XML report with one testcase per step.
 
@@ -191,6 +194,7 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.FailOnOpenQuestions, "fail-on-open-questions", false, "exit 1 when a skill that ran has unresolved open questions (bullets under ## Open questions), whatever its verdict")
 	f.StringVar(&opts.policy, "policy", "", "put every step's call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`); a policy that does not load runs nothing (exit 2)")
 	f.BoolVar(&opts.IgnoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
+	f.StringVar(&opts.RunID, "run-id", "", "name the run `ID` (its record's runId) instead of a fresh random one: a retry of a run given its ID sends each write step the same idempotency key (_meta dev.reelier/idempotency-key)")
 	f.IntVar(&opts.MaxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.LLM.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
 	f.StringVar(&opts.LLM.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")

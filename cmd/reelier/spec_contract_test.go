@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/testkit/testutil"
+	"github.com/reelier/reelier/tool"
 )
 
 // TestSpecReplayContract holds SPEC.md §14's tables to the code: the
@@ -40,10 +42,12 @@ func TestSpecReplayContract(t *testing.T) {
 	// one the record marshals when set.
 	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"},
 		ToolDrift:     &runlog.ToolDrift{Tools: []runlog.DriftedTool{{Tool: "t", Changes: []string{"c"}}}},
-		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, Steps: []runlog.StepRecord{{
+		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, RunID: "r", Steps: []runlog.StepRecord{{
 			Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
 			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
-			Policy: &runlog.PolicyDecision{Digest: "sha256:0", Rule: "r", Action: "deny"},
+			Approval: &runlog.ApprovalRecord{Status: replay.ApprovalStale, Digest: "sha256:…", Changed: []string{"args"}},
+			Write:    &runlog.WriteRecord{IdempotencyKey: "k", Resource: "mcptest://items/1"},
+			Policy:   &runlog.PolicyDecision{Digest: "sha256:0", Rule: "r", Action: "deny"},
 		}}}
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -63,24 +67,6 @@ func TestSpecReplayContract(t *testing.T) {
 			}
 		}
 	}
-	// The kinds of a failed step, as the kind row lists them.
-	meaning := map[string]string{}
-	for _, r := range tables["The run record"] {
-		meaning[strings.Trim(r[0], "`")] = r[2]
-	}
-	for _, k := range []runlog.Kind{runlog.KindCheck, runlog.KindTool, runlog.KindGate, runlog.KindInput, runlog.KindPolicy} {
-		if !strings.Contains(meaning["kind"], "`"+string(k)+"`") {
-			t.Errorf("SPEC.md's run record row kind does not list %q", k)
-		}
-	}
-	if !strings.Contains(meaning["skip"], "`policy dry-run`") {
-		t.Errorf("SPEC.md's run record row skip does not list `policy dry-run`")
-	}
-	for _, k := range []string{`"digest"`, `"rule"`, `"action"`} {
-		if !strings.Contains(meaning["policy"], k) {
-			t.Errorf("SPEC.md's run record row policy does not name %s", k)
-		}
-	}
 	spec := col("The run record", 0)
 	for _, k := range added {
 		if !strings.Contains(" "+strings.Join(spec, " ")+" ", " "+k+" ") {
@@ -89,5 +75,33 @@ func TestSpecReplayContract(t *testing.T) {
 	}
 	if len(spec) != len(added) {
 		t.Errorf("SPEC.md lists %d added fields %q, the record has %d %q", len(spec), spec, len(added), added)
+	}
+	// The kind row names every failure kind, the approval row every
+	// approval status, and the write row the _meta key the key is sent
+	// under.
+	meaning := map[string]string{}
+	for _, r := range tables["The run record"] {
+		meaning[strings.Trim(r[0], "`")] = r[2]
+	}
+	for _, k := range []runlog.Kind{runlog.KindCheck, runlog.KindTool, runlog.KindGate, runlog.KindInput, runlog.KindApproval, runlog.KindPolicy} {
+		if !strings.Contains(meaning["kind"], "`"+string(k)+"`") {
+			t.Errorf("SPEC.md's kind row does not name the kind %q", k)
+		}
+	}
+	for _, st := range []string{replay.ApprovalApproved, replay.ApprovalStale, replay.ApprovalMissing} {
+		if !strings.Contains(meaning["approval"], `"`+st+`"`) {
+			t.Errorf("SPEC.md's approval row does not name the status %q", st)
+		}
+	}
+	if !strings.Contains(meaning["write"], "`"+tool.IdempotencyMetaKey+"`") {
+		t.Errorf("SPEC.md's write row does not name the _meta key %q", tool.IdempotencyMetaKey)
+	}
+	if !strings.Contains(meaning["skip"], "`policy dry-run`") {
+		t.Errorf("SPEC.md's run record row skip does not list `policy dry-run`")
+	}
+	for _, k := range []string{`"digest"`, `"rule"`, `"action"`} {
+		if !strings.Contains(meaning["policy"], k) {
+			t.Errorf("SPEC.md's run record row policy does not name %s", k)
+		}
 	}
 }

@@ -79,7 +79,7 @@ const (
 const MetadataPrefix = "reelier-"
 
 // MetadataKeys are the metadata keys Reelier defines (SPEC.md §2.1).
-var MetadataKeys = []string{MetadataPrefix + "inputs", MetadataPrefix + "timeout", MetadataPrefix + "retry", MetadataPrefix + "retry-interval", MetadataPrefix + "retry-steps", MetadataPrefix + "tools"}
+var MetadataKeys = []string{MetadataPrefix + "inputs", MetadataPrefix + "timeout", MetadataPrefix + "retry", MetadataPrefix + "retry-interval", MetadataPrefix + "retry-steps", MetadataPrefix + "tools", MetadataPrefix + "approvals"}
 
 // FrontmatterEntry is one key and its value: a top-level entry, an entry
 // of a map value (Key set) or an item of a list value (Key empty).

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -99,4 +101,99 @@ func plainReadsAs(s string) bool {
 	}
 	v := n.Content[0].Content[1]
 	return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == s && v.Style == 0
+}
+
+// SetMetadata returns the file src, parsed as fm, with the metadata map's
+// entry key set to value: the entry replaced where it is, added at the
+// end of a block metadata map, or a metadata map added before the closing
+// fence. The rest of the file is left byte for byte. A value of several
+// lines is written as a literal block (`|-`) where one reads it back,
+// double-quoted otherwise. A metadata map written in flow style (`{…}`),
+// or a metadata key that is not a map, is left alone with an error.
+func SetMetadata(src []byte, fm *ast.Frontmatter, crlf bool, key, value string) ([]byte, error) {
+	if fm == nil || fm.Text == "" {
+		return nil, errors.New("the skill has no frontmatter to write metadata into")
+	}
+	eol := "\n"
+	if crlf {
+		eol = "\r\n"
+	}
+	// item writes the entry indented like the map's other entries.
+	item := func(indent string) string {
+		if lines, ok := literalBlock(value); ok {
+			return indent + Scalar(key) + ": |-" + eol + indent + "  " + strings.Join(lines, eol+indent+"  ")
+		}
+		return indent + Scalar(key) + ": " + Scalar(value)
+	}
+	lineStart := func(off int) int {
+		for off > 0 && src[off-1] != '\n' {
+			off--
+		}
+		return off
+	}
+	lineEnd := func(off int) int {
+		for off < len(src) && src[off] != '\n' {
+			off++
+		}
+		if off > 0 && off <= len(src) && src[off-1] == '\r' {
+			off--
+		}
+		return off
+	}
+	splice := func(from, to int, text string) []byte {
+		out := make([]byte, 0, len(src)+len(text))
+		out = append(out, src[:from]...)
+		out = append(out, text...)
+		return append(out, src[to:]...)
+	}
+	md := fm.Lookup("metadata")
+	if md == nil {
+		closing := lineStart(int(fm.Range.End.Offset))
+		if int(fm.Range.End.Offset) > len(src) || closing == 0 {
+			return nil, errors.New("the frontmatter's closing fence was not found")
+		}
+		// The closing fence is the frontmatter's last line; Range.End may
+		// sit at its end or just after it.
+		if strings.TrimSpace(string(src[closing:lineEnd(closing)])) != "---" {
+			closing = lineStart(closing - 1)
+		}
+		return splice(closing, closing, "metadata:"+eol+item("  ")+eol), nil
+	}
+	if md.Kind == ast.ScalarValue && md.Type == "null" && md.ValueRange.Start.Offset == md.ValueRange.End.Offset {
+		// `metadata:` with nothing under it yet.
+		at := lineEnd(int(md.KeyRange.Start.Offset))
+		return splice(at, at, eol+item("  ")), nil
+	}
+	if md.Kind != ast.MapValue || (len(md.Items) > 0 && md.ValueRange.Start.Line == md.KeyRange.Start.Line) {
+		return nil, fmt.Errorf("line %d: metadata is not a block map (one `key: value` a line); write it as one to add %s", md.KeyRange.Start.Line, key)
+	}
+	indent := "  "
+	if len(md.Items) > 0 {
+		first := int(md.Items[0].KeyRange.Start.Offset)
+		ls := lineStart(first)
+		if strings.Trim(string(src[ls:first]), " ") != "" {
+			return nil, fmt.Errorf("line %d: metadata's entries are not one a line; write it as a block map to add %s", md.KeyRange.Start.Line, key)
+		}
+		indent = string(src[ls:first])
+	}
+	if e := md.Lookup(key); e != nil {
+		from := lineStart(int(e.KeyRange.Start.Offset))
+		to := lineEnd(int(e.ValueRange.End.Offset))
+		if int(e.ValueRange.End.Offset) > 0 && int(e.ValueRange.End.Offset) <= len(src) && src[int(e.ValueRange.End.Offset)-1] == '\n' {
+			// A block value's range may end after its last line break.
+			to = lineEnd(int(e.ValueRange.End.Offset) - 1)
+		}
+		return splice(from, to, item(indent)), nil
+	}
+	if len(md.Items) == 0 {
+		at := lineEnd(int(md.KeyRange.Start.Offset))
+		return splice(at, at, eol+item(indent)), nil
+	}
+	last := md.Items[len(md.Items)-1]
+	endOff := int(last.ValueRange.End.Offset)
+	if endOff > 0 && endOff <= len(src) && src[endOff-1] == '\n' {
+		endOff--
+	}
+	at := lineEnd(endOff)
+	return splice(at, at, eol+item(indent)), nil
 }

@@ -110,7 +110,14 @@ func (p *docParser) field(step *ast.Step, key, value string, b ast.Bullet, org o
 			step.Effect = p.nodes.effects.new()
 			*step.Effect = ast.EffectField{Bullet: b, Value: ast.Effect(value)}
 			if !step.Effect.Value.Valid() {
-				p.report(step.Number, CodeInvalidEffect, b.ValueRange, fmt.Sprintf(msgInvalidEffect, value))
+				d := p.report(step.Number, CodeInvalidEffect, b.ValueRange, fmt.Sprintf(msgInvalidEffect, value))
+				if e, ok := Suggest(value, effectNames); ok {
+					d.Detail = fmt.Sprintf("did you mean %q?", e)
+					d.Fixes = []ast.SuggestedFix{{
+						Title: fmt.Sprintf("Change %q to %q", value, e),
+						Edits: []ast.TextEdit{{Range: b.ValueRange, NewText: e}},
+					}}
+				}
 			}
 		}
 	case "assert":

@@ -1,6 +1,10 @@
 package grammar
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/reelier/reelier/lang/ast"
+)
 
 // Rejection codes: the stable names of the parser's rules. SPEC.md lists
 // each with its message; a contract test holds the two together.
@@ -123,3 +127,6 @@ const (
 
 // StepKeys is the closed set of bullet keys inside a step, in canonical order.
 var StepKeys = []string{"intent", "action", "assert", "bind", "effect"}
+
+// effectNames are the values an effect may take, for did-you-mean.
+var effectNames = []string{string(ast.EffectRead), string(ast.EffectIdempotentWrite), string(ast.EffectDestructive)}

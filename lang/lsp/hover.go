@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/internal/words"
+	"github.com/reelier/reelier/lang/approval"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/lang/lint"
@@ -43,6 +44,8 @@ var metadataDocs = map[string]string{
 	ast.MetadataPrefix + "retry":          "**reelier-retry**: how many more times a replay executes a read step whose checks did not hold, 0 to 100; `--retry` wins.",
 	ast.MetadataPrefix + "retry-interval": "**reelier-retry-interval**: the wait before each retry, a Go duration; `--retry-interval` wins.",
 	ast.MetadataPrefix + "retry-steps":    "**reelier-retry-steps**: the only steps a replay retries, by number (`3, 5`).",
+	approval.MetadataKey: "**reelier-approvals**: one line per approved step, written by `reelier approve`: the step's number and the `sha256:` digest of its tool, server, argument template and effect (`tool=`, `server=`, `args=`, `effect=`: each part's short digest). " +
+		"Once a skill keeps approvals, `reelier run` runs a write step, or a step that has an approval, only while its approval matches — even with `--allow-writes` or `--yes`; a step edited since fails closed.",
 	tooldef.MetadataKey: "**reelier-tools**: one line per MCP tool the steps call, written by `reelier compile` from the trace's tool definitions — arguments (names, types, `?` for optional), the input and output schema digests (`in=`, `out=`) and the annotation hints. " +
 		"`reelier run` compares them with the live servers before step 1 and stops on a difference, naming the server, the tool and what changed; `--ignore-tool-drift` runs anyway.",
 }
@@ -105,7 +108,7 @@ func hoverStep(doc *Document, skill *ast.Skill, st *ast.Step, off int) (string, 
 		return explainField(doc, flow, st, f, off)
 	}
 	if st.HeaderRange.Contains(off) {
-		return explainStep(st), st.HeaderRange
+		return explainStep(skill, st), st.HeaderRange
 	}
 	return "", ast.Range{}
 }
@@ -159,7 +162,7 @@ func explainEffect(e ast.Effect) string {
 	return fmt.Sprintf("`%s` is not an effect: use `read`, `idempotent-write` or `destructive`.", e)
 }
 
-func explainStep(st *ast.Step) string {
+func explainStep(skill *ast.Skill, st *ast.Step) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Step %d — %s**", st.Number, st.Title)
 	if st.Intent != nil {
@@ -170,7 +173,33 @@ func explainStep(st *ast.Step) string {
 			fmt.Fprintf(&b, "\n\n`%s`: %s", st.Effect.Value, d)
 		}
 	}
+	if line := approvalLine(skill, st); line != "" {
+		b.WriteString("\n\n" + line)
+	}
 	return b.String()
+}
+
+// approvalLine says what the skill's approvals say of the step, or ""
+// when the skill keeps none or the step needs none.
+func approvalLine(skill *ast.Skill, st *ast.Step) string {
+	c := approval.Check(skill)
+	if !c.Present() {
+		return ""
+	}
+	sc := c.Of(st.Number)
+	if sc == nil {
+		return ""
+	}
+	switch sc.Status {
+	case approval.Approved:
+		return fmt.Sprintf("**Approved** (`%s…`): a replay runs it while it stays as approved.", sc.Approval.Digest[:len("sha256:")+12])
+	case approval.Stale:
+		return "**Approval stale**: " + sc.Message() + ". A replay refuses it."
+	}
+	if approval.IsWrite(st.EffectValue()) {
+		return fmt.Sprintf("**Not approved**: this skill keeps approvals, so a replay refuses this write step; run `reelier approve FILE --step %d` once it is reviewed.", st.Number)
+	}
+	return ""
 }
 
 // documentedInput returns the preamble's documentation of the input name.

@@ -67,6 +67,10 @@ type Step struct {
 	Changes []Change `json:"changes,omitempty"`
 	// Ignored are value changes at paths the skill only type-checks.
 	Ignored []Change `json:"ignored,omitempty"`
+	// Volatile are changes between two values that change on every run
+	// (timestamps, durations, request ids; see volatile): shown, but they
+	// do not make the step DRIFTED.
+	Volatile []Change `json:"volatile,omitempty"`
 	// Only is "a" or "b" when the step is on one side only.
 	Only string `json:"only,omitempty"`
 	// DigestOnly is set when what the tool returned changed and only its
@@ -74,8 +78,22 @@ type Step struct {
 	DigestOnly bool `json:"digestOnly,omitempty"`
 }
 
-// settle sets the step's verdict from its changes.
+// settle sets the step's verdict from its changes, after moving the
+// volatile ones apart.
 func (s *Step) settle() {
+	kept := s.Changes[:0]
+	for _, c := range s.Changes {
+		if k := volatile(c); k != "" {
+			c.Volatile = k
+			s.Volatile = append(s.Volatile, c)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	s.Changes = kept
+	if len(s.Changes) == 0 {
+		s.Changes = nil
+	}
 	s.Verdict = Same
 	if len(s.Changes) > 0 || s.Only != "" {
 		s.Verdict = Drifted
@@ -149,6 +167,7 @@ func (r *Report) WriteText(w io.Writer) {
 				break
 			}
 			put("%s%s", indent, c.text())
+			writeLines(put, indent+"  ", c.Lines)
 		}
 		if s.DigestOnly {
 			put("%s(a run record keeps only a digest of each result: what changed inside it is not known; compare traces from run --trace for paths)", indent)
@@ -160,6 +179,14 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			put("%signored %s", indent, c.text())
 		}
+		for i, c := range s.Volatile {
+			if i == maxLines {
+				put("%s… and %d more volatile changes", indent, len(s.Volatile)-maxLines)
+				break
+			}
+			put("%svolatile %s (%s, which changes from run to run)", indent, c.text(), c.Volatile)
+			writeLines(put, indent+"  ", c.Lines)
+		}
 	}
 	same, drifted := r.counts()
 	put("steps:   %d compared, %d same, %d drifted", len(r.Steps), same, drifted)
@@ -168,6 +195,18 @@ func (r *Report) WriteText(w io.Writer) {
 		verdict = Drifted
 	}
 	put("result:  %s", verdict)
+}
+
+// writeLines prints a line diff under its change, at most maxLines lines
+// (--json has them all).
+func writeLines(put func(string, ...any), indent string, lines []string) {
+	for i, l := range lines {
+		if i == maxLines {
+			put("%s… %d more diff lines (--json lists them all)", indent, len(lines)-maxLines)
+			return
+		}
+		put("%s%s", indent, l)
+	}
 }
 
 // text renders a change on one line.

@@ -296,22 +296,27 @@ func compareResults(a, b *trace.Result, sp *StepProfile, echoes *bindings) (chan
 }
 
 // compareText compares two bodies that are not JSON: the first line that
-// differs, or the line counts when one body only adds lines.
+// differs, or the line counts when one body only adds lines, with the
+// line diff of the two (Lines).
 func compareText(a, b string) (Change, bool) {
 	if a == b {
 		return Change{}, false
 	}
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var lines []string // one line against one says all in From and To
+	if len(la) > 1 || len(lb) > 1 {
+		lines = lineDiff(la, lb)
+	}
 	for i := range min(len(la), len(lb)) {
 		if la[i] != lb[i] {
 			path := "body"
 			if len(la) > 1 || len(lb) > 1 {
 				path = fmt.Sprintf("body line %d", i+1)
 			}
-			return Change{Path: path, From: strconv.Quote(cut(la[i])), To: strconv.Quote(cut(lb[i])), Kind: Changed}, true
+			return Change{Path: path, From: strconv.Quote(cut(la[i])), To: strconv.Quote(cut(lb[i])), Kind: Changed, Lines: lines}, true
 		}
 	}
-	return Change{Path: "body", From: words.Count(len(la), "line"), To: words.Count(len(lb), "line"), Kind: Changed}, true
+	return Change{Path: "body", From: words.Count(len(la), "line"), To: words.Count(len(lb), "line"), Kind: Changed, Lines: lines}, true
 }
 
 func firstLine(s string) string {

@@ -25,6 +25,13 @@ type Change struct {
 	Kind string `json:"kind"`
 	// Note explains a change that needs it.
 	Note string `json:"note,omitempty"`
+	// Lines is the line diff of two text bodies: "-" and "+" lines, " "
+	// for a line of context, "…" between runs apart.
+	Lines []string `json:"lines,omitempty"`
+	// Volatile names the kind of value both sides are when it changes on
+	// every run ("a timestamp", "a duration", "an id"); such a change is
+	// listed under the step's volatile changes, not its changes.
+	Volatile string `json:"volatile,omitempty"`
 }
 
 // The kinds of change.
@@ -157,6 +164,13 @@ func (w *walker) walk(path []string, a, b any) {
 			return
 		}
 		c := Change{Path: w.name(path), From: Render(a), To: Render(b), Kind: Changed}
+		if sa, ok := a.(string); ok {
+			// Text in a JSON string (a listing, a file's details) is
+			// shown as lines, as a text body is.
+			if sb := b.(string); strings.Contains(sa, "\n") || strings.Contains(sb, "\n") {
+				c.Lines = lineDiff(strings.Split(sa, "\n"), strings.Split(sb, "\n"))
+			}
+		}
 		if key := strings.Join(path, "."); w.typeOnly != nil && w.typeOnly(key) {
 			if w.misfit != nil {
 				if p, bad := w.misfit(key, b); bad {

@@ -237,7 +237,7 @@ func runCase(t *testing.T, c healCase, wire string) (string, []llmtest.Request) 
 		ladder.SkillPath = ""
 	}
 	opts := replay.Options{Tools: tool.Registry{}, Vars: map[string]string{"base": a.URL}, Yes: c.yes,
-		Clock: func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }, Healer: ladder}
+		Clock: func() time.Time { return time.Date(2026, 7, 18, 14, 0, 0, 0, time.UTC) }, Healer: ladder, RunID: "golden"}
 	httptool.Register(opts.Tools, nil)
 	res := replay.Run(context.Background(), skill, opts)
 	for i := range res.Record.Steps {

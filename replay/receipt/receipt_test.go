@@ -129,7 +129,7 @@ func TestTextRefusal(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := &Progress{W: &b, Style: Style{Color: true}, File: "skills/bookings.skill.md"}
+	p := &Progress{W: &b, Style: Style{Color: true}, File: "skills/bookings.skill.md", Terminal: true}
 	res, url := run(t, replay.Options{OnStepStart: p.Start, OnStep: p.Done})
 	Footer(&b, res, p.Style)
 	out := strings.ReplaceAll(b.String(), url, "http://127.0.0.1:PORT")
@@ -339,4 +339,37 @@ func TestTextHeal(t *testing.T) {
 		b = *bytes.NewBuffer(bytes.ReplaceAll(b.Bytes(), []byte(url), []byte("http://127.0.0.1:PORT")))
 	}
 	testutil.Golden(t).Assert(t, "receipts", b.Bytes())
+}
+
+// TestProgressPlain: off a terminal, progress writes each step's line as
+// the step ends — no running line, no cursor control — and the whole of
+// it is byte for byte the receipt Text writes at the end.
+func TestProgressPlain(t *testing.T) {
+	var live bytes.Buffer
+	p := &Progress{W: &live, File: "skills/bookings.skill.md"}
+	var seen []int // bytes written when each step ended
+	res, _ := run(t, replay.Options{OnStepStart: p.Start, OnStep: func(sr *replay.StepResult) {
+		p.Done(sr)
+		seen = append(seen, live.Len())
+	}})
+	var whole bytes.Buffer
+	Text(&whole, "skills/bookings.skill.md", res, Style{})
+	var streamed bytes.Buffer
+	Header(&streamed, "skills/bookings.skill.md", res.Record.Skill)
+	streamed.Write(live.Bytes())
+	Footer(&streamed, res, Style{})
+	// runSrc pins each step's duration after the run; the lines written
+	// live carry the real ones.
+	ms := regexp.MustCompile(`\d+ms\b`)
+	if a, b := ms.ReplaceAllString(streamed.String(), "Nms"), ms.ReplaceAllString(whole.String(), "Nms"); a != b {
+		t.Errorf("streamed receipt differs from the whole one:\n%s\n---\n%s", a, b)
+	}
+	if strings.Contains(live.String(), "\x1b") || strings.Contains(live.String(), "\r") || strings.Contains(live.String(), "RUN") {
+		t.Errorf("plain progress wrote cursor control or a running line: %q", live.String())
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] <= seen[i-1] {
+			t.Errorf("step %d wrote nothing when it ended: %v", i+1, seen)
+		}
+	}
 }

@@ -283,6 +283,12 @@ func writeNext(w io.Writer, file string, sr *replay.StepResult) {
 			at = int(st.Effect.Range.Start.Line)
 		}
 		next = fmt.Sprintf("rerun with %s if the step should run, or edit its effect at %s", gateFlag(sr), location(file, at))
+	case runlog.KindApproval:
+		skillArg := "FILE"
+		if file != "" {
+			skillArg = termtext.Line(file)
+		}
+		next = fmt.Sprintf("review the step at %s, then approve it with reelier approve %s --step %d", location(file, action), skillArg, st.Number)
 	case runlog.KindPolicy:
 		next = fmt.Sprintf("the policy (%s) holds this call back: change its rule, or the action at %s", policyOf(sr.Record), location(file, action))
 	case runlog.KindInput:

@@ -230,7 +230,7 @@ func TestTextHostile(t *testing.T) {
 			replay.Failure{Expr: `json.msg == "ok"`, Expected: `== "ok"`, Observed: "\"\x1b[2J\r\u202eko\"", Message: "m"})
 		var b bytes.Buffer
 		Text(&b, "skills/\x1b[1mevil.skill.md", res, style)
-		p := &Progress{W: &b, Style: style, File: "evil.skill.md"}
+		p := &Progress{W: &b, Style: style, File: "evil.skill.md", Terminal: true}
 		p.Start(res.Steps[0].Step)
 		p.Done(res.Steps[0])
 		out := string(pinned(b.Bytes(), url))

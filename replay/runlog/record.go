@@ -69,6 +69,11 @@ const (
 	// KindInput: the action could not be filled (a hole with no value, a
 	// malformed computed date).
 	KindInput Kind = "input"
+	// KindApproval: the skill keeps approvals (metadata reelier-approvals)
+	// and the step's did not match: it changed after it was approved, or
+	// it is a write step with none. The step failed closed; nothing was
+	// sent.
+	KindApproval Kind = "approval"
 	// KindPolicy: the policy in force did not allow the step's call
 	// (deny, or ask, which a replay cannot put to anyone).
 	KindPolicy Kind = "policy"
@@ -111,6 +116,10 @@ type Record struct {
 	// not know, which a passed verdict does not vouch for. Absent when
 	// there are none.
 	OpenQuestions []OpenQuestion `json:"openQuestions,omitempty"`
+	// RunID names the run: 32 random hex digits, or the ID a retry of an
+	// earlier run was given (--run-id). Write steps' idempotency keys are
+	// derived from it.
+	RunID string `json:"runId,omitempty"`
 }
 
 // OpenQuestion is one unresolved open question of the skill that ran.
@@ -196,10 +205,41 @@ type StepRecord struct {
 	// Skip says why a skipped step did not run: "earlier step failed",
 	// "write gate", "interrupted".
 	Skip string `json:"skip,omitempty"`
+	// Approval is what the skill's approvals said of the step: present
+	// when the skill keeps approvals and the step is a write step or has
+	// an approval.
+	Approval *ApprovalRecord `json:"approval,omitempty"`
+	// Write is present on a write step whose call was sent: the
+	// idempotency key it carried and the resource its result named.
+	Write *WriteRecord `json:"write,omitempty"`
 	// Policy is what the policy in force (reelier run --policy, or the
 	// project's .reelier/policy.yaml) decided for the step's call;
 	// absent when no policy was in force or the step never got to it.
 	Policy *PolicyDecision `json:"policy,omitempty"`
+}
+
+// ApprovalRecord is a step's approval as the run found it.
+type ApprovalRecord struct {
+	// Status is "approved", "stale" (the step changed after it was
+	// approved) or "missing" (a write step without an approval).
+	Status string `json:"status"`
+	// Digest is the step's approval digest as the step is now.
+	Digest string `json:"digest"`
+	// Changed names what changed for a stale step: "tool", "server",
+	// "args", "effect"; absent when the approval line does not say.
+	Changed []string `json:"changed,omitempty"`
+}
+
+// WriteRecord is the receipt of one write a step made.
+type WriteRecord struct {
+	// IdempotencyKey is the key the request carried in its _meta
+	// ("dev.reelier/idempotency-key"), derived from the run's ID and the
+	// step's number.
+	IdempotencyKey string `json:"idempotencyKey"`
+	// Resource is the URI of the resource the result named (its first
+	// resource_link content block, else its first embedded resource);
+	// absent when it named none.
+	Resource string `json:"resource,omitempty"`
 }
 
 // PolicyDecision is a policy's decision for one call: the policy's

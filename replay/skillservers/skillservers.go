@@ -62,6 +62,12 @@ type Options struct {
 	// StartTimeout bounds each server's start and MCP handshake;
 	// mcpx.DefaultStartTimeout when 0.
 	StartTimeout time.Duration
+	// StartTimeoutFlag names the flag that sets StartTimeout, for the
+	// "still waiting" line and the timeout's message (mcpx.Options).
+	StartTimeoutFlag string
+	// NoticeAfter is the interval of the "still waiting" lines
+	// (mcpx.Options.NoticeAfter).
+	NoticeAfter time.Duration
 	// Quiet discards the servers' own stderr (otherwise each line is
 	// printed as "[name] line", name as the Servers section gives it).
 	Quiet bool
@@ -198,7 +204,7 @@ func Start(ctx context.Context, skills []*Skill, reg tool.Registry, opts Options
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), err)
 		}
-		router, err := mcpx.StartServers(ctx, servers, mcpx.Options{Stderr: stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout})
+		router, err := mcpx.StartServers(ctx, servers, mcpx.Options{Stderr: stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.StartTimeout, StartTimeoutFlag: opts.StartTimeoutFlag, NoticeAfter: opts.NoticeAfter})
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("starting the servers recorded in %s: %w", skillPaths(g.skills), escapedError{err})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -45,7 +46,11 @@ func dryRunSkills(out io.Writer, skills []*loader.Skill, opts replay.Options, as
 	defer w.Flush()
 	broken := false
 	for _, l := range skills {
-		plan := replay.DryRun(l.Skill, opts)
+		o := opts
+		if l.Path != loader.StdinName {
+			o.Path = filepath.ToSlash(l.Path)
+		}
+		plan := replay.DryRun(l.Skill, o)
 		for _, p := range plan {
 			broken = broken || p.Err != nil
 		}

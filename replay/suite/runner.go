@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/reelier/reelier/internal/exitstatus"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/loader"
+	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/provenance"
 	"github.com/reelier/reelier/replay/receipt"
@@ -55,7 +59,11 @@ type outcome struct {
 // one in command-line order as soon as it and those before it are done.
 func (s *runner) run(ctx context.Context, skills []*loader.Skill) {
 	s.ctx = ctx
-	live := s.style != nil && !s.opts.JSON && (s.opts.Jobs == 1 || len(skills) == 1)
+	// One skill at a time is reported as it runs, step by step — on a
+	// terminal with a running line, in a log or a pipe as plain lines —
+	// so a CI log is not silent until the end. Skills run in parallel
+	// are reported whole, in command-line order.
+	live := !s.opts.JSON && (s.opts.Jobs == 1 || len(skills) == 1)
 	if live {
 		for _, l := range skills {
 			s.report(s.runLive(ctx, l))
@@ -91,7 +99,7 @@ func (s *runner) run(ctx context.Context, skills []*loader.Skill) {
 
 // runLive runs one skill with its receipt written step by step.
 func (s *runner) runLive(ctx context.Context, l *loader.Skill) *outcome {
-	p := &receipt.Progress{W: s.out, Style: s.textStyle(), File: l.Path}
+	p := &receipt.Progress{W: s.out, Style: s.textStyle(), File: l.Path, Terminal: s.style != nil}
 	receipt.Header(s.out, l.Path, l.Skill.Name())
 	opts := s.base
 	opts.OnStepStart = p.Start
@@ -120,6 +128,9 @@ func (s *runner) runOne(ctx context.Context, l *loader.Skill, o replay.Options) 
 	var tr *traceout.Recorder
 	if s.opts.Trace != "" {
 		tr = traceout.Attach(&o, l.Skill, traceout.Options{Wrapped: len(s.opts.Servers) > 0})
+	}
+	if s.errw != nil && !s.opts.DryRun {
+		o.OnStepStart, o.OnStep = s.waitNotices(l.Path, o.OnStepStart, o.OnStep)
 	}
 	res := replay.Run(ctx, l.Skill, o)
 	res.Record.Provenance = provenance.FromEnv(s.opts.getenv)
@@ -234,7 +245,7 @@ func RunExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int 
 		switch st.Kind {
 		case runlog.KindTool:
 			return exitstatus.Tool
-		case runlog.KindGate, runlog.KindInput, runlog.KindPolicy:
+		case runlog.KindGate, runlog.KindInput, runlog.KindApproval, runlog.KindPolicy:
 			return exitstatus.Usage
 		}
 	}
@@ -253,4 +264,51 @@ func OpenQuestions(skill *ast.Skill) []runlog.OpenQuestion {
 		out[i] = runlog.OpenQuestion{Line: int(q.Range.Start.Line), Step: q.Step}
 	}
 	return out
+}
+
+// waitNotices wraps a run's step hooks so that a step whose call runs
+// longer than mcpx.WaitNotice prints, to errw, every WaitNotice, that it
+// is still waiting and what bounds the wait — so a log is not silent for
+// the length of a slow call.
+func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*replay.StepResult)) (func(*ast.Step), func(*replay.StepResult)) {
+	bound := "--timeout bounds a call, " + replay.DefaultTimeout.String() + " unless set"
+	if s.opts.Timeout > 0 {
+		bound = "--timeout " + s.opts.Timeout.String() + " bounds it"
+	}
+	every := s.opts.NoticeAfter
+	if every <= 0 {
+		every = mcpx.WaitNotice
+	}
+	var stop func()
+	onStart := func(st *ast.Step) {
+		if start != nil {
+			start(st)
+		}
+		t0 := time.Now()
+		tick := time.NewTicker(every)
+		quit := make(chan struct{})
+		var once sync.Once
+		stop = func() { once.Do(func() { tick.Stop(); close(quit) }) }
+		go func() {
+			for {
+				select {
+				case <-quit:
+					return
+				case now := <-tick.C:
+					fmt.Fprintf(s.errw, "[reelier] %s: still waiting for step %d (%s) to answer (%s so far; %s)\n",
+						termtext.Line(name), st.Number, termtext.Line(st.Title), now.Sub(t0).Round(time.Second), bound)
+				}
+			}
+		}()
+	}
+	onDone := func(sr *replay.StepResult) {
+		if stop != nil {
+			stop()
+			stop = nil
+		}
+		if done != nil {
+			done(sr)
+		}
+	}
+	return onStart, onDone
 }

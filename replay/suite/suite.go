@@ -15,12 +15,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/exitstatus"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/mcpx"
@@ -64,14 +66,22 @@ type Options struct {
 	// (RetryIntervalSet: --retry-interval was given); Handshake bounds
 	// starting an MCP server.
 	Timeout, RetryInterval, Handshake time.Duration
-	RetryIntervalSet                  bool
-	Retry                             int
-	SkipWrites, FailOnUnchecked       bool
+	// NoticeAfter is how long a handshake or a call runs before a "still
+	// waiting" line says so on Stderr (and then again at that interval);
+	// mcpx.WaitNotice if 0.
+	NoticeAfter                 time.Duration
+	RetryIntervalSet            bool
+	Retry                       int
+	SkipWrites, FailOnUnchecked bool
 	// FailOnOpenQuestions makes a skill with unresolved open questions
 	// exit 1, whatever its verdict.
 	FailOnOpenQuestions bool
 	// IgnoreToolDrift runs skills whose tools drifted anyway.
 	IgnoreToolDrift bool
+	// RunID, when set, names every run of the suite (--run-id): a retry
+	// of an earlier run given its ID sends its writes the same
+	// idempotency keys. Empty gives each run a fresh ID.
+	RunID string
 	// Policy, when set, is put every step's call (replay.Options.Policy).
 	Policy *policy.Policy
 
@@ -114,6 +124,8 @@ func Run(ctx context.Context, opts Options) error {
 		return exitstatus.Usagef("--timeout, --handshake-timeout and --retry-interval must not be negative")
 	case opts.Retry < 0 || opts.Retry > 100:
 		return exitstatus.Usagef("--retry must be 0 to 100, got %d", opts.Retry)
+	case opts.RunID != "" && !runIDRe.MatchString(opts.RunID):
+		return exitstatus.Usagef("--run-id must be 1 to 128 letters, digits, '.', '_' or '-', got %q", termtext.Line(opts.RunID))
 	}
 	if err := opts.Heal.Check(opts.JSON); err != nil {
 		return err
@@ -133,7 +145,7 @@ func Run(ctx context.Context, opts Options) error {
 		limits.RetryInterval = time.Second
 	}
 	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.Yes, AllowWrites: opts.AllowWrites,
-		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, Policy: opts.Policy}
+		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID, Policy: opts.Policy}
 	httptool.Register(base.Tools, nil)
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
@@ -173,7 +185,7 @@ func Run(ctx context.Context, opts Options) error {
 // Stderr, Quiet, Version and Handshake.
 func StartTools(ctx context.Context, skills []*loader.Skill, opts Options, reg tool.Registry) (func(), error) {
 	if len(opts.Servers) > 0 {
-		router, err := mcpx.StartServers(ctx, opts.Servers, mcpx.Options{Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake})
+		router, err := mcpx.StartServers(ctx, opts.Servers, mcpx.Options{Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake, StartTimeoutFlag: "--handshake-timeout", NoticeAfter: opts.NoticeAfter})
 		if err != nil {
 			return nil, exitstatus.ToolErr(err)
 		}
@@ -184,7 +196,7 @@ func StartTools(ctx context.Context, skills []*loader.Skill, opts Options, reg t
 	for i, l := range skills {
 		recorded[i] = &skillservers.Skill{Path: l.Path, Stdin: l.Path == loader.StdinName, Skill: l.Skill}
 	}
-	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: opts.ServersFromSkill, Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake})
+	stop, err := skillservers.Start(ctx, recorded, reg, skillservers.Options{Trust: opts.ServersFromSkill, Stderr: opts.Stderr, Quiet: opts.Quiet, Version: opts.Version, StartTimeout: opts.Handshake, StartTimeoutFlag: "--handshake-timeout", NoticeAfter: opts.NoticeAfter})
 	var refused *skillservers.RefusedError
 	switch {
 	case errors.As(err, &refused):
@@ -246,6 +258,12 @@ func LoadSuite(paths []string, vars map[string]string, dryRun bool, stdin io.Rea
 			fail(l.Path, err)
 			continue
 		}
+		if err := replay.SkillApprovals(l.Skill); err != nil {
+			err = fmt.Errorf("%s:%s", l.Path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.Path+":"))
+			fmt.Fprintln(errw, err)
+			fail(l.Path, err)
+			continue
+		}
 		if err := replay.SkillTools(l.Skill); err != nil {
 			err = fmt.Errorf("%s:%s", l.Path, strings.ReplaceAll(err.Error(), "\n", "\n"+l.Path+":"))
 			fmt.Fprintln(errw, err)
@@ -267,6 +285,9 @@ func LoadSuite(paths []string, vars map[string]string, dryRun bool, stdin io.Rea
 	}
 	return skills, broken, nil
 }
+
+// runIDRe is what a --run-id may hold.
+var runIDRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
 // MissingInputs names every input the run was not given, where each is
 // first used and how to give it.

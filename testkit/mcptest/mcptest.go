@@ -39,6 +39,13 @@ type Options struct {
 	Drift string
 	// OnCall, if set, is told the name of every tool called.
 	OnCall func(tool string)
+	// OnKey, if set, is told the name of every tool called with an
+	// idempotency key in its request's _meta
+	// ("dev.reelier/idempotency-key"), and the key.
+	OnKey func(tool, key string)
+	// Links makes create_item's result also name the item it created in
+	// a resource_link content block (mcptest://items/<id>).
+	Links bool
 }
 
 // The changes Options.Drift makes to the listed tools.
@@ -64,6 +71,11 @@ type CreateInV2 struct {
 	Title    string `json:"title"`
 	Priority int    `json:"priority,omitempty"`
 }
+
+// IdempotencyMetaKey is the _meta key a replay sends a write step's
+// idempotency key under (tool.IdempotencyMetaKey; this package imports
+// none of the product).
+const IdempotencyMetaKey = "dev.reelier/idempotency-key"
 
 // Secret is a credential-shaped value the leak tool returns, assembled at
 // run time so no credential literal sits in the source.
@@ -168,11 +180,16 @@ func NewServer(opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "leak", Description: "Return a result that carries credentials."}, st.leak)
 	s.AddResource(&mcp.Resource{URI: "mcptest://readme", Name: "readme", MIMEType: "text/plain"}, st.readme)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "mcptest://items/{id}", Name: "item"}, st.itemResource)
-	if opts.OnCall != nil {
+	if opts.OnCall != nil || opts.OnKey != nil {
 		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
-					opts.OnCall(p.Name)
+					if opts.OnCall != nil {
+						opts.OnCall(p.Name)
+					}
+					if key, ok := p.Meta[IdempotencyMetaKey].(string); ok && opts.OnKey != nil {
+						opts.OnKey(p.Name, key)
+					}
 				}
 				return next(ctx, method, req)
 			}
@@ -198,7 +215,11 @@ func (st *state) create(_ context.Context, _ *mcp.CallToolRequest, in CreateIn) 
 	id := fmt.Sprintf("item-%d", st.next)
 	st.items[id] = in.Title
 	st.mu.Unlock()
-	return &mcp.CallToolResult{Content: text(fmt.Sprintf(`{"id":%q,"title":%q}`, id, in.Title))}, nil, nil
+	res := &mcp.CallToolResult{Content: text(fmt.Sprintf(`{"id":%q,"title":%q}`, id, in.Title))}
+	if st.opts.Links {
+		res.Content = append(res.Content, &mcp.ResourceLink{URI: "mcptest://items/" + id, Name: id})
+	}
+	return res, nil, nil
 }
 
 func (st *state) get(_ context.Context, _ *mcp.CallToolRequest, in ItemIn) (*mcp.CallToolResult, any, error) {
@@ -277,13 +298,26 @@ func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.W
 	})
 	drift := fs.String("drift", "", "change the listed tools: `KIND` field, annotations or gone")
 	calls := fs.String("calls", "", "append the name of every tool called to `FILE`, one a line")
+	keys := fs.String("keys", "", "append \"TOOL KEY\" to `FILE` for every call whose _meta carries an idempotency key")
+	links := fs.Bool("links", false, "name the created item in a resource_link block of create_item's result")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	for _, line := range say {
 		fmt.Fprintln(stderr, line)
 	}
-	opts := Options{Name: *name, Drift: *drift}
+	opts := Options{Name: *name, Drift: *drift, Links: *links}
+	if *keys != "" {
+		opts.OnKey = func(tool, key string) {
+			f, err := os.OpenFile(*keys, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			if err != nil {
+				fmt.Fprintln(stderr, "mcptestserver:", err)
+				return
+			}
+			fmt.Fprintln(f, tool, key)
+			f.Close()
+		}
+	}
 	if *calls != "" {
 		opts.OnCall = func(tool string) {
 			f, err := os.OpenFile(*calls, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)

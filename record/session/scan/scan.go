@@ -64,6 +64,8 @@ type Entry struct {
 
 // Result is what a scan found.
 type Result struct {
+	// Dir is the folder that was scanned, as it was given.
+	Dir string `json:"dir"`
 	// Sessions is the number of transcripts read.
 	Sessions int `json:"sessions"`
 	// Replayable are the sessions with a replayable call, newest first.
@@ -90,7 +92,7 @@ func Scan(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Skipped: w.skipped, Lines: session.LineCounts{Ignored: map[string]int{}}}
+	res := &Result{Dir: dir, Skipped: w.skipped, Lines: session.LineCounts{Ignored: map[string]int{}}}
 	outs := readAll(w.files, opts)
 	for i, o := range outs {
 		if o.skip != "" {

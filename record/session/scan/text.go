@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/reelier/reelier/internal/termtext"
 )
 
 // skipReasons orders the reasons a file is not read, for the listing.
@@ -14,7 +16,9 @@ var skipReasons = []string{SkipUnreadable, SkipReadError, SkipBinary, SkipBroken
 //	Found N session(s) in your agent history · M contain replayable workflows.
 //	Replayable rate: X/Y sessions fully read-only (Z%).
 //	K session(s) blocked ONLY by unknown-verb tools (top blockers: a ×2, b ×1)
+//	Looked in: DIR
 func (r *Result) WriteSummary(w io.Writer) {
+	defer r.writeWhere(w)
 	fmt.Fprintf(w, "Found %d session(s) in your agent history · %d contain replayable workflows.\n", r.Sessions, len(r.Replayable))
 	fmt.Fprintf(w, "Replayable rate: %d/%d sessions fully read-only (%.0f%%).\n", r.Rate.ReadOnly, r.Rate.Replayable, r.Rate.Percent())
 	if r.Rate.UnknownOnly == 0 {
@@ -26,6 +30,14 @@ func (r *Result) WriteSummary(w io.Writer) {
 		top = append(top, fmt.Sprintf("%s ×%d", b.Tool, b.Sessions))
 	}
 	fmt.Fprintf(w, "%d session(s) blocked ONLY by unknown-verb tools (top blockers: %s)\n", r.Rate.UnknownOnly, strings.Join(top, ", "))
+}
+
+// writeWhere names the folder that was read, so that "Found 0" says where
+// nothing was found.
+func (r *Result) writeWhere(w io.Writer) {
+	if r.Dir != "" {
+		fmt.Fprintf(w, "Looked in: %s\n", termtext.Line(r.Dir))
+	}
 }
 
 // WriteListing writes one numbered line per replayable session, then what
