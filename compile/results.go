@@ -13,6 +13,16 @@ import (
 // tool result to read when it may be read.
 func (c *compiler) result(st *step, rec *trace.Result) (*tool.ToolResult, bool) {
 	st.ok = rec.OK
+	if d := rec.Policy; d != nil && d.Action != "allow" && d.Asked != "accept" {
+		// The proxy's policy answered the call; the server never saw it.
+		st.ok = false
+		rule := "its default"
+		if d.Rule != "" {
+			rule = fmt.Sprintf("rule %q", d.Rule)
+		}
+		c.q.add(st.n, KindFailedResult, "%s: the recording proxy's policy answered this call (%s, by %s) and nothing reached the server, so the step has no asserts — delete the step if the agent's call was not part of the workflow.", ref(st), d.Action, rule)
+		return nil, false
+	}
 	if !rec.OK {
 		c.q.add(st.n, KindFailedResult, "%s: the call failed while recording (ok: false), so the step has no asserts and its result was not searched for values — is the failure expected, and what would success look like?", ref(st))
 		return nil, false

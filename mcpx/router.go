@@ -157,6 +157,9 @@ type Route struct {
 	Raw json.RawMessage
 	// Downstream serves the tool.
 	Downstream *Downstream
+
+	policyOnce sync.Once   // makes policyView (policycall.go)
+	policyView *policyView // what PolicyCall reads once
 }
 
 // Annotations returns the annotation hints the downstream declared for the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -81,6 +82,8 @@ type fastCall struct {
 	live  *liveCall
 	end   func() // ends live
 	start time.Time
+	// policy is the policy's decision (allow) when one is in force.
+	policy *trace.PolicyDecision
 
 	// For an agent on 2026-07-28 (modern.go): the rounds the call is
 	// handed to when its downstream asks the agent, where its first
@@ -270,8 +273,18 @@ func (fc *fastConn) call(f *mcpx.Frame) bool {
 			return false
 		}
 	}
+	var decision *trace.PolicyDecision
+	if p.opts.Policy != nil {
+		// Only an allowed call stays here: the SDK path answers the
+		// others (policy.go).
+		d := p.opts.Policy.Decide(route.PolicyCall(parts.args, ""))
+		if d.Action != policy.Allow {
+			return false
+		}
+		decision = traceDecision(d)
+	}
 	d := route.Downstream
-	c := &fastCall{fc: fc, key: key, id: bytes.Clone(f.ID), tool: route.Exposed}
+	c := &fastCall{fc: fc, key: key, id: bytes.Clone(f.ID), tool: route.Exposed, policy: decision}
 	if modern {
 		c.rounds = &roundCall{asks: p.relay.asksFor(d), done: make(chan finished, 1), cancel: c.cancelLater, open: map[string]*ask{}}
 		c.over = make(chan struct{})
@@ -341,6 +354,7 @@ func (c *fastCall) cancel() {
 // result (as on the SDK path: what the agent does next comes after it in
 // the trace).
 func (c *fastCall) finish(res *mcp.CallToolResult, raw json.RawMessage, ms int64, cancelled bool, x trace.ResultExtras) {
+	x.Policy = c.policy
 	c.fc.p.recordResult(c.rec, c.tool, res, raw, ms, cancelled, x)
 	c.end()
 	c.fc.mu.Lock()

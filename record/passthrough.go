@@ -20,6 +20,13 @@ import (
 // requests as input requests of the call (see rounds.go).
 func (p *Proxy) forward(route *mcpx.Route) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if p.opts.Policy != nil && req.Params.RequestState == "" {
+			dec, res := p.gate(ctx, route, req)
+			if res != nil {
+				return res, nil
+			}
+			ctx = context.WithValue(ctx, decisionKey{}, dec)
+		}
 		if roundTrips(req.Session) {
 			return p.forwardRounds(ctx, route, req)
 		}
@@ -52,7 +59,9 @@ func (p *Proxy) callDownstream(ctx context.Context, route *mcpx.Route, req *mcp.
 	ms := time.Since(start).Milliseconds()
 	cancelled := err != nil && ctx.Err() != nil
 	res, raw = settle(res, raw, err, cancelled)
-	p.recordResult(rc, route.Exposed, res, raw, ms, cancelled, rc.extras(live))
+	x := rc.extras(live)
+	x.Policy = decisionFrom(ctx)
+	p.recordResult(rc, route.Exposed, res, raw, ms, cancelled, x)
 	return res, raw
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/trace"
 )
@@ -51,6 +52,9 @@ type Options struct {
 	// recorded is the same either way; it is an escape hatch, and how
 	// the tests compare the two.
 	NoFastPath bool
+	// Policy, when set, is put every tools/call for a downstream tool
+	// before it is forwarded (policy.go); nil forwards every call.
+	Policy *policy.Policy
 }
 
 // DefaultCallTimeout is how long a forwarded call may take unless

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reelier/reelier/lang/approval"
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/redact"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/tool"
@@ -72,6 +73,10 @@ type Options struct {
 	// an earlier run passes that run's ID so that its writes carry the
 	// same keys.
 	RunID string
+	// Policy, when set, is put each step's filled call before it runs
+	// (policy.go): a step it does not allow is refused (dry-run: skipped,
+	// "policy dry-run"), and every decision is on the step's record.
+	Policy *policy.Policy
 }
 
 // Result is a finished run: its record and the details behind it.
@@ -161,6 +166,7 @@ func (o Options) rootScope(binds int) *scope {
 const (
 	SkipAfterFailure = "an earlier step failed"
 	SkipWriteGate    = "write gate"
+	SkipPolicyDryRun = "policy dry-run"
 	SkipInterrupted  = "interrupted"
 )
 
@@ -247,6 +253,11 @@ func (r *runner) step(ctx context.Context, sr *StepResult) {
 	}
 	local := newScope()
 	failures, asserted := r.attempts(ctx, sr, local)
+	if len(failures) == 1 && failures[0].Kind == runlog.KindPolicy && rec.Policy != nil && rec.Policy.Action == string(policy.DryRun) {
+		rec.Skip = SkipPolicyDryRun
+		r.markUnavailable(sr.Step)
+		return
+	}
 	if len(failures) == 1 && failures[0].Kind == runlog.KindGate && r.opts.SkipWrites {
 		rec.Skip = SkipWriteGate
 		r.markUnavailable(sr.Step)
@@ -448,6 +459,10 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 	}
 	if fillErr != nil {
 		return stepFailure(runlog.KindInput, fillErr.Error()), false
+	}
+	if refusal := r.policyGate(sr.Record, st, tool, args); refusal != "" {
+		r.recordAction(sr.Record, &Action{Tool: st.Action.Tool, Args: args})
+		return stepFailure(runlog.KindPolicy, refusal), false
 	}
 	sr.Action = &Action{Tool: st.Action.Tool, Args: args}
 	callCtx := ctx

@@ -247,6 +247,7 @@ type wireRecord struct {
 	Relay           []Exchange             `json:"relay"`
 	Notified        map[string]int         `json:"notified"`
 	Cancelled       bool                   `json:"cancelled"`
+	Policy          *PolicyDecision        `json:"policy"`
 }
 
 // ParseLine parses one non-blank trace line; line is its number, for errors.
@@ -300,7 +301,7 @@ func parseGeneral(raw []byte, line int) (Record, error) {
 		return c, v.err
 	case KindResult:
 		r := &Result{T: KindResult, Seq: v.int("seq", w.Seq), I: v.int("i", w.I), MS: int64(v.int("ms", w.MS)), Body: v.raw("body", w.Body),
-			Relay: w.Relay, Notified: w.Notified, Cancelled: w.Cancelled}
+			Relay: w.Relay, Notified: w.Notified, Cancelled: w.Cancelled, Policy: w.Policy}
 		if w.OK == nil {
 			v.missing("ok")
 		} else {
@@ -497,7 +498,7 @@ func parseFastInto(raw []byte, into *lent) Record {
 			}
 			return true
 		case "name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers",
-			"relay", "notified", "cancelled":
+			"relay", "notified", "cancelled", "policy":
 			// A meta record's fields, and a result's relay fields: left
 			// to the general path.
 			return false
@@ -548,4 +549,4 @@ func parseFastInto(raw []byte, into *lent) Record {
 
 // fastFields are the keys parseFast reads, and the meta fields it leaves.
 var fastFields = []string{"t", "ts", "tool", "text", "toolUseId", "seq", "i", "ms", "args", "body", "ok",
-	"name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers", "relay", "notified", "cancelled"}
+	"name", "startedAt", "wrapped", "toolAnnotations", "observed", "servers", "relay", "notified", "cancelled", "policy"}

@@ -121,6 +121,21 @@ type Result struct {
 	// Cancelled is set when the agent cancelled the call
 	// (notifications/cancelled); OK is then false.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Policy is what the policy in force decided for the call (package
+	// policy); absent when no policy was in force.
+	Policy *PolicyDecision `json:"policy,omitempty"`
+}
+
+// PolicyDecision is a policy's decision for one call: the policy's
+// digest, the rule that decided (absent when the default did) and the
+// action — allow; deny (the call never reached its server); dry-run (not
+// sent, answered as rehearsed); ask, answered by the user (asked: the
+// answer, accept or decline) and then sent or refused.
+type PolicyDecision struct {
+	Digest string `json:"digest"`
+	Rule   string `json:"rule,omitempty"`
+	Action string `json:"action"`
+	Asked  string `json:"asked,omitempty"`
 }
 
 // Exchange is one request a downstream sent its client during a call,
@@ -140,6 +155,7 @@ type ResultExtras struct {
 	Relay     []Exchange
 	Notified  map[string]int
 	Cancelled bool
+	Policy    *PolicyDecision
 }
 
 // Kind implements Record.

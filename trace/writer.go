@@ -238,6 +238,12 @@ func (w *Writer) ResultWith(i int, ok bool, ms int64, body json.RawMessage, x Re
 		e.Error = w.redact.String("", e.Error)
 		relay = append(relay, e)
 	}
+	var pol *PolicyDecision
+	if x.Policy != nil {
+		d := *x.Policy
+		d.Rule = w.redact.String("", d.Rule)
+		pol = &d
+	}
 	var notified map[string]int
 	if len(x.Notified) > 0 {
 		notified = maps.Clone(x.Notified)
@@ -253,7 +259,7 @@ func (w *Writer) ResultWith(i int, ok bool, ms int64, body json.RawMessage, x Re
 	if ms < 0 {
 		ms = 0
 	}
-	if err := w.write(&Result{T: KindResult, I: i, OK: ok, MS: ms, Body: red, Relay: relay, Notified: notified, Cancelled: x.Cancelled}); err != nil {
+	if err := w.write(&Result{T: KindResult, I: i, OK: ok, MS: ms, Body: red, Relay: relay, Notified: notified, Cancelled: x.Cancelled, Policy: pol}); err != nil {
 		return err
 	}
 	delete(w.open, i)

@@ -120,6 +120,7 @@ type mcpOptions struct {
 	wraps       wraps
 	traceDir    string
 	quiet       bool
+	policy      string
 	callTimeout time.Duration
 	maxMessage  byteSize
 	http        string
@@ -147,6 +148,7 @@ func newMCPCmd() *cobra.Command {
 	f.StringVar(&opts.http, "http", "", "serve the proxy to agents over streamable HTTP on `ADDR` (host:port) instead of stdio")
 	f.StringVar(&opts.tokenEnv, "token-env", "", "with --http, require the bearer token held in the environment variable `NAME`")
 	f.Var(&opts.maxMessage, "max-message", "read messages of up to `SIZE` from a server or the agent (bytes, or KiB, MiB, GiB); larger ones are answered with an error")
+	f.StringVar(&opts.policy, "policy", "", "put every call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`); a policy that does not load stops the proxy from starting")
 	f.StringArrayVar(&opts.secretVars, "secret-var", nil, "treat `name=value` as a secret the agent may send or a server may echo: it is recorded as «redacted:name», which compile turns into the input {{name}}; the agent and the servers still get the real value (repeatable; REELIER_REDACT=VAR keeps a value off the command line)")
 	return cmd
 }
@@ -181,6 +183,10 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 			return usageErrorf("%v", err)
 		}
 	}
+	pol, err := loadPolicy(opts.policy)
+	if err != nil {
+		return err
+	}
 	callTimeout := opts.callTimeout
 	if callTimeout == 0 {
 		callTimeout = -1 // record.Options: no limit
@@ -196,6 +202,7 @@ func mcpRun(cmd *cobra.Command, opts mcpOptions) error {
 		Version:     versionString(),
 		CallTimeout: callTimeout,
 		MaxMessage:  int(opts.maxMessage),
+		Policy:      pol,
 		// The log sees only what the SDK's session exchanges.
 		NoFastPath: os.Getenv(mcpLogEnv) != "" || os.Getenv(mcpFastPathEnv) == "off" || os.Getenv(mcpFastPathEnv) == "0",
 	})

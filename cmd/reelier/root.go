@@ -53,7 +53,7 @@ var commandGroups = []*cobra.Group{
 // file need not know how help is laid out.
 var commandFamily = map[string]string{
 	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills", "approve": "skills",
-	"mcp": "record", "trace": "record",
+	"mcp": "record", "trace": "record", "policy": "record",
 	"mock":    "replay",
 	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
@@ -92,6 +92,7 @@ var commands = []struct {
 	{"ci", newCICmd},
 	{"key", newKeyCmd},
 	{"verify", newVerifyCmd},
+	{"policy", newPolicyCmd},
 }
 
 // newRootCmd builds the command line with every subcommand.

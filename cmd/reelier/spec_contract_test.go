@@ -48,6 +48,7 @@ func TestSpecReplayContract(t *testing.T) {
 			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
 			Approval: &runlog.ApprovalRecord{Status: replay.ApprovalStale, Digest: "sha256:…", Changed: []string{"args"}},
 			Write:    &runlog.WriteRecord{IdempotencyKey: "k", Resource: "mcptest://items/1"},
+			Policy:   &runlog.PolicyDecision{Digest: "sha256:0", Rule: "r", Action: "deny"},
 		}}}
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -83,7 +84,7 @@ func TestSpecReplayContract(t *testing.T) {
 	for _, r := range tables["The run record"] {
 		meaning[strings.Trim(r[0], "`")] = r[2]
 	}
-	for _, k := range []runlog.Kind{runlog.KindCheck, runlog.KindTool, runlog.KindGate, runlog.KindInput, runlog.KindApproval} {
+	for _, k := range []runlog.Kind{runlog.KindCheck, runlog.KindTool, runlog.KindGate, runlog.KindInput, runlog.KindApproval, runlog.KindPolicy} {
 		if !strings.Contains(meaning["kind"], "`"+string(k)+"`") {
 			t.Errorf("SPEC.md's kind row does not name the kind %q", k)
 		}
@@ -95,5 +96,13 @@ func TestSpecReplayContract(t *testing.T) {
 	}
 	if !strings.Contains(meaning["write"], "`"+tool.IdempotencyMetaKey+"`") {
 		t.Errorf("SPEC.md's write row does not name the _meta key %q", tool.IdempotencyMetaKey)
+	}
+	if !strings.Contains(meaning["skip"], "`policy dry-run`") {
+		t.Errorf("SPEC.md's run record row skip does not list `policy dry-run`")
+	}
+	for _, k := range []string{`"digest"`, `"rule"`, `"action"`} {
+		if !strings.Contains(meaning["policy"], k) {
+			t.Errorf("SPEC.md's run record row policy does not name %s", k)
+		}
 	}
 }

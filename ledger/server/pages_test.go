@@ -135,6 +135,7 @@ func storeHostileRun(t *testing.T, l *testLedger) string {
 	r.Steps[1].Title = "Fetch <img src=x onerror=alert(1)>"
 	r.Steps[1].Failures = []string{"got \u202e<script>alert(2)</script>"}
 	r.Steps[1].Why = &runlog.Why{Trigger: r.Steps[1].Failures[0]}
+	r.Steps[1].Policy = &runlog.PolicyDecision{Digest: "sha256:0f1e", Rule: "no <b>writes</b>\u202e", Action: "deny"}
 	rec, _ = runlog.Marshal(&r)
 	run := ledgertest.StoredRun("smoke", 1, runlog.Passed, runlog.Failed, runlog.Skipped)
 	run.ID, run.Record, run.IdempotencyKey = "run_hostilehostile01", rec, ""

@@ -289,6 +289,8 @@ func writeNext(w io.Writer, file string, sr *replay.StepResult) {
 			skillArg = termtext.Line(file)
 		}
 		next = fmt.Sprintf("review the step at %s, then approve it with reelier approve %s --step %d", location(file, action), skillArg, st.Number)
+	case runlog.KindPolicy:
+		next = fmt.Sprintf("the policy (%s) holds this call back: change its rule, or the action at %s", policyOf(sr.Record), location(file, action))
 	case runlog.KindInput:
 		next = fmt.Sprintf("give the missing value (--var name=value), or edit the action at %s", location(file, action))
 	default:
@@ -345,6 +347,7 @@ func Footer(w io.Writer, res *replay.Result, s Style) {
 	}
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
 	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
+	writePolicy(w, res.Record.Steps)
 	writeHealed(w, res)
 	if res.Record.Mock() {
 		fmt.Fprintf(w, "  servers:      MOCK (reelier mock): checked against a recording served back, not a live server\n")
@@ -472,4 +475,40 @@ func (s Style) paint(color, text string) string {
 		return text
 	}
 	return color + text + ansiReset
+}
+
+// policyOf names the policy that decided a step: its digest, shortened.
+func policyOf(rec *runlog.StepRecord) string {
+	if rec == nil || rec.Policy == nil {
+		return "policy"
+	}
+	d := rec.Policy.Digest
+	if len(d) > 19 {
+		d = d[:19] + "…"
+	}
+	return d
+}
+
+// writePolicy writes, when a policy was in force, its digest and what it
+// decided: how many calls it allowed and, by action, held back.
+func writePolicy(w io.Writer, steps []runlog.StepRecord) {
+	digest := ""
+	counts := map[string]int{}
+	for _, st := range steps {
+		if st.Policy == nil {
+			continue
+		}
+		digest = st.Policy.Digest
+		counts[st.Policy.Action]++
+	}
+	if digest == "" {
+		return
+	}
+	line := fmt.Sprintf("%d allowed", counts["allow"])
+	for _, a := range []string{"deny", "dry-run", "ask"} {
+		if counts[a] > 0 {
+			line += fmt.Sprintf(", %d %s", counts[a], a)
+		}
+	}
+	fmt.Fprintf(w, "  policy:       %s — %s\n", termtext.Line(digest), line)
 }

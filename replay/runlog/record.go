@@ -79,6 +79,9 @@ const (
 	// it is a write step with none. The step failed closed; nothing was
 	// sent.
 	KindApproval Kind = "approval"
+	// KindPolicy: the policy in force did not allow the step's call
+	// (deny, or ask, which a replay cannot put to anyone).
+	KindPolicy Kind = "policy"
 )
 
 // Record is one run of one skill. Field order and names are the on-disk
@@ -243,6 +246,10 @@ type StepRecord struct {
 	// Write is present on a write step whose call was sent: the
 	// idempotency key it carried and the resource its result named.
 	Write *WriteRecord `json:"write,omitempty"`
+	// Policy is what the policy in force (reelier run --policy, or the
+	// project's .reelier/policy.yaml) decided for the step's call;
+	// absent when no policy was in force or the step never got to it.
+	Policy *PolicyDecision `json:"policy,omitempty"`
 }
 
 // ApprovalRecord is a step's approval as the run found it.
@@ -267,6 +274,16 @@ type WriteRecord struct {
 	// resource_link content block, else its first embedded resource);
 	// absent when it named none.
 	Resource string `json:"resource,omitempty"`
+}
+
+// PolicyDecision is a policy's decision for one call: the policy's
+// digest ("sha256:…"), the rule that decided (absent when the default
+// did) and the action: allow, deny, dry-run or ask (a replay has no one
+// to ask, so an ask refuses the step).
+type PolicyDecision struct {
+	Digest string `json:"digest"`
+	Rule   string `json:"rule,omitempty"`
+	Action string `json:"action"`
 }
 
 // ActionRecord is a filled tool call as recorded.

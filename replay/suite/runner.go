@@ -260,7 +260,7 @@ func RunExit(rec *runlog.Record, failOnUnchecked, failOnOpenQuestions bool) int 
 		switch st.Kind {
 		case runlog.KindTool:
 			return exitstatus.Tool
-		case runlog.KindGate, runlog.KindInput, runlog.KindApproval:
+		case runlog.KindGate, runlog.KindInput, runlog.KindApproval, runlog.KindPolicy:
 			return exitstatus.Usage
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/mcpx"
+	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
@@ -82,6 +83,8 @@ type Options struct {
 	// of an earlier run given its ID sends its writes the same
 	// idempotency keys. Empty gives each run a fresh ID.
 	RunID string
+	// Policy, when set, is put every step's call (replay.Options.Policy).
+	Policy *policy.Policy
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -148,7 +151,7 @@ func Run(ctx context.Context, opts Options) error {
 		limits.RetryInterval = time.Second
 	}
 	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.Yes, AllowWrites: opts.AllowWrites,
-		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID}
+		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID, Policy: opts.Policy}
 	httptool.Register(base.Tools, nil)
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()

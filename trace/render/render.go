@@ -14,6 +14,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -137,7 +138,23 @@ func resultLine(r *trace.Result, p painter) string {
 	if !r.OK {
 		status = p.paint("31", "error")
 	}
-	return fmt.Sprintf("%s %s %s", status, p.paint("2", fmt.Sprintf("%d ms", r.MS)), bodyExcerpt(r))
+	return fmt.Sprintf("%s %s%s %s", status, p.paint("2", fmt.Sprintf("%d ms", r.MS)), policyNote(r.Policy, p), bodyExcerpt(r))
+}
+
+// policyNote is what the policy in force decided, when one was: its
+// action and the deciding rule (and, for ask, the answer).
+func policyNote(d *trace.PolicyDecision, p painter) string {
+	if d == nil {
+		return ""
+	}
+	s := "policy " + termtext.Line(d.Action)
+	if d.Rule != "" {
+		s += " by " + termtext.Line(strconv.Quote(d.Rule))
+	}
+	if d.Asked != "" {
+		s += " (asked: " + termtext.Line(d.Asked) + ")"
+	}
+	return " " + p.paint("2", "["+s+"]")
 }
 
 // bodyExcerpt shows the text of an MCP result, the marker of a truncated
@@ -206,10 +223,11 @@ type (
 		Result    *jsonResult     `json:"result"`
 	}
 	jsonResult struct {
-		Line int             `json:"line"`
-		OK   bool            `json:"ok"`
-		MS   int64           `json:"ms"`
-		Body json.RawMessage `json:"body"`
+		Line   int                   `json:"line"`
+		OK     bool                  `json:"ok"`
+		MS     int64                 `json:"ms"`
+		Body   json.RawMessage       `json:"body"`
+		Policy *trace.PolicyDecision `json:"policy,omitempty"`
 	}
 )
 
@@ -230,7 +248,7 @@ func (t *Trace) JSON(w io.Writer) error {
 			c := jsonCall{Kind: "call", Line: r.Line, I: rec.I, TS: rec.TS, Tool: rec.Tool, Args: rec.Args, ToolUseID: rec.ToolUseID}
 			if res, ok := t.results[rec.I]; ok {
 				rr := res.Rec.(*trace.Result)
-				c.Result = &jsonResult{Line: res.Line, OK: rr.OK, MS: rr.MS, Body: rr.Body}
+				c.Result = &jsonResult{Line: res.Line, OK: rr.OK, MS: rr.MS, Body: rr.Body, Policy: rr.Policy}
 			}
 			v = c
 		default:
