@@ -253,7 +253,11 @@ func printVerified(w io.Writer, path, skill string, v *Verified) {
 		if s.Mock {
 			kind += ", MOCK (recorded answers)"
 		}
-		fmt.Fprintf(w, "  server:   %s: %s (%s)\n", l(s.Name), l(s.Target), kind)
+		name := ""
+		if s.Name != "" { // a --wrap server has no name of its own
+			name = l(s.Name) + ": "
+		}
+		fmt.Fprintf(w, "  server:   %s%s (%s)\n", name, l(s.Target), kind)
 	}
 	for _, t := range p.Tools {
 		fmt.Fprintf(w, "  tool:     %s in=%s out=%s (signature sha256 %s)\n", l(t.Name), l(t.Input), l(t.Output), l(t.SHA256))
