@@ -9,6 +9,7 @@ import (
 
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/loader"
 	"github.com/reelier/reelier/policy"
 	"github.com/spf13/cobra"
@@ -146,7 +147,7 @@ func policyCheck(w io.Writer, files []string, format string) error {
 			fmt.Fprintln(w, termtext.Line(e.File)+termtext.Line(e.Error()[len(e.File):]))
 		}
 		for _, p := range loaded {
-			fmt.Fprintf(w, "%s: %d rules, default %s, %s\n", termtext.Line(p.Files[0]), len(p.Rules), p.Default, p.Digest)
+			fmt.Fprintf(w, "%s: %s, default %s, %s\n", termtext.Line(p.Files[0]), words.Count(len(p.Rules), "rule"), p.Default, p.Digest)
 		}
 	}
 	if len(mistakes) > 0 {

@@ -385,16 +385,17 @@ func DeriveVerdict(t Totals) Verdict {
 }
 
 // ConfigFailure reports steps of which at least one failed and every
-// failed one failed for how the run was set up (kind gate, input or
-// approval: a write the gate refused, an input missing, a step edited
-// since it was approved), not for anything a server did or returned.
+// failed one failed for how the run was set up (kind gate, input,
+// approval or policy: a write the gate refused, an input missing, a step
+// edited since it was approved, a call the policy held back), not for
+// anything a server did or returned.
 func ConfigFailure(steps []StepRecord) bool {
 	failed := false
 	for _, s := range steps {
 		if s.Outcome != Failed {
 			continue
 		}
-		if s.Kind != KindGate && s.Kind != KindInput && s.Kind != KindApproval {
+		if s.Kind != KindGate && s.Kind != KindInput && s.Kind != KindApproval && s.Kind != KindPolicy {
 			return false
 		}
 		failed = true
