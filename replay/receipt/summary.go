@@ -130,7 +130,7 @@ func (m *markdown) record(e runlog.Entry) {
 	case runlog.VerdictUnchecked:
 		m.printf("## ⚠️ Reelier replay unchecked — nothing was verified: %s\n\n", code(r.Skill))
 	case runlog.VerdictConfig:
-		m.printf("## 🔧 Reelier replay stopped by its set-up (a refused write or an input that could not be sent; not drift): %s\n\n", code(r.Skill))
+		m.printf("## 🔧 Reelier replay stopped by its set-up (a refused write, an input that could not be sent, an approval or a policy that held a step back; not drift): %s\n\n", code(r.Skill))
 	case runlog.VerdictInterrupted:
 		m.printf("## ⏹️ Reelier replay interrupted: %s\n\n", code(r.Skill))
 		m.printf("> The run was stopped before it finished: what ran is below, the steps it did not reach are skipped. Neither passed nor failed.\n\n")

@@ -413,7 +413,7 @@ func verdictNote(v runlog.Verdict) string {
 	case runlog.VerdictInterrupted:
 		return "  (stopped before the end; the steps it did not reach are skipped)"
 	case runlog.VerdictConfig:
-		return "  (how the run was set up stopped it — a refused write or an input that could not be sent — not drift)"
+		return "  (how the run was set up stopped it — a refused write, an input that could not be sent, an approval or a policy that held a step back — not drift)"
 	}
 	return ""
 }
