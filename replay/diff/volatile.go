@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -26,17 +27,24 @@ const (
 	VolatileID       = "an id"
 )
 
+// The patterns are compiled when a diff first needs them, not at every
+// process's start.
 var (
 	// uuidRE is a UUID (any version).
-	uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	uuidRE = lazyRE(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	// jsDateRE is JavaScript's Date.prototype.toString and toUTCString
 	// ("Mon Dec 07 2026 04:35:25 GMT+0000 (Coordinated Universal Time)",
 	// "Mon, 07 Dec 2026 04:35:25 GMT"), the form Node servers print.
-	jsDateRE = regexp.MustCompile(`^(Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (\d{1,2} [A-Z][a-z]{2}|[A-Z][a-z]{2} \d{1,2}) \d{4} \d{2}:\d{2}:\d{2}( GMT([+-]\d{4})?( \([^()]*\))?)?$`)
+	jsDateRE = lazyRE(`^(Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (\d{1,2} [A-Z][a-z]{2}|[A-Z][a-z]{2} \d{1,2}) \d{4} \d{2}:\d{2}:\d{2}( GMT([+-]\d{4})?( \([^()]*\))?)?$`)
 	// stampRE finds the date-time tokens of a line of text: ISO dates
 	// with a time, clock times, JavaScript's dates.
-	stampRE = regexp.MustCompile(`(Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (\d{1,2} [A-Z][a-z]{2}|[A-Z][a-z]{2} \d{1,2}) \d{4} \d{2}:\d{2}:\d{2}( GMT([+-]\d{4})?( \([^()]*\))?)?|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`)
+	stampRE = lazyRE(`(Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (\d{1,2} [A-Z][a-z]{2}|[A-Z][a-z]{2} \d{1,2}) \d{4} \d{2}:\d{2}:\d{2}( GMT([+-]\d{4})?( \([^()]*\))?)?|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`)
 )
+
+// lazyRE compiles pattern on first use.
+func lazyRE(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // timeWords and durationWords are what a member name holds when its
 // number is a time or a duration.
@@ -114,9 +122,9 @@ func valueKind(key string, v any) string {
 	switch v := v.(type) {
 	case string:
 		switch {
-		case uuidRE.MatchString(v):
+		case uuidRE().MatchString(v):
 			return VolatileID
-		case jsDateRE.MatchString(v):
+		case jsDateRE().MatchString(v):
 			return VolatileTime
 		case len(v) > 10 && v[4] == '-' && (v[10] == 'T' || v[10] == 't' || v[10] == ' '):
 			// A date and a time; a date alone (a due date, a booking's
@@ -166,7 +174,7 @@ func volatileLines(lines []string) string {
 		return ""
 	}
 	for i := range minus {
-		if stampRE.ReplaceAllString(minus[i], "\x00") != stampRE.ReplaceAllString(plus[i], "\x00") {
+		if stampRE().ReplaceAllString(minus[i], "\x00") != stampRE().ReplaceAllString(plus[i], "\x00") {
 			return ""
 		}
 	}
