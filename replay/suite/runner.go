@@ -299,6 +299,9 @@ func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*repl
 		if start != nil {
 			start(st)
 		}
+		if stop != nil { // a step started again before it ended
+			stop()
+		}
 		t0 := time.Now()
 		tick := time.NewTicker(every)
 		quit := make(chan struct{})
