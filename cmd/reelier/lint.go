@@ -37,9 +37,11 @@ comma-separated; "all" stands for every rule, and a named rule beats
 or the file named by --config; the flags win. A finding is silenced by
 <!-- reelier:ignore RULE --> on the line before it.
 
-Exit status: 0 when no error-severity finding remains; 1 when one does
-(parse errors included); 2 on a usage error: an unknown rule or format, a
-bad configuration file, or a path that cannot be read.
+Exit status: 0 when no error-severity finding remains; 1 when one does;
+2 when a file does not parse (its parse errors are reported like any
+finding, and the status is parse's, fmt's and run's for such a file), and
+on a usage error: an unknown rule or format, a bad configuration file, or
+a path that cannot be read.
 
 Examples:
   reelier lint
@@ -102,7 +104,7 @@ func lintRun(cmd *cobra.Command, opts lintOptions) error {
 		return err
 	}
 	switch {
-	case l.BadInput:
+	case l.BadInput, l.Unparsed:
 		return silentExit(exitUsage)
 	case l.Errors:
 		return silentExit(exitFailed)

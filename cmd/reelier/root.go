@@ -37,8 +37,15 @@ Two commands are easy to confuse:
   reelier serve  Reelier's OWN tools (replay, scan, push…) offered to your
                  agent as an MCP server; it wraps nothing
 
-Exit codes: 0 ok; 1 a check or a step failed, or a difference was found;
-2 usage error, unreadable file or unparseable input.`
+Exit codes (every command; README "Exit codes" has each command's cases):
+  0    ok
+  1    a check or a step failed, a difference was found, a record was
+       rejected, a receipt did not verify
+  2    usage error, unreadable file, a skill that does not parse, or a run
+       its set-up stopped (missing input, refused write, approval, policy)
+  3    a tool or environment error: a server that could not start or
+       crashed, a call that timed out
+  130  interrupted (Ctrl-C)`
 
 // commandGroups are the command families shown by --help, in order.
 var commandGroups = []*cobra.Group{

@@ -43,6 +43,9 @@ type Session struct {
 	Results  []Result
 	BadInput bool // a path could not be read or written
 	Errors   bool // an error-severity finding remains
+	// Unparsed: a file does not parse (its parse errors are findings, and
+	// reelier lint exits 2 for it, as parse, fmt and run do).
+	Unparsed bool
 }
 
 // Walk lints a file, or every skill file under a directory.
@@ -73,6 +76,7 @@ func (l *Session) file(path string) {
 		return
 	}
 	f := &File{Name: ls.Path, Src: ls.Src, Skill: ls.Skill, Diags: ls.Diags}
+	l.Unparsed = l.Unparsed || ls.Diags.HasErrors()
 	res := Result{File: f.Name}
 	if l.Fix {
 		fixed := l.Driver.Fix(f)
