@@ -56,7 +56,7 @@ shows an example, and says what ` + "`--fix`" + ` does about it.
 With no path, the current directory is searched for ` + "`*.skill.md`" + ` files; ` + "`-`" + `
 reads standard input. The exit status is 0 when no error-severity finding
 remains, 1 when one does, and 2 when a file does not parse (its parse
-errors are reported like any finding; `parse`, `fmt` and `run` exit 2 for
+errors are reported like any finding; ` + "`parse`, `fmt` and `run`" + ` exit 2 for
 such a file too) or on a usage error (an unknown rule or format, an
 unreadable file, a bad configuration).
 
