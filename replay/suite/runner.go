@@ -133,10 +133,12 @@ func (s *runner) runOne(ctx context.Context, l *loader.Skill, o replay.Options) 
 	if s.opts.Trace != "" {
 		tr = traceout.Attach(&o, l.Skill, traceout.Options{Wrapped: len(s.opts.Servers) > 0})
 	}
+	finish := func() {}
 	if s.errw != nil && !s.opts.DryRun {
-		o.OnStepStart, o.OnStep = s.waitNotices(l.Path, o.OnStepStart, o.OnStep)
+		o.OnStepStart, o.OnStep, finish = s.waitNotices(l.Path, o.OnStepStart, o.OnStep)
 	}
 	res := replay.Run(ctx, l.Skill, o)
+	finish() // a step the run left without its end (interrupted) stops waiting too
 	res.Record.Provenance = provenance.FromEnv(s.opts.getenv)
 	res.Record.Servers = ServersUsed(s.opts.Servers, l.Skill, o.Redactor)
 	at, err := runlog.Append(s.opts.RunsDir, &res.Record)
@@ -285,7 +287,7 @@ func OpenQuestions(skill *ast.Skill) []runlog.OpenQuestion {
 // longer than mcpx.WaitNotice prints, to errw, every WaitNotice, that it
 // is still waiting and what bounds the wait — so a log is not silent for
 // the length of a slow call.
-func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*replay.StepResult)) (func(*ast.Step), func(*replay.StepResult)) {
+func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*replay.StepResult)) (func(*ast.Step), func(*replay.StepResult), func()) {
 	bound := "--timeout bounds a call, " + replay.DefaultTimeout.String() + " unless set"
 	if s.opts.Timeout > 0 {
 		bound = "--timeout " + s.opts.Timeout.String() + " bounds it"
@@ -328,7 +330,13 @@ func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*repl
 			done(sr)
 		}
 	}
-	return onStart, onDone
+	finish := func() {
+		if stop != nil {
+			stop()
+			stop = nil
+		}
+	}
+	return onStart, onDone, finish
 }
 
 // ServersUsed is what a run record keeps of the MCP servers a run of
