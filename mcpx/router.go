@@ -95,18 +95,28 @@ func (o Options) headers(k int) []Header {
 // line says so (see Options.StartTimeoutFlag).
 const WaitNotice = 5 * time.Second
 
-// waitNotice prints, every WaitNotice until stop is called, that the
-// start of name is still going on and what bounds it. It does nothing
-// unless StartTimeoutFlag is set.
+// waitNotice prints, every interval until stop is called, that the start
+// of name is still going on and what bounds it. It does nothing unless
+// StartTimeoutFlag is set.
 func (o Options) waitNotice(name string) (stop func()) {
 	if o.StartTimeoutFlag == "" || o.Stderr == nil {
 		return func() {}
 	}
-	t0 := time.Now()
-	every := o.NoticeAfter
+	return StillWaiting(o.Stderr, o.NoticeAfter, func(waited time.Duration) string {
+		return fmt.Sprintf("[reelier] still waiting for %s to finish the MCP handshake (%s so far; %s %v bounds it)",
+			termtext.Line(name), waited, o.StartTimeoutFlag, o.startTimeout())
+	})
+}
+
+// StillWaiting writes line(time waited, in whole seconds) to w every
+// interval (WaitNotice if 0) until stop is called; stop may be called more
+// than once. It is the one "still waiting" notice of a server's start
+// (mcpx) and of a slow call (replay/suite).
+func StillWaiting(w io.Writer, every time.Duration, line func(waited time.Duration) string) (stop func()) {
 	if every <= 0 {
 		every = WaitNotice
 	}
+	t0 := time.Now()
 	tick := time.NewTicker(every)
 	done := make(chan struct{})
 	go func() {
@@ -115,8 +125,7 @@ func (o Options) waitNotice(name string) (stop func()) {
 			case <-done:
 				return
 			case now := <-tick.C:
-				fmt.Fprintf(o.Stderr, "[reelier] still waiting for %s to finish the MCP handshake (%s so far; %s %v bounds it)\n",
-					termtext.Line(name), now.Sub(t0).Round(time.Second), o.StartTimeoutFlag, o.startTimeout())
+				fmt.Fprintln(w, line(now.Sub(t0).Round(time.Second)))
 			}
 		}
 	}()

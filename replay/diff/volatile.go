@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -49,9 +50,9 @@ func lazyRE(pattern string) func() *regexp.Regexp {
 // timeWords and durationWords are what a member name holds when its
 // number is a time or a duration.
 var (
-	timeWords     = []string{"time", "date", "created", "updated", "modified", "accessed", "expires", "timestamp", "_at", "At", "ts"}
-	durationWords = []string{"duration", "elapsed", "took", "latency", "millis", "_ms", "Ms", "seconds"}
-	idWords       = []string{"request_id", "requestId", "requestid", "trace_id", "traceId", "etag", "ETag", "nonce"}
+	timeWords     = []string{"time", "date", "created", "updated", "modified", "accessed", "expires", "timestamp", "at", "ts"}
+	durationWords = []string{"duration", "elapsed", "took", "latency", "millis", "ms", "seconds"}
+	idWords       = []string{"request id", "requestid", "trace id", "traceid", "etag", "nonce"}
 )
 
 // volatile says which kind of volatile value both sides of c are, or "".
@@ -148,12 +149,42 @@ func valueKind(key string, v any) string {
 }
 
 func hasWord(key string, words []string) bool {
+	spaced := " " + strings.Join(keyWords(key), " ") + " "
 	for _, w := range words {
-		if strings.Contains(key, w) || strings.EqualFold(key, strings.Trim(w, "_")) {
+		if strings.Contains(spaced, " "+w+" ") {
 			return true
 		}
 	}
 	return false
+}
+
+// keyWords splits a member name into its lower-case words at '_', '-',
+// '.' and camel case (createdAt → created at, request_id → request id),
+// so that "ts" names a timestamp and not "results".
+func keyWords(key string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	var prev rune
+	for _, r := range key {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+		case unicode.IsUpper(r) && prev != 0 && !unicode.IsUpper(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return words
 }
 
 // volatileLines says whether every changed line of a line diff differs

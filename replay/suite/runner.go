@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/reelier/reelier/internal/exitstatus"
@@ -292,48 +291,27 @@ func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*repl
 	if s.opts.Timeout > 0 {
 		bound = "--timeout " + s.opts.Timeout.String() + " bounds it"
 	}
-	every := s.opts.NoticeAfter
-	if every <= 0 {
-		every = mcpx.WaitNotice
-	}
 	var stop func()
-	onStart := func(st *ast.Step) {
-		if start != nil {
-			start(st)
-		}
-		if stop != nil { // a step started again before it ended
-			stop()
-		}
-		t0 := time.Now()
-		tick := time.NewTicker(every)
-		quit := make(chan struct{})
-		var once sync.Once
-		stop = func() { once.Do(func() { tick.Stop(); close(quit) }) }
-		go func() {
-			for {
-				select {
-				case <-quit:
-					return
-				case now := <-tick.C:
-					fmt.Fprintf(s.errw, "[reelier] %s: still waiting for step %d (%s) to answer (%s so far; %s)\n",
-						termtext.Line(name), st.Number, termtext.Line(st.Title), now.Sub(t0).Round(time.Second), bound)
-				}
-			}
-		}()
-	}
-	onDone := func(sr *replay.StepResult) {
-		if stop != nil {
-			stop()
-			stop = nil
-		}
-		if done != nil {
-			done(sr)
-		}
-	}
 	finish := func() {
 		if stop != nil {
 			stop()
 			stop = nil
+		}
+	}
+	onStart := func(st *ast.Step) {
+		if start != nil {
+			start(st)
+		}
+		finish() // a step started again before it ended
+		stop = mcpx.StillWaiting(s.errw, s.opts.NoticeAfter, func(waited time.Duration) string {
+			return fmt.Sprintf("[reelier] %s: still waiting for step %d (%s) to answer (%s so far; %s)",
+				termtext.Line(name), st.Number, termtext.Line(st.Title), waited, bound)
+		})
+	}
+	onDone := func(sr *replay.StepResult) {
+		finish()
+		if done != nil {
+			done(sr)
 		}
 	}
 	return onStart, onDone, finish
