@@ -2,8 +2,6 @@ package compile_test
 
 import (
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/reelier/reelier/compile"
@@ -104,31 +102,7 @@ func TestFindingsEffects(t *testing.T) {
 					}
 				}
 			}
-			lines := strings.Split(src, "\n")
-			for _, w := range tt.want {
-				if re, ok := strings.CutPrefix(w, "~"); ok {
-					rx := regexp.MustCompile(re)
-					found := false
-					for _, l := range lines {
-						found = found || rx.MatchString(l)
-					}
-					if !found {
-						t.Errorf("no line matches %s", re)
-					}
-					continue
-				}
-				if !strings.Contains(src, w+"\n") {
-					t.Errorf("missing line: %s", w)
-				}
-			}
-			for _, w := range tt.wantNot {
-				if strings.Contains(src, w) {
-					t.Errorf("must not contain %q", w)
-				}
-			}
-			if t.Failed() {
-				t.Logf("compiled skill:\n%s", src)
-			}
+			checkLines(t, src, tt.want, tt.wantNot)
 		})
 	}
 }

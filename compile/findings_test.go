@@ -105,31 +105,7 @@ func TestFindings(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := string(format.Source(out.Skill))
-			lines := strings.Split(src, "\n")
-			for _, w := range tt.want {
-				if re, ok := strings.CutPrefix(w, "~"); ok {
-					rx := regexp.MustCompile(re)
-					found := false
-					for _, l := range lines {
-						found = found || rx.MatchString(l)
-					}
-					if !found {
-						t.Errorf("no line matches %s", re)
-					}
-					continue
-				}
-				if !strings.Contains(src, w+"\n") {
-					t.Errorf("missing line: %s", w)
-				}
-			}
-			for _, w := range tt.wantNot {
-				if strings.Contains(src, w) {
-					t.Errorf("must not contain %q", w)
-				}
-			}
-			if t.Failed() {
-				t.Logf("compiled skill:\n%s", src)
-			}
+			checkLines(t, src, tt.want, tt.wantNot)
 		})
 	}
 }
@@ -150,5 +126,37 @@ func TestAgentSkillNames(t *testing.T) {
 		if p := agentskill.DescriptionProblems(out.Skill.Frontmatter.Lookup("description").Value); len(p) > 0 {
 			t.Errorf("%q: description %v", name, p)
 		}
+	}
+}
+
+// checkLines checks a compiled skill: each of want is a line of it (or,
+// after "~", a pattern one line matches), none of wantNot is in it; on a
+// failure the skill is logged.
+func checkLines(t *testing.T, src string, want, wantNot []string) {
+	t.Helper()
+	lines := strings.Split(src, "\n")
+	for _, w := range want {
+		if re, ok := strings.CutPrefix(w, "~"); ok {
+			rx := regexp.MustCompile(re)
+			found := false
+			for _, l := range lines {
+				found = found || rx.MatchString(l)
+			}
+			if !found {
+				t.Errorf("no line matches %s", re)
+			}
+			continue
+		}
+		if !strings.Contains(src, w+"\n") {
+			t.Errorf("missing line: %s", w)
+		}
+	}
+	for _, w := range wantNot {
+		if strings.Contains(src, w) {
+			t.Errorf("must not contain %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("compiled skill:\n%s", src)
 	}
 }
