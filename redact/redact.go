@@ -35,7 +35,7 @@ const minNamedSecret = 6
 //     Cookie, X-Api-Key, password, pass, pwd, credentials, client_secret,
 //     access_token, AWS_SECRET_ACCESS_KEY…; see wholeValue), and of the
 //     array element after a credential flag ("--api-key", "VALUE");
-//   - every secret redact finds in it (FindAll): token shapes
+//   - every secret the detectors find in it (FindAll): token shapes
 //     (sk-…, Bearer and Basic credentials, GitHub, Slack, AWS, Google,
 //     Stripe, GitLab, npm, Hugging Face, PyPI, JWT), PEM and PGP private
 //     keys, URL passwords, secret query parameters, 32 or more hex digits

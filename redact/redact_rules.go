@@ -6,7 +6,7 @@ import (
 
 // The rules that decide from a value's name alone. Everything found inside
 // a value — token shapes, private keys, URL passwords, credential
-// assignments and header lines in text — is redact' (FindAll),
+// assignments and header lines in text — is the detectors' (FindAll),
 // so the linter and the redactor agree on what a secret looks like.
 
 // wholeValue reports whether the string s stored under name is a
