@@ -13,7 +13,7 @@ import (
 
 // TestSummaryMarkdown: the summary's heading says the record's verdict —
 // interrupted and unchecked are neither passed nor failed — and skipped
-// steps say why they did not run. (cmd/reelier's TestSummary covers the
+// steps say why they did not run. (cli's TestSummary covers the
 // command end to end.)
 func TestSummaryMarkdown(t *testing.T) {
 	ran := runlog.StepRecord{N: 1, Title: "List", Outcome: runlog.Passed, Ms: 300}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCIPrompt drives reelier ci's trust prompt through a terminal: the
+// skill's server commands are listed and the answer decides. Enter keeps
+// the default (no): nothing is written or remembered, exit 2. "y" writes
+// the workflow with the commands and remembers the trust.
+func TestCIPrompt(t *testing.T) {
+	const skill = "---\nname: mem\ndescription: Remember a fact\n---\n\n## Servers\n\n- `memory`: `npx -y @modelcontextprotocol/server-memory` (tools: create_entities)\n\n" +
+		"## Steps\n\n### Step 1 — Remember\n- intent: Remember it\n- action: create_entities {\"entities\": []}\n- effect: read\n"
+	for _, answer := range []string{"\n", "y\n"} {
+		t.Run(strings.TrimSpace(answer+"(enter)"), func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+			os.MkdirAll(filepath.Join(dir, "skills"), 0o755)
+			os.WriteFile(filepath.Join(dir, "skills", "mem.skill.md"), []byte(skill), 0o644)
+			term := startTerminal(t, dir, "ci", "--ref", "0123456789abcdef0123456789abcdef01234567")
+			term.waitFor(t, "skills/mem.skill.md records 1 MCP server to start for it:\n  memory: npx -y @modelcontextprotocol/server-memory\n")
+			term.waitFor(t, "Write them into it, and remember that you trust them? [y/N] ")
+			term.send(t, answer)
+			err := term.wait()
+			workflow, _ := os.ReadFile(filepath.Join(dir, ".github", "workflows", "reelier.yml"))
+			_, storeErr := os.Stat(filepath.Join(dir, "config", "reelier", "trusted-servers.json"))
+			if answer == "\n" {
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 2 || workflow != nil || storeErr == nil || !strings.Contains(term.output(), "Check the commands above, then either") {
+					t.Errorf("the default answer: %v, workflow %q, store %v\n%s", err, workflow, storeErr, term.output())
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(workflow), `wrap: "npx -y @modelcontextprotocol/server-memory\n"`) || storeErr != nil {
+				t.Errorf("yes: %v, store %v, workflow:\n%s\n%s", err, storeErr, workflow, term.output())
+			}
+		})
+	}
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/record/agentcfg"
+	"github.com/reelier/reelier/record/session"
+	"github.com/spf13/cobra"
+)
+
+const fromSessionLong = `Compile a skill from a session your agent already had: a Claude Code
+transcript (~/.claude/projects/<project>/<session>.jsonl), or, with "-",
+the stream-json output of a live run read from standard input.
+
+Only calls that replay deterministically become steps: Reelier's builtins
+http.get and http.post, and MCP tools (mcp__<server>__<tool>, recorded as
+the bare <tool>, the name ` + "`reelier mcp --wrap`" + ` exposes it under). Everything
+else — Bash, Read, Edit, Write, Task, WebFetch, … — is default-denied, and
+a call whose result never appears is left out, not guessed. The skip list
+(tool, reason, count) is always printed. The calls go through the same
+compiler as ` + "`reelier compile`" + `, so binds and open questions are the same.
+
+How the calls were observed is written into the skill: a file on disk is
+something the session itself could have written, so a skill compiled from
+one is a reconstruction ("observed: file"); the stream a harness prints on
+its own standard output is an observation ("observed: stream"). Recording
+through ` + "`reelier mcp`" + ` (see ` + "`reelier install`" + `) is lossless and keeps tool
+annotations; compiling from history is the zero-setup way in.
+
+The skill is written to --out, or to <name>.skill.md in the current
+directory (--name defaults to session-<first 8 characters of its id>);
+an existing file is only replaced with --force. --json prints a report
+instead of text.
+
+A Reelier trace (a recording of ` + "`reelier mcp`" + `, whose first line is
+{"t":"meta",…}) is not a transcript: it is refused with the
+` + "`reelier compile`" + ` command that reads it.
+
+Exit status: 0 when the skill was written; 1 when the session has no
+replayable call (nothing is written); 2 for usage errors, an unreadable
+transcript, a Reelier trace, or an output file that exists or cannot be
+written.
+
+Examples:
+  reelier from-session ~/.claude/projects/-home-ann-my-app/2f8e5c1a-….jsonl
+  reelier from-session session.jsonl --name weekly-report --out skills/weekly.skill.md
+  claude -p "pull this week's bookings" --output-format stream-json --verbose \
+    | reelier from-session - --name weekly-bookings`
+
+type fromSessionOptions struct {
+	input string
+	out   string
+	name  string
+	force bool
+	json  bool
+}
+
+func newFromSessionCmd() *cobra.Command {
+	var opts fromSessionOptions
+	cmd := &cobra.Command{
+		Use:   "from-session FILE|- [--out FILE] [--name NAME] [--force] [--json]",
+		Short: "Compile a skill from an agent session transcript",
+		Long:  fromSessionLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.input = args[0]
+			return fromSessionRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.out, "out", "o", "", "write the skill to `FILE` (default <name>.skill.md)")
+	f.StringVar(&opts.name, "name", "", "the skill's `NAME` (default session-<id>)")
+	f.BoolVar(&opts.force, "force", false, "replace the output file if it exists")
+	f.BoolVar(&opts.json, "json", false, "print a JSON report")
+	return cmd
+}
+
+// fromSessionReport is the --json output.
+type fromSessionReport struct {
+	OK         bool               `json:"ok"`
+	Input      string             `json:"input"`
+	Observed   string             `json:"observed"`
+	Replayable int                `json:"replayable"`
+	Skipped    []session.Skip     `json:"skipped"`
+	Lines      session.LineCounts `json:"lines"`
+	Error      string             `json:"error,omitempty"`
+	Summary    *compile.Summary   `json:"summary,omitempty"`
+}
+
+func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
+	s, source, err := session.ReadInput(opts.input, cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+	if s.ReelierTrace {
+		if opts.input == "-" {
+			return usageErrorf("standard input is a Reelier trace (recorded by reelier mcp), not an agent session transcript; save it to a file and compile that: reelier compile FILE")
+		}
+		return usageErrorf("%s is a Reelier trace (recorded by reelier mcp), not an agent session transcript; compile it with: reelier compile %s", opts.input, agentcfg.ShellJoin([]string{opts.input}))
+	}
+	observed := session.ObservedFile
+	if opts.input == "-" && s.Init {
+		observed = session.ObservedStream
+	}
+	name := opts.name
+	if name == "" {
+		path := opts.input
+		if path == "-" {
+			path = ""
+		}
+		name = s.DefaultName(path)
+	}
+	out := opts.out
+	if out == "" {
+		out = compile.DefaultSkillPath(name, opts.input)
+	}
+	rep := fromSessionReport{Input: source, Observed: observed, Replayable: len(s.Calls), Skipped: s.Skipped, Lines: s.Lines}
+	if rep.Skipped == nil {
+		rep.Skipped = []session.Skip{}
+	}
+	w := cmd.OutOrStdout()
+	if !opts.json {
+		if len(s.Calls) == 0 && s.SkippedCalls() == 0 {
+			// "Skipped: none — every tool call replays" would contradict
+			// the "nothing replayable" that follows.
+			fmt.Fprintln(w, "Tool calls: none in this session.")
+		} else {
+			s.WriteSkipped(w)
+		}
+		s.WriteLines(w)
+	}
+	if len(s.Calls) == 0 {
+		if opts.json {
+			rep.Error = session.ErrNothingReplayable.Error()
+			writeJSON(w, rep)
+			return silentExit(exitFailed)
+		}
+		return &exitError{Code: exitFailed, Err: session.ErrNothingReplayable}
+	}
+	if err := compile.CheckOverwrite(out, opts.force); err != nil {
+		return err
+	}
+	res, err := s.WriteSkill(name, observed, source, out)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		rep.OK, rep.Summary = true, &res.Summary
+		writeJSON(w, rep)
+		return nil
+	}
+	fmt.Fprintln(w, session.ObservedLine(observed))
+	return res.Summary.WriteText(w)
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}

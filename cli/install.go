@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/record/agentcfg"
+	"github.com/spf13/cobra"
+)
+
+const installLong = `Front every local MCP server your agent uses with the Reelier recorder,
+in place, so recording a workflow is one phrase away: afterwards, tell your
+agent "record this", do the work, and "done".
+
+The config is the project's .mcp.json if it exists, otherwise your
+~/.claude.json (its top-level servers and every project's). Each local
+server ({"command", "args"}) is rewritten to run
+  <this reelier> mcp --wrap "<its original command line>"
+under the same name, with its env and every other field kept; nothing
+else in the file changes. Remote (url) servers are skipped and listed.
+Servers already fronted — by this command, or as
+"npx -y reelier mcp --wrap …" — are left alone, so a second install
+changes nothing and writes no backup.
+
+Before anything is written the config is copied byte for byte to
+<config>.backup-<timestamp>; without that backup nothing is changed. A
+config that is not valid JSON is refused with the place of the error.
+--dry-run prints the change as a diff and writes nothing. Restart your
+agent afterwards. ` + "`reelier uninstall`" + ` puts the newest backup back.
+
+Exit status: 0 when the config was rewritten or needed nothing; 1 when
+there is no config, or it could not be written (it is then unchanged); 2
+for usage errors and a config that is not valid JSON.
+
+Examples:
+  reelier install --dry-run
+  reelier install
+  reelier uninstall`
+
+const uninstallLong = `Undo ` + "`reelier install`" + `: restore the newest backup it wrote
+(<config>.backup-<timestamp>) of the project's .mcp.json or, when that has
+none, of ~/.claude.json, byte for byte. The backup is kept. With no
+backup, nothing is guessed: the command fails and names what it checked.
+
+Exit status: 0 when a backup was restored; 1 when there was none or it
+could not be written; 2 for usage errors.
+
+Examples:
+  reelier uninstall`
+
+type installOptions struct {
+	agent  string
+	dryRun bool
+}
+
+func newInstallCmd() *cobra.Command {
+	var opts installOptions
+	cmd := &cobra.Command{
+		Use:   "install [--agent claude] [--dry-run]",
+		Short: "Front your agent's MCP servers with the recorder (backs up first)",
+		Long:  installLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return installRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change (only claude)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print the change as a diff; write nothing")
+	return cmd
+}
+
+func newUninstallCmd() *cobra.Command {
+	var agent string
+	cmd := &cobra.Command{
+		Use:   "uninstall [--agent claude]",
+		Short: "Restore the agent config reelier install backed up",
+		Long:  uninstallLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return uninstallRun(cmd, agent)
+		},
+	}
+	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore (only claude)")
+	return cmd
+}
+
+func installRun(cmd *cobra.Command, opts installOptions) error {
+	candidates, err := agentcfg.AgentConfigs(opts.agent)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	plan, err := agentcfg.PlanFor(candidates, agentcfg.ReelierPath)
+	if err != nil {
+		return err
+	}
+	plan.WriteText(w)
+	switch {
+	case plan.Wraps() == 0:
+		fmt.Fprintln(w, "Nothing to change: no local server to wrap.")
+		return nil
+	case opts.dryRun:
+		fmt.Fprint(w, "\n"+format.Diff(plan.Config.Path, plan.Original, plan.Updated))
+		fmt.Fprintln(w, "\nDry run: nothing was written.")
+		return nil
+	}
+	return plan.ApplyAndReport(w)
+}
+
+func uninstallRun(cmd *cobra.Command, agent string) error {
+	candidates, err := agentcfg.AgentConfigs(agent)
+	if err != nil {
+		return err
+	}
+	cfg, backup, err := agentcfg.Restore(candidates)
+	if err != nil {
+		return &exitError{Code: exitFailed, Err: err}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Restored %s from %s (the backup is kept). Restart your agent to pick up the change.\n", cfg.Path, backup)
+	return nil
+}

@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/reelier/reelier/ledger/server"
+	"github.com/reelier/reelier/ledger/stores"
+	"github.com/spf13/cobra"
+)
+
+const ledgerLong = `Run a self-hosted receipt ledger: the server 'reelier push' sends run
+records to, with a web page of what each skill's receipts say.
+
+  reelier ledger serve         serve the API and the receipts pages
+  reelier ledger key create    create an API key (shown once), --scope
+                               push (the default) or read
+  reelier ledger key list      list the keys, their scopes and revocations
+  reelier ledger key revoke    revoke a key; refused from the next request
+
+Stores (--db, or $REELIER_LEDGER_DB):
+  sqlite:PATH                  one embedded SQLite file (the default,
+                               sqlite:.reelier/ledger.db); no setup
+  postgres://USER@HOST/DB      PostgreSQL; several ledger processes can
+                               share one database
+
+Schema migrations are applied when a store opens.`
+
+const ledgerServeLong = `Serve the receipt ledger's JSON API and its receipts pages on --addr.
+
+API (the push client's side of it is 'reelier push --help'):
+  POST /api/v1/skills            {name, skillMd}        200 {name}
+  POST /api/v1/runs              {skillName, record}    202 {id}; a repeated
+                                 Idempotency-Key gets the first copy's id
+  GET  /api/v1/skills            every skill with its figures; passRate
+                                 leaves out runs against reelier mock
+                                 unless ?mock=include
+  GET  /api/v1/skills/NAME/runs  newest first; ?limit=1..200 (50), and
+                                 ?before=<next> for the following page
+  GET  /healthz                  200 while the database answers reads of
+                                 every table, else 503 naming the read
+                                 that failed and why
+  GET  /api/v1/skills/NAME/versions  the skill file's upload history
+Errors: 400 {error, fieldErrors} for a body that is not a well-formed run
+record; 401 for a missing, unknown or revoked key; 403 for a read key
+asked to push; 404 for a skill never uploaded;
+413 for a body over --max-body bytes; 415 unless the body is
+application/json; 503 while the database is unavailable.
+
+Pages: / (skills with latest verdict, pass rate, healed runs, tokens,
+duration, last run), /skills/NAME (pass/fail strip, duration and token
+chart by run order, runs with their failing step and first failure),
+/skills/NAME/file (the uploaded file, its upload history and diffs),
+/runs/ID (the receipt: steps, where it ran, what healed). An unchecked run
+is never shown as passed. A run stopped by its set-up (a refused write, an
+input that could not be sent) is config: counted apart, not a failure and
+not in the pass rate. A run against reelier mock is labelled mock and left
+out of pass rates unless the page asks for it (?mock=include, a link
+beside the figures).
+
+Who may connect: while the store holds no API key, the ledger answers only
+loopback clients, and it refuses to listen on an address that is not
+loopback. Once a key exists ('reelier ledger key create'), every request
+but /healthz needs one, as 'Authorization: Bearer KEY' (or as the password
+of HTTP Basic, so a browser can open the pages), and any --addr is allowed.
+
+It stops cleanly on Ctrl-C or SIGTERM.
+
+Examples:
+  reelier ledger serve
+  reelier ledger serve --db sqlite:/var/lib/reelier/ledger.db
+  REELIER_LEDGER_DB=postgres://reelier@db.internal/reelier \
+    reelier ledger serve --addr 0.0.0.0:8787`
+
+const ledgerKeyCreateLong = `Create an API key named NAME and print it on stdout, once: only its
+SHA-256 hash is stored, so it cannot be shown again. Give it to pushers as
+REELIER_CLOUD_KEY. Creating the first key ends the ledger's open,
+loopback-only mode: from then on every request needs a key.
+
+--scope says what the key may do:
+  push   upload skills and run records, and read (the default; every key
+         created before scopes existed is a push key)
+  read   read only: the receipts pages and the GET API; a push with it is
+         refused with 403
+
+A key takes effect on the next request of every ledger process that
+shares the store; no restart.
+
+Examples:
+  reelier ledger key create ci
+  reelier ledger key create alice --scope read
+  KEY=$(reelier ledger key create laptop --db postgres://reelier@db.internal/reelier)`
+
+// ledgerDBEnv names the store when --db is not given.
+const ledgerDBEnv = "REELIER_LEDGER_DB"
+
+type ledgerServeOptions struct {
+	addr    string
+	db      string
+	maxBody int64
+}
+
+type ledgerKeyOptions struct {
+	name  string
+	db    string
+	scope string
+}
+
+func newLedgerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "Run a self-hosted receipt ledger that reelier push sends to",
+		Long:  ledgerLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("ledger needs a subcommand: serve or key create (see 'reelier ledger --help')")
+		},
+	}
+	cmd.AddCommand(newLedgerServeCmd(), newLedgerKeyCmd())
+	return cmd
+}
+
+// defaultStore is --db's default: $REELIER_LEDGER_DB or the SQLite file.
+func defaultStore() string {
+	if v := os.Getenv(ledgerDBEnv); v != "" {
+		return v
+	}
+	return stores.Default
+}
+
+func newLedgerServeCmd() *cobra.Command {
+	var opts ledgerServeOptions
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] [--db STORE]",
+		Short: "Serve the ledger's API and receipts pages",
+		Long:  ledgerServeLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return ledgerServeRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.addr, "addr", "127.0.0.1:8787", "`host:port` to listen on")
+	f.StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
+	f.Int64Var(&opts.maxBody, "max-body", server.DefaultMaxBody, "largest request body in `bytes`; larger ones get 413")
+	return cmd
+}
+
+func newLedgerKeyCmd() *cobra.Command {
+	key := &cobra.Command{
+		Use:   "key",
+		Short: "Manage the ledger's API keys",
+		Long: `Manage the ledger's API keys: create one (push or read scope), list them,
+revoke one. Each works on the store directly (--db or $REELIER_LEDGER_DB),
+so it takes effect on the next request of every ledger process that
+serves that store, without a restart.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("key needs a subcommand: create, list or revoke (see 'reelier ledger key --help')")
+		},
+	}
+	var opts ledgerKeyOptions
+	create := &cobra.Command{
+		Use:   "create NAME [--db STORE]",
+		Short: "Create an API key and print it once",
+		Long:  ledgerKeyCreateLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.name = args[0]
+			return ledgerKeyCreateRun(cmd, opts)
+		},
+	}
+	create.Flags().StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
+	create.Flags().StringVar(&opts.scope, "scope", string(server.ScopePush), "what the key may do: `push` (upload and read) or read (read only)")
+	key.AddCommand(create, newLedgerKeyListCmd(), newLedgerKeyRevokeCmd())
+	return key
+}
+
+// openStore opens the named store (or the default), reporting failures
+// without the connection string's password.
+func openStore(ctx context.Context, db string) (server.Store, string, error) {
+	if db == "" {
+		db = defaultStore()
+	}
+	shown := stores.Redact(db)
+	store, err := stores.Open(ctx, db)
+	if errors.Is(err, stores.ErrUnknownKind) {
+		return nil, shown, usageErrorf("--db: %v", err)
+	}
+	if err != nil {
+		return nil, shown, &exitError{Code: exitFailed, Err: fmt.Errorf("opening the store %s: %v", shown, err)}
+	}
+	return store, shown, nil
+}
+
+func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
+	if opts.maxBody < 1 {
+		return usageErrorf("--max-body must be at least 1, got %d", opts.maxBody)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, shown, err := openStore(ctx, opts.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return server.Listen(ctx, server.ListenOptions{Store: store, Shown: shown, Addr: opts.addr, MaxBody: opts.maxBody, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+}
+
+func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {
+	if msg := server.KeyNameProblem(opts.name); msg != "" {
+		return usageErrorf("invalid key name %q: %s", opts.name, msg)
+	}
+	scope := server.Scope(opts.scope)
+	if !scope.Valid() {
+		return usageErrorf("--scope must be push or read, got %q", opts.scope)
+	}
+	ctx := cmd.Context()
+	store, shown, err := openStore(ctx, opts.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	key, hash := server.NewKey()
+	err = store.AddKey(ctx, server.Key{Name: opts.name, Scope: scope, CreatedAt: time.Now().UTC()}, hash)
+	switch {
+	case errors.Is(err, server.ErrKeyExists):
+		return usageErrorf("the store %s already has a key named %q; choose another name", shown, opts.name)
+	case err != nil:
+		return &exitError{Code: exitFailed, Err: fmt.Errorf("storing the key in %s: %v", shown, err)}
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), key)
+	use := "Pushers use it as REELIER_CLOUD_KEY."
+	if scope == server.ScopeRead {
+		use = "It opens the receipts pages (as the password) and the GET API; it cannot push."
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "reelier ledger: created %s API key %q in %s; this is the only time it is shown (only its hash is stored). %s\n", scope, opts.name, shown, use)
+	return nil
+}
