@@ -46,6 +46,7 @@ func Read(r io.Reader, opts Options) (*Session, error) {
 		max = DefaultMaxLine
 	}
 	s := &Session{
+		Host:    "claude",
 		keep:    opts.Keep,
 		pending: map[string]*Call{},
 		seen:    map[string]bool{},

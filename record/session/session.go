@@ -36,12 +36,30 @@ type Session struct {
 	Skipped []Skip
 	// Lines counts the lines and the ones that were not read.
 	Lines LineCounts
+	// Host is the agent that wrote the session: "claude", "codex" or
+	// "gemini".
+	Host string
+	// Usage adds up the model tokens the host logged for the session, per
+	// model, in the order the models first appear; empty when it logged
+	// none.
+	Usage []Usage
 
 	keep    bool
 	pending map[string]*Call // replayable calls waiting for their result
 	seen    map[string]bool  // replayable tool_use ids already met
 	skips   map[Skip]int     // Skip with Count 0 → count
 	events  []event          // in Keep mode: calls, results and notes in order
+}
+
+// Usage is the tokens one model spent in a session, as the host logged
+// them. Cached input is counted apart from fresh input where the host
+// tells them apart (CacheRead, CacheWrite); Input excludes both.
+type Usage struct {
+	Model      string `json:"model"`
+	Input      int64  `json:"input"`
+	Output     int64  `json:"output"`
+	CacheRead  int64  `json:"cacheRead,omitempty"`
+	CacheWrite int64  `json:"cacheWrite,omitempty"`
 }
 
 // Call is one replayable tool call and its result.
