@@ -42,3 +42,35 @@ func TestCIPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestCIWritesPrompt drives reelier ci's question about writing steps
+// through a terminal: the steps are listed at file:line; Enter keeps the
+// default (no), so nothing is written and the flags are named, exit 2;
+// "y" writes the workflow with allow-writes "true".
+func TestCIWritesPrompt(t *testing.T) {
+	const skill = "---\nname: save\ndescription: Save a note\n---\n\n## Steps\n\n### Step 1 — Save\n- intent: Save it\n" +
+		"- action: http.post {\"url\": \"https://api.example.test/notes\", \"body\": {}}\n- assert: status == 200\n- effect: idempotent-write\n"
+	for _, answer := range []string{"\n", "y\n"} {
+		t.Run(strings.TrimSpace(answer+"(enter)"), func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "skills"), 0o755)
+			os.WriteFile(filepath.Join(dir, "skills", "save.skill.md"), []byte(skill), 0o644)
+			term := startTerminal(t, dir, "ci", "--ref", "0123456789abcdef0123456789abcdef01234567")
+			term.waitFor(t, "These steps write, and the workflow runs on every push, every pull request and every day:\n  skills/save.skill.md:8: step 1 (idempotent-write)\n")
+			term.waitFor(t, "Let the workflow run them (allow-writes: \"true\")? [y/N] ")
+			term.send(t, answer)
+			err := term.wait()
+			workflow, _ := os.ReadFile(filepath.Join(dir, ".github", "workflows", "reelier.yml"))
+			if answer == "\n" {
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 2 || workflow != nil || !strings.Contains(term.output(), "--no-writes") {
+					t.Errorf("the default answer: %v, workflow %q\n%s", err, workflow, term.output())
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(workflow), `allow-writes: "true"`) {
+				t.Errorf("yes: %v, workflow:\n%s\n%s", err, workflow, term.output())
+			}
+		})
+	}
+}

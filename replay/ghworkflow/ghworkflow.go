@@ -62,11 +62,13 @@ const (
 	// signing with the job's OIDC token); the workflow grants the job
 	// id-token: write and attestations: write, and only then.
 	SignKeyless = "keyless"
-	// SignKey: receipts signed with a key the repository keeps as a
-	// secret. Reserved: the Action cannot sign with a key until reelier run
-	// signs records itself (#30), so Load refuses it rather than write a
-	// workflow that fails.
+	// SignKey: receipts signed by reelier run --sign with a private key
+	// the repository keeps as the secret REELIER_SIGNING_KEY (the PEM
+	// reelier key init writes); the job needs no extra permission.
 	SignKey = "key"
+	// SigningKeySecret is the repository secret the workflow reads the
+	// key from under SignKey.
+	SigningKeySecret = "REELIER_SIGNING_KEY"
 )
 
 // SignModes are the values Options.Sign takes, in the order help lists
@@ -89,6 +91,15 @@ type Options struct {
 	// Sign is how the receipts are signed: SignOff ("" too), SignKeyless
 	// or SignKey.
 	Sign string
+	// Writes decides the steps that write (see WritesError): AllowWrites
+	// lets idempotent-write steps run (the Action's allow-writes),
+	// AllowDestructive lets destructive steps run too (its yes);
+	// NoWrites leaves every skill with a writing step out of the
+	// workflow. With none of them, a skill with such a step is refused.
+	AllowWrites, AllowDestructive, NoWrites bool
+	// Comment has the Action post its pull-request comment: the workflow
+	// grants pull-requests: write, and only then.
+	Comment bool
 }
 
 // ErrExists is returned by Write when the workflow file exists and force
@@ -97,10 +108,55 @@ var ErrExists = errors.New("the workflow file exists")
 
 // job is one suite job: skills that share a list of recorded servers.
 type job struct {
-	servers []string
-	skills  []string
-	inputs  []string
-	writes  []string
+	servers     []string
+	skills      []string
+	inputs      []string
+	writes      []WriteStep
+	destructive bool
+}
+
+// WriteStep is a step that writes: where it is and its effect.
+type WriteStep struct {
+	// File is the skill's path relative to the root, slash-separated.
+	File string
+	// Line is the step's header line; Step its number.
+	Line, Step int
+	// Effect is idempotent-write or destructive.
+	Effect ast.Effect
+}
+
+func (w WriteStep) String() string {
+	return fmt.Sprintf("%s:%d: step %d (%s)", w.File, w.Line, w.Step, w.Effect)
+}
+
+// WritesError is a workflow not written because steps write and nothing
+// said whether the workflow may run them: the gate would refuse each one
+// on the first run and fail the job. Steps are the undecided ones.
+type WritesError struct {
+	Steps []WriteStep
+}
+
+func (e *WritesError) Error() string {
+	var b strings.Builder
+	verb := "steps write"
+	if len(e.Steps) == 1 {
+		verb = "step writes"
+	}
+	fmt.Fprintf(&b, "%d %s, and nothing says whether the workflow may run them: the Action's effect gate would refuse them and fail the job on its first run. Decide, then run reelier ci again:\n", len(e.Steps), verb)
+	destructive, idempotent := false, false
+	for _, w := range e.Steps {
+		fmt.Fprintf(&b, "  %s\n", termtext.Line(w.String()))
+		destructive = destructive || w.Effect == ast.EffectDestructive
+		idempotent = idempotent || w.Effect == ast.EffectIdempotentWrite
+	}
+	if idempotent {
+		b.WriteString("  --allow-writes  let the workflow run idempotent-write steps (allow-writes: \"true\")\n")
+	}
+	if destructive {
+		b.WriteString("  --yes           let it run destructive steps, and idempotent writes (yes: \"true\"; on every push and every day: think twice)\n")
+	}
+	b.WriteString("  --no-writes     leave the skills with these steps out of the workflow")
+	return b.String()
 }
 
 // Generate returns the workflow's YAML: Load, then Render.
@@ -119,18 +175,101 @@ type Plan struct {
 	// Skills are the skills read, in the order given.
 	Skills []Skill
 	opts   Options
-	jobs   []*job
 }
 
 // Skill is one skill of a plan: its path as given and its tree.
 type Skill struct {
 	Path  string
 	Skill *ast.Skill
+	// rel is the path relative to the root, slash-separated; servers
+	// the commands it records; inputs the inputs it needs; writes its
+	// writing steps.
+	rel     string
+	servers []string
+	inputs  []string
+	writes  []WriteStep
 }
 
-// Render returns the workflow's YAML; output that does not read back as
-// the workflow intended is a *StructureError.
-func (p *Plan) Render() ([]byte, error) { return render(p.opts, p.jobs) }
+// Writes lists the plan's writing steps, in file order.
+func (p *Plan) Writes() []WriteStep {
+	var out []WriteStep
+	for _, s := range p.Skills {
+		out = append(out, s.writes...)
+	}
+	return out
+}
+
+// Decide sets the plan's decision about writing steps (Options'
+// AllowWrites, AllowDestructive and NoWrites), as a prompt's answer does.
+func (p *Plan) Decide(allowWrites, allowDestructive, noWrites bool) {
+	p.opts.AllowWrites, p.opts.AllowDestructive, p.opts.NoWrites = allowWrites, allowDestructive, noWrites
+}
+
+// Undecided lists the writing steps the plan's decision leaves open.
+func (p *Plan) Undecided() []WriteStep {
+	if p.opts.NoWrites {
+		return nil
+	}
+	var out []WriteStep
+	for _, w := range p.Writes() {
+		if w.Effect == ast.EffectDestructive && !p.opts.AllowDestructive || w.Effect == ast.EffectIdempotentWrite && !p.opts.AllowWrites && !p.opts.AllowDestructive {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// LeftOut lists the skills NoWrites leaves out of the workflow.
+func (p *Plan) LeftOut() []string {
+	var out []string
+	if p.opts.NoWrites {
+		for _, s := range p.Skills {
+			if len(s.writes) > 0 {
+				out = append(out, s.rel)
+			}
+		}
+	}
+	return out
+}
+
+// Render returns the workflow's YAML. Writing steps nothing decided are
+// a *WritesError; output that does not read back as the workflow
+// intended is a *StructureError.
+func (p *Plan) Render() ([]byte, error) {
+	if u := p.Undecided(); len(u) > 0 {
+		return nil, &WritesError{Steps: u}
+	}
+	var jobs []*job
+	for _, s := range p.Skills {
+		if p.opts.NoWrites && len(s.writes) > 0 {
+			continue
+		}
+		i := slices.IndexFunc(jobs, func(j *job) bool { return slices.Equal(j.servers, s.servers) })
+		if i < 0 {
+			jobs = append(jobs, &job{servers: s.servers})
+			i = len(jobs) - 1
+		}
+		j := jobs[i]
+		j.skills = append(j.skills, s.rel)
+		for _, in := range s.inputs {
+			if !slices.Contains(j.inputs, in) {
+				j.inputs = append(j.inputs, in)
+			}
+		}
+		j.writes = append(j.writes, s.writes...)
+		for _, w := range s.writes {
+			j.destructive = j.destructive || w.Effect == ast.EffectDestructive
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("--no-writes leaves no skill to replay: every skill under %s has a step that writes", termtext.Line(p.opts.Root))
+	}
+	// Jobs without servers first, then in order of their first skill.
+	slices.SortStableFunc(jobs, func(a, b *job) int {
+		return min(len(a.servers), 1) - min(len(b.servers), 1)
+	})
+	return render(p.opts, jobs, p.LeftOut())
+}
 
 // Load reads and checks the skills. A skill that cannot be read or parsed,
 // a path or server command the workflow cannot carry (see carriable), a
@@ -143,17 +282,16 @@ func Load(opts Options) (*Plan, error) {
 	if opts.Sign == "" {
 		opts.Sign = SignOff
 	}
-	switch {
-	case opts.Sign == SignKey:
-		return nil, fmt.Errorf("sign %q: the Action cannot sign with a key yet (that needs reelier run to sign its records); use keyless (GitHub's artifact attestations) or off", SignKey)
-	case !slices.Contains(SignModes, opts.Sign):
+	if !slices.Contains(SignModes, opts.Sign) {
 		return nil, fmt.Errorf("sign %q: want %s", termtext.Line(opts.Sign), strings.Join(SignModes, ", "))
+	}
+	if opts.NoWrites && (opts.AllowWrites || opts.AllowDestructive) {
+		return nil, errors.New("--no-writes leaves the writing skills out, --allow-writes and --yes let them run: give one")
 	}
 	if len(opts.Skills) == 0 {
 		return nil, fmt.Errorf("no skill found under %s (no *.skill.md, and no SKILL.md with Reelier steps)", termtext.Line(opts.Root))
 	}
 	plan := &Plan{opts: opts}
-	var jobs []*job
 	for _, p := range opts.Skills {
 		src, err := os.ReadFile(p)
 		if err != nil {
@@ -171,41 +309,27 @@ func Load(opts Options) (*Plan, error) {
 		if err := carriable("the skill path", rel, true); err != nil {
 			return nil, err
 		}
-		plan.Skills = append(plan.Skills, Skill{Path: p, Skill: skill})
-		var servers []string
+		sk := Skill{Path: p, Skill: skill, rel: rel}
 		for _, s := range skill.Servers {
 			what := fmt.Sprintf("%s: server %s", termtext.Line(rel), termtext.Line(s.Name))
 			if err := carriable(what+": the command", s.Command, false); err != nil {
 				return nil, err
 			}
 			if lp := LocalPath(s.Command); lp != "" {
-				return nil, fmt.Errorf("%s: the command names the local path %s, which a CI runner does not have; start the server with a published package (npx -y <package>) or a path relative to the repository", what, termtext.Line(lp))
+				return nil, fmt.Errorf("%s: the command names the local path %s, which a CI runner does not have; %s", what, termtext.Line(lp), Suggest(s.Command, lp))
 			}
-			servers = append(servers, s.Command)
+			sk.servers = append(sk.servers, s.Command)
 		}
-		i := slices.IndexFunc(jobs, func(j *job) bool { return slices.Equal(j.servers, servers) })
-		if i < 0 {
-			jobs = append(jobs, &job{servers: servers})
-			i = len(jobs) - 1
-		}
-		j := jobs[i]
-		j.skills = append(j.skills, rel)
 		for _, in := range replay.Inputs(skill) {
-			if !slices.Contains(j.inputs, in.Name) {
-				j.inputs = append(j.inputs, in.Name)
-			}
+			sk.inputs = append(sk.inputs, in.Name)
 		}
 		for _, st := range skill.Steps {
 			if e := st.EffectValue(); e == ast.EffectIdempotentWrite || e == ast.EffectDestructive {
-				j.writes = append(j.writes, fmt.Sprintf("%s step %d (%s)", rel, st.Number, e))
+				sk.writes = append(sk.writes, WriteStep{File: rel, Line: int(st.HeaderRange.Start.Line), Step: st.Number, Effect: e})
 			}
 		}
+		plan.Skills = append(plan.Skills, sk)
 	}
-	// Jobs without servers first, then in order of their first skill.
-	slices.SortStableFunc(jobs, func(a, b *job) int {
-		return min(len(a.servers), 1) - min(len(b.servers), 1)
-	})
-	plan.jobs = jobs
 	return plan, nil
 }
 
@@ -322,7 +446,7 @@ func (e *StructureError) Error() string {
 // keys are the workflow's own names, written plain, but for "on", quoted
 // because YAML 1.1 reads a plain on as true; the one number is a plain
 // integer. Text from a skill in a comment is escaped by termtext.Line.
-func render(opts Options, jobs []*job) ([]byte, error) {
+func render(opts Options, jobs []*job, leftOut []string) ([]byte, error) {
 	version := opts.Version
 	if version == "" {
 		version = "(devel)"
@@ -335,7 +459,7 @@ func render(opts Options, jobs []*job) ([]byte, error) {
 			key("schedule"), seq(mapping(key("cron"), comment(str("17 6 * * *"), "", "daily, 06:17 UTC: catches drift in the APIs the skills call"))),
 			key("workflow_dispatch"), null(),
 		),
-		key("permissions"), permissions(opts.Sign),
+		key("permissions"), permissions(opts.Sign, opts.Comment),
 		key("jobs"), jobsNode(opts, jobs),
 	)
 	root.HeadComment = commentText(
@@ -346,6 +470,13 @@ func render(opts Options, jobs []*job) ([]byte, error) {
 		"REELIER_CLOUD_KEY is set. Edit it freely; `reelier ci --force`",
 		"regenerates it from scratch.",
 	)
+	if len(leftOut) > 0 {
+		lines := []string{"", "Left out (--no-writes: they have steps that write):"}
+		for _, l := range leftOut {
+			lines = append(lines, "  "+termtext.Line(l))
+		}
+		root.HeadComment += "\n" + commentText(lines...)
+	}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
@@ -366,8 +497,12 @@ func render(opts Options, jobs []*job) ([]byte, error) {
 // permissions is the workflow's permissions block: read the contents,
 // and, only when receipts are signed keyless, mint an OIDC token for the
 // signing certificate and write the attestation.
-func permissions(sign string) *yaml.Node {
+func permissions(sign string, prComment bool) *yaml.Node {
 	m := mapping(key("contents"), str("read"))
+	if prComment {
+		m.Content = append(m.Content,
+			comment(key("pull-requests"), "comment: the Action posts one comment on the pull request with the\nverdicts, and updates it on the next run (reelier ci --comment=false: none).", ""), str("write"))
+	}
 	if sign == SignKeyless {
 		m.Content = append(m.Content,
 			comment(key("id-token"), "sign: keyless — the job's OIDC token gets the Sigstore signing\ncertificate, and the attestation is stored with GitHub.", ""), str("write"),
@@ -404,13 +539,16 @@ func jobsNode(opts Options, jobs []*job) *yaml.Node {
 		}
 		if len(j.writes) > 0 {
 			pending = append(pending,
-				"These steps write; the effect gate refuses them unless",
-				`allow-writes (idempotent writes) or yes (destructive) is "true":`)
+				"These steps write, and run on every push and every day (reelier ci",
+				"--allow-writes; --yes for destructive ones):")
 			for _, w := range j.writes {
-				pending = append(pending, "  "+termtext.Line(w))
+				pending = append(pending, "  "+termtext.Line(w.String()))
 			}
-			with.Content = append(with.Content, comment(key("allow-writes"), strings.Join(pending, "\n"), ""), str("false"))
+			with.Content = append(with.Content, comment(key("allow-writes"), strings.Join(pending, "\n"), ""), str("true"))
 			pending = nil
+			if j.destructive {
+				with.Content = append(with.Content, key("yes"), str("true"))
+			}
 		}
 		with.Content = append(with.Content,
 			comment(key("junit"), strings.Join(pending, "\n"), ""), str(fmt.Sprintf("reelier-junit-%d.xml", i+1)),
@@ -419,9 +557,17 @@ func jobsNode(opts Options, jobs []*job) *yaml.Node {
 			key("cloud-url"), str("${{ vars.REELIER_CLOUD_URL }}"),
 			key("cloud-key"), str("${{ secrets.REELIER_CLOUD_KEY }}"),
 		)
-		if opts.Sign == SignKeyless {
+		switch opts.Sign {
+		case SignKeyless:
 			with.Content = append(with.Content,
 				key("sign"), comment(str(SignKeyless), "", "actions/attest signs each receipt; gh attestation verify checks it"))
+		case SignKey:
+			with.Content = append(with.Content,
+				comment(key("sign"), "reelier run --sign signs each receipt with the key in the repository\nsecret "+SigningKeySecret+" (the PEM reelier key init writes); reviewers\ncheck a bundle with reelier verify BUNDLE --key signing.pub.", ""), str(SignKey),
+				key("signing-key"), str("${{ secrets."+SigningKeySecret+" }}"))
+		}
+		if !opts.Comment {
+			with.Content = append(with.Content, key("comment"), comment(str("false"), "", "no pull-request comment (reelier ci --comment)"))
 		}
 		steps := seq(
 			mapping(key("uses"), comment(str(checkoutAction), "", checkoutVersion)),

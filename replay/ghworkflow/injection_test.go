@@ -49,7 +49,7 @@ var fields = []struct {
 	}},
 	{"first input name", func(x string) *job { return &job{skills: []string{"skills/a.skill.md"}, inputs: []string{"c" + x}} }},
 	{"writing step", func(x string) *job {
-		return &job{skills: []string{"skills/a.skill.md"}, writes: []string{"skills/a" + x + ".skill.md step 2 (destructive)"}}
+		return &job{skills: []string{"skills/a.skill.md"}, writes: []WriteStep{{File: "skills/a" + x + ".skill.md", Line: 9, Step: 2, Effect: "destructive"}}, destructive: true}
 	}},
 }
 
@@ -236,7 +236,7 @@ func checkRender(t *testing.T, x, path, input string, which int) {
 	opts := Options{Root: ".", Action: "reelier/reelier", Ref: ref, Version: "v0.test"}
 	const mark = "MARK"
 	build := func(v string) []*job {
-		j := &job{servers: []string{"srv", x}, skills: []string{path}, inputs: []string{input}, writes: []string{path + " step 1 (destructive)"}}
+		j := &job{servers: []string{"srv", x}, skills: []string{path}, inputs: []string{input}, writes: []WriteStep{{File: path, Line: 9, Step: 1, Effect: "destructive"}}, destructive: true}
 		switch uint(which) % 4 {
 		case 0:
 			j.servers[1] = v
@@ -245,7 +245,7 @@ func checkRender(t *testing.T, x, path, input string, which int) {
 		case 2:
 			j.inputs[0] = v
 		case 3:
-			j.writes[0] = v
+			j.writes[0].File = v
 		}
 		return []*job{j}
 	}
@@ -287,7 +287,7 @@ func TestRenderRandomText(t *testing.T) {
 
 // renderJobs is the writer under test, given jobs directly, with none of
 // Generate's checks on what a skill may hold.
-func renderJobs(opts Options, jobs []*job) ([]byte, error) { return render(opts, jobs) }
+func renderJobs(opts Options, jobs []*job) ([]byte, error) { return render(opts, jobs, nil) }
 
 // TestReread: text that does not read back as the tree is a
 // *StructureError naming where the two part; text that does is accepted.
