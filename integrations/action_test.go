@@ -81,7 +81,7 @@ func TestActionShape(t *testing.T) {
 	}
 	want := map[string]string{"skills": "", "wrap": "", "allow-writes": "false", "yes": "false", "max-level": "0", "vars": "",
 		"var-file": "", "junit": "", "fail-on-unchecked": "false", "fail-on-open-questions": "false", "cloud-url": "", "cloud-key": "", "push": "always",
-		"sign": "off", "signing-key": ""}
+		"sign": "off", "signing-key": "", "comment": "true", "github-token": "${{ github.token }}"}
 	for name, def := range want {
 		in, ok := a.Inputs[name]
 		if !ok {
@@ -175,6 +175,8 @@ type runner struct {
 	// the outputs such a step gives (none when absent), as a runner
 	// would have them after it ran.
 	uses map[string]map[string]string
+	// token is github.token, the job's token ("" unless set).
+	token string
 }
 
 // expr matches the expressions action.yml may use.
@@ -195,11 +197,14 @@ func (r *runner) eval(v string) string {
 				return r.ref
 			}
 			return "test"
+		case e == "github.token":
+			return r.token
 		case len(parts) == 2 && parts[0] == "inputs":
 			if v, ok := r.inputs[parts[1]]; ok {
 				return v
 			}
-			return r.action.Inputs[parts[1]].Default
+			// A default may be an expression itself (github.token).
+			return r.eval(r.action.Inputs[parts[1]].Default)
 		case len(parts) == 4 && parts[0] == "steps" && parts[2] == "outputs":
 			return r.outputs[parts[1]][parts[3]]
 		}
@@ -315,9 +320,20 @@ func (r *runner) step(s step, summaryFile string) (map[string]string, error) {
 	err := cmd.Run()
 	outs := map[string]string{}
 	if f, ferr := os.Open(output); ferr == nil {
+		// name=value lines, and name<<DELIMITER … DELIMITER for a
+		// value of several lines, as the runner reads $GITHUB_OUTPUT.
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			line := sc.Text()
+			if k, delim, ok := strings.Cut(line, "<<"); ok && !strings.Contains(k, "=") {
+				var vals []string
+				for sc.Scan() && sc.Text() != delim {
+					vals = append(vals, sc.Text())
+				}
+				outs[k] = strings.Join(vals, "\n")
+				continue
+			}
+			if k, v, ok := strings.Cut(line, "="); ok {
 				outs[k] = v
 			}
 		}
@@ -353,7 +369,8 @@ func newRunner(t testing.TB, files map[string]string) *runner {
 	}
 	return &runner{t: t, action: loadAction(t), workspace: ws, temp: t.TempDir(), outputs: map[string]map[string]string{},
 		env: []string{"CI=true", "GITHUB_ACTIONS=true", "GITHUB_REPOSITORY=acme/shop", "GITHUB_SHA=" + strings.Repeat("ab", 20),
-			"GITHUB_REF=refs/heads/main", "GITHUB_SERVER_URL=https://github.com", "GITHUB_RUN_ID=777"}}
+			"GITHUB_REF=refs/heads/main", "GITHUB_SERVER_URL=https://github.com", "GITHUB_RUN_ID=777",
+			"GITHUB_EVENT_NAME=push", "GITHUB_WORKFLOW=Reelier replay", "GITHUB_JOB=replay", "GITHUB_API_URL=http://127.0.0.1:1"}}
 }
 
 // fakeAPI answers the bookings skill; bk_2 is pending. GET /booking
@@ -585,8 +602,9 @@ func TestActionRun(t *testing.T) {
 // keyless hands actions/attest (pinned by SHA) the skill files that ran
 // as subjects by SHA-256 and this job's run records as the predicate, and
 // keeps the bundle it returns (stood in for here, the service being
-// GitHub's) in the runs-dir; off signs nothing; key and an unknown mode
-// fail the job with exit 2, saying why.
+// GitHub's) in the runs-dir; off signs nothing; key signs each record
+// with the signing-key input (actionSignKey); key without a key and an
+// unknown mode fail the job with exit 2, saying why.
 func TestActionSign(t *testing.T) {
 	api := fakeAPI(t)
 	files := map[string]string{"skills/booking.skill.md": bookingSkill}
@@ -646,8 +664,16 @@ func TestActionSign(t *testing.T) {
 			t.Errorf("a bundle was kept with sign off: %v", err)
 		}
 	})
+	t.Run("key", func(t *testing.T) { actionSignKey(t, files, vars) })
+	t.Run("key without signing-key", func(t *testing.T) {
+		r := newRunner(t, files)
+		r.inputs = map[string]string{"skills": "skills/booking.skill.md", "vars": vars, "sign": "key"}
+		code, failed := r.run()
+		if code != 2 || failed != "Verdict" || !strings.Contains(r.log.String(), "::error title=Reelier sign::sign is key but the signing-key input is empty") {
+			t.Errorf("exit %d at %q, want 2 at the verdict, naming the empty input\n%s", code, failed, r.log.String())
+		}
+	})
 	for _, tt := range []struct{ sign, log string }{
-		{"key", "::error title=Reelier sign::sign: key is not available in this version of the action"},
 		{"always", `::error title=Reelier sign::sign must be off, keyless or key, not "always"`},
 	} {
 		t.Run(tt.sign, func(t *testing.T) {
