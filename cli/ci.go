@@ -147,6 +147,7 @@ func newCICmd() *cobra.Command {
 	f.BoolVar(&opts.noWrites, "no-writes", false, "leave the skills with writing steps out of the workflow")
 	f.BoolVar(&opts.comment, "comment", true, "have the Action post (and update) one pull-request comment; grants pull-requests: write")
 	f.BoolVar(&opts.serversFromSkill, "servers-from-skill", false, "write the MCP server commands the skills record into the workflow, and remember for each file that you trust them")
+	cmd.AddCommand(newCICommentCmd())
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/reelier/reelier/lang/agentskill"
 	"github.com/reelier/reelier/replay/runlog"
 )
 
@@ -107,7 +108,9 @@ func (r *CIReport) Comment(w io.Writer, c CommentInfo) error {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d |", commentCode(s.File), verdictMark[s.Record.RunVerdict()], t.Steps, t.Failed, healed, len(s.Record.OpenQuestions))
 			if ledger != "" {
-				if name := s.Record.Skill; name != "" {
+				// A name the ledger accepts (the Agent Skills rule: lower-case
+				// letters, digits, hyphens) is safe in a link as it is.
+				if name := s.Record.Skill; name != "" && len(agentskill.NameProblems(name)) == 0 {
 					fmt.Fprintf(&b, " [%s](%s/skills/%s) |", commentEsc(name), ledger, url.PathEscape(name))
 				} else {
 					b.WriteString(" — |")

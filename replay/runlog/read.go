@@ -55,6 +55,8 @@ type storedRecord struct {
 	SkillSHA256 string      `json:"skillSha256"`
 	Provenance  *Provenance `json:"provenance"`
 	Servers     []ServerUse `json:"servers"`
+	// OpenQuestions: the CI report's count and annotations read them.
+	OpenQuestions []OpenQuestion `json:"openQuestions"`
 }
 
 type storedStep struct {
@@ -131,7 +133,8 @@ func parseLine(line []byte) (Entry, error) {
 		return Entry{}, errors.New(`missing "totals"`)
 	}
 	rec := Record{Skill: *s.Skill, StartedAt: *s.StartedAt, FinishedAt: *s.FinishedAt, Passed: *s.Passed,
-		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance, Servers: s.Servers}
+		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance, Servers: s.Servers,
+		OpenQuestions: s.OpenQuestions}
 	for i, st := range *s.Steps {
 		if st.N == nil || st.Title == nil {
 			return Entry{}, fmt.Errorf(`step %d: missing "n" or "title"`, i+1)
