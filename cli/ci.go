@@ -209,6 +209,16 @@ func ciRun(cmd *cobra.Command, opts ciOptions) error {
 	}
 	n := len(skills) - len(plan.LeftOut())
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d skill(s), the Action pinned at %s\n", out, n, ref)
+	if in := plan.Inputs(); len(in) > 0 {
+		// The one thing the first run still needs from the user: the
+		// values, which reelier ci cannot know.
+		var vars []string
+		for _, name := range in {
+			vars = append(vars, strings.ToUpper(name))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "before the first push: the skills need the inputs %s, and the job stops before running until the workflow's vars input gives them: set them (gh variable set %s --body VALUE, one each: %s) and uncomment the vars lines in %s\n",
+			termtext.Line(strings.Join(in, ", ")), termtext.Line(vars[0]), termtext.Line(strings.Join(vars, ", ")), termtext.Line(out))
+	}
 	if left := plan.LeftOut(); len(left) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "left out (--no-writes, they have steps that write): %s\n", termtext.Line(strings.Join(left, ", ")))
 	}

@@ -190,6 +190,25 @@ type Skill struct {
 	writes  []WriteStep
 }
 
+// Inputs lists the inputs the skills the workflow replays need (those
+// NoWrites leaves out aside), each once, in file order. The workflow names
+// them in a comment above its vars input; until they are given there, the
+// job stops before running and names each.
+func (p *Plan) Inputs() []string {
+	var out []string
+	for _, s := range p.Skills {
+		if p.opts.NoWrites && len(s.writes) > 0 {
+			continue
+		}
+		for _, in := range s.inputs {
+			if !slices.Contains(out, in) {
+				out = append(out, in)
+			}
+		}
+	}
+	return out
+}
+
 // Writes lists the plan's writing steps, in file order.
 func (p *Plan) Writes() []WriteStep {
 	var out []WriteStep
