@@ -2,10 +2,12 @@ package cli
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -72,5 +74,27 @@ func TestCIWritesPrompt(t *testing.T) {
 				t.Errorf("yes: %v, workflow:\n%s\n%s", err, workflow, term.output())
 			}
 		})
+	}
+}
+
+// TestWriteReason: why a workflow could not be written, in words, for the
+// errors a folder gives (this machine runs the tests as root, where a
+// folder without write permission still takes a file: the permission and
+// read-only cases are the errors themselves).
+func TestWriteReason(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "open", Path: "/w/.github/workflows/.reelier.yml.tmp", Err: syscall.EACCES}, "the folder is not writable (permission denied)"},
+		{&fs.PathError{Op: "mkdir", Path: "/w/.github/workflows", Err: syscall.ENOTDIR}, "a path on the way is a file, not a folder"},
+		{&fs.PathError{Op: "open", Path: "/w/x", Err: syscall.EROFS}, "the file system is read-only"},
+		{&fs.PathError{Op: "rename", Path: "/w/x", Err: syscall.ENOSPC}, "rename: no space left on device"},
+		{errors.New("something else"), "something else"},
+	}
+	for _, tt := range tests {
+		if got := writeReason(tt.err); got != tt.want {
+			t.Errorf("writeReason(%v) = %q, want %q", tt.err, got, tt.want)
+		}
 	}
 }
