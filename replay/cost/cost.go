@@ -156,3 +156,13 @@ func roundHalfUp(r *big.Rat) Micros {
 	}
 	return Micros(q.Int64())
 }
+
+// Decimal writes a price as a decimal, "–" for none.
+func Decimal(r *big.Rat) string {
+	if r == nil {
+		return "–"
+	}
+	s := r.FloatString(6)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

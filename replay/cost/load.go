@@ -66,6 +66,10 @@ func (t *Table) MergeFile(path string) error {
 	return t.merge(data, path, false)
 }
 
+// Merge merges a price file's bytes over t, as MergeFile does; name
+// names them in errors.
+func (t *Table) Merge(data []byte, name string) error { return t.merge(data, name, false) }
+
 // Error is a mistake in a price file, at a line and column (counted in
 // characters from 1).
 type Error struct {
