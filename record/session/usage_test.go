@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reelier/reelier/record/session"
+	"github.com/reelier/reelier/replay/cost"
 )
 
 // TestUsage: the Claude reader adds up each assistant message's usage
@@ -59,6 +60,32 @@ func TestUsageFixtures(t *testing.T) {
 		}
 		if got, want := fmt.Sprint(s.Usage), "[{claude-opus-5-5 60 100 0 0}]"; got != want {
 			t.Errorf("%s: usage %s, want %s", name, got, want)
+		}
+	}
+}
+
+// TestCostLine: a session's tokens priced per model, the line that
+// weighs them against the replay; a model without a price is never $0.
+func TestCostLine(t *testing.T) {
+	prices := cost.Builtin()
+	tests := []struct {
+		name  string
+		usage []session.Usage
+		want  string
+	}{
+		{"none", nil, "Cost: the session logged no token usage; a replay at Level 0 costs $0.00 — 0 LLM tokens, it calls no model."},
+		{"priced with cache", []session.Usage{{Model: "claude-sonnet-4-5-20250929", Input: 1000, Output: 2000, CacheRead: 100000, CacheWrite: 20000}},
+			// 1000×3 + 2000×15 + 100000×0.30 + 20000×3.75 = 138,000 micro-dollars.
+			"Cost: the session cost $0.138 — 123000 LLM tokens (claude-sonnet-4-5-20250929); a replay at Level 0 costs $0.00 — 0 LLM tokens, it calls no model."},
+		{"unknown", []session.Usage{{Model: "claude-opus-5-5", Input: 60, Output: 100}},
+			"Cost: the session spent 160 LLM tokens (claude-opus-5-5), price unknown (add the model to your prices file, see reelier cost --help); a replay at Level 0 costs $0.00 — 0 LLM tokens, it calls no model."},
+		{"mixed", []session.Usage{{Model: "claude-haiku-4-5", Input: 1000}, {Model: "", Output: 10}},
+			"Cost: the session cost $0.001 + price unknown for 10 tokens — 1010 LLM tokens (claude-haiku-4-5, an unnamed model); a replay at Level 0 costs $0.00 — 0 LLM tokens, it calls no model."},
+	}
+	for _, tt := range tests {
+		s := &session.Session{Usage: tt.usage}
+		if got := s.Cost(prices).Line(); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
 }
