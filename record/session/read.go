@@ -51,7 +51,6 @@ func Read(r io.Reader, opts Options) (*Session, error) {
 		pending: map[string]*Call{},
 		seen:    map[string]bool{},
 		skips:   map[Skip]int{},
-		msgs:    map[string]bool{},
 		Lines:   LineCounts{Ignored: map[string]int{}},
 	}
 	lr := newLineReader(r, max)

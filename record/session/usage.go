@@ -1,12 +1,20 @@
 package session
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
+
+// recentMessages is how many message ids claudeUsage remembers: Claude
+// Code writes a message's lines one after another, so a short memory
+// counts each once, in memory that does not grow with the transcript.
+const recentMessages = 64
 
 // claudeUsage adds an assistant message's token usage to the session's.
 // Claude Code writes one line per content block of a message, each
 // repeating the message's id and usage, so a message is counted once, by
-// its id. A usage of no tokens (the CLI's own <synthetic> messages) adds
-// nothing.
+// its id (among the last recentMessages). A usage of no tokens (the CLI's
+// own <synthetic> messages) adds nothing.
 func (s *Session) claudeUsage(msg []byte) {
 	var id, model, usage []byte
 	eachMember(msg, func(key, val []byte) {
@@ -23,10 +31,13 @@ func (s *Session) claudeUsage(msg []byte) {
 		return
 	}
 	if key, ok := str(id); ok && key != "" {
-		if s.msgs[key] {
+		if slices.Contains(s.msgs, key) {
 			return
 		}
-		s.msgs[key] = true
+		if len(s.msgs) == recentMessages {
+			s.msgs = append(s.msgs[:0], s.msgs[1:]...)
+		}
+		s.msgs = append(s.msgs, key)
 	}
 	var u Usage
 	eachMember(usage, func(key, val []byte) {
