@@ -40,6 +40,13 @@ var pages = sync.OnceValue(func() *template.Template {
 		"hash":     contentHash,
 		"runcost":  func(steps []runlog.StepRecord) string { return costText(runlog.LLMCost(steps)) },
 		"stepcost": func(u *runlog.LLMUsage) string { return costText(u.Cost()) },
+		// spentcost is a run's cost when it spent LLM tokens, "" otherwise.
+		"spentcost": func(steps []runlog.StepRecord) string {
+			if m, u := runlog.LLMCost(steps); m != 0 || u != 0 {
+				return costText(m, u)
+			}
+			return ""
+		},
 	}).ParseFS(templateFS, "templates/*.html"))
 })
 
