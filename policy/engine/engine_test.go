@@ -1,4 +1,4 @@
-package policy
+package engine
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reelier/reelier/policy"
 )
 
 const sample = `version: 1
@@ -27,7 +29,7 @@ rules:
     message: confirm the delete mode
 `
 
-func mustParse(t *testing.T, src string) *Policy {
+func mustParse(t *testing.T, src string) *policy.Policy {
 	t.Helper()
 	p, err := Load("", write(t, "p.yaml", src))
 	if err != nil {
@@ -49,18 +51,18 @@ func TestDecide(t *testing.T) {
 	p := mustParse(t, sample)
 	tests := []struct {
 		name string
-		call Call
-		want Action
+		call policy.Call
+		want policy.Action
 		rule string
 	}{
-		{"delete verb", Call{Tool: "delete_file"}, Deny, "no-deletes"},
-		{"destructive hint", Call{Tool: "move", Annotations: map[string]any{"destructiveHint": true}}, Deny, "no-deletes"},
-		{"hint defaults", Call{Tool: "move", Effect: "write"}, Deny, "no-deletes"},
-		{"write on fs", Call{Tool: "write_file", Effect: "write", Server: Server{Name: "fs"}, Annotations: map[string]any{"destructiveHint": false}}, DryRun, "writes-rehearsed"},
-		{"write elsewhere", Call{Tool: "write_file", Effect: "write", Server: Server{Name: "other"}, Annotations: map[string]any{"destructiveHint": false}}, Allow, ""},
-		{"mode delete", Call{Tool: "edit", Annotations: map[string]any{"readOnlyHint": true}, Args: map[string]any{"mode": "delete"}}, Ask, "mode"},
-		{"mode absent", Call{Tool: "edit", Annotations: map[string]any{"readOnlyHint": true}, Args: map[string]any{"path": "x"}}, Allow, ""},
-		{"read", Call{Tool: "read_file", Effect: "read"}, Allow, ""},
+		{"delete verb", policy.Call{Tool: "delete_file"}, policy.Deny, "no-deletes"},
+		{"destructive hint", policy.Call{Tool: "move", Annotations: map[string]any{"destructiveHint": true}}, policy.Deny, "no-deletes"},
+		{"hint defaults", policy.Call{Tool: "move", Effect: "write"}, policy.Deny, "no-deletes"},
+		{"write on fs", policy.Call{Tool: "write_file", Effect: "write", Server: policy.Server{Name: "fs"}, Annotations: map[string]any{"destructiveHint": false}}, policy.DryRun, "writes-rehearsed"},
+		{"write elsewhere", policy.Call{Tool: "write_file", Effect: "write", Server: policy.Server{Name: "other"}, Annotations: map[string]any{"destructiveHint": false}}, policy.Allow, ""},
+		{"mode delete", policy.Call{Tool: "edit", Annotations: map[string]any{"readOnlyHint": true}, Args: map[string]any{"mode": "delete"}}, policy.Ask, "mode"},
+		{"mode absent", policy.Call{Tool: "edit", Annotations: map[string]any{"readOnlyHint": true}, Args: map[string]any{"path": "x"}}, policy.Allow, ""},
+		{"read", policy.Call{Tool: "read_file", Effect: "read"}, policy.Allow, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,8 +71,8 @@ func TestDecide(t *testing.T) {
 				t.Fatalf("Decide = %+v, want %s by %q", d, tt.want, tt.rule)
 			}
 			withStatic := tt.call
-			withStatic.Static = NewStatic(tt.call.Server, tt.call.Annotations)
-			withStatic.Server, withStatic.Annotations = Server{Name: "ignored"}, nil
+			withStatic.Static = policy.NewStatic(tt.call.Server, tt.call.Annotations)
+			withStatic.Server, withStatic.Annotations = policy.Server{Name: "ignored"}, nil
 			if ds := p.Decide(withStatic); ds != d {
 				t.Fatalf("with Static: %+v; without: %+v", ds, d)
 			}
@@ -83,16 +85,16 @@ func TestDecide(t *testing.T) {
 
 func TestDecideFailsClosed(t *testing.T) {
 	p := mustParse(t, "default: allow\nrules:\n  - name: unguarded\n    when: args.mode == \"x\"\n    action: allow\n")
-	d := p.Decide(Call{Tool: "t", Args: map[string]any{}})
-	if d.Action != Deny || d.Rule != "unguarded" || !strings.Contains(d.Message, "no such key") {
+	d := p.Decide(policy.Call{Tool: "t", Args: map[string]any{}})
+	if d.Action != policy.Deny || d.Rule != "unguarded" || !strings.Contains(d.Message, "no such key") {
 		t.Fatalf("Decide = %+v, want deny by unguarded naming the missing key", d)
 	}
-	var nilP *Policy
-	if d := nilP.Decide(Call{Tool: "t"}); d.Action != Allow {
+	var nilP *policy.Policy
+	if d := nilP.Decide(policy.Call{Tool: "t"}); d.Action != policy.Allow {
 		t.Fatalf("nil policy: %+v", d)
 	}
 	p = mustParse(t, "default: deny\nrules: []\n")
-	if d := p.Decide(Call{Tool: "t"}); d.Action != Deny || d.Rule != "" {
+	if d := p.Decide(policy.Call{Tool: "t"}); d.Action != policy.Deny || d.Rule != "" {
 		t.Fatalf("empty deny-default policy: %+v", d)
 	}
 }
@@ -130,9 +132,9 @@ func TestParseErrors(t *testing.T) {
 			if i < 0 || !strings.HasPrefix(got[i:], tt.want) {
 				t.Fatalf("error\n%s\nwant it to start with\n%s", got, tt.want)
 			}
-			var es Errors
+			var es policy.Errors
 			if !errors.As(err, &es) {
-				t.Fatalf("%T is not Errors", err)
+				t.Fatalf("%T is not policy.Errors", err)
 			}
 		})
 	}
@@ -144,7 +146,7 @@ func TestSymlinkOutOfProject(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(proj, ".reelier"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(proj, FileName)
+	link := filepath.Join(proj, policy.FileName)
 	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +175,10 @@ func TestLoadCombines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Rules) != 2 || p.Rules[0].Name != "a" || p.Default != Deny {
+	if len(p.Rules) != 2 || p.Rules[0].Name != "a" || p.Default != policy.Deny {
 		t.Fatalf("combined %+v", p)
 	}
-	if d := p.Decide(Call{Tool: "z"}); d.Action != Deny || d.Rule != "" {
+	if d := p.Decide(policy.Call{Tool: "z"}); d.Action != policy.Deny || d.Rule != "" {
 		t.Fatalf("%+v", d)
 	}
 	pa, _ := Load("", a)
@@ -190,16 +192,16 @@ func TestFindOrder(t *testing.T) {
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	t.Setenv("HOME", cfg)
-	if got := Find(proj); len(got) != 0 {
-		t.Fatalf("Find = %v with no files", got)
+	if got := policy.Find(proj); len(got) != 0 {
+		t.Fatalf("policy.Find = %v with no files", got)
 	}
 	os.MkdirAll(filepath.Join(proj, ".reelier"), 0o755)
-	os.WriteFile(filepath.Join(proj, FileName), []byte("rules: []\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, policy.FileName), []byte("rules: []\n"), 0o644)
 	os.MkdirAll(filepath.Join(cfg, "reelier"), 0o755)
-	os.WriteFile(filepath.Join(cfg, UserFileName), []byte("rules: []\n"), 0o644)
-	got := Find(proj)
-	if len(got) != 2 || got[0] != filepath.Join(proj, FileName) || got[1] != filepath.Join(cfg, UserFileName) {
-		t.Fatalf("Find = %v", got)
+	os.WriteFile(filepath.Join(cfg, policy.UserFileName), []byte("rules: []\n"), 0o644)
+	got := policy.Find(proj)
+	if len(got) != 2 || got[0] != filepath.Join(proj, policy.FileName) || got[1] != filepath.Join(cfg, policy.UserFileName) {
+		t.Fatalf("policy.Find = %v", got)
 	}
 }
 
@@ -218,8 +220,8 @@ func FuzzLoad(f *testing.F) {
 		}
 		var args map[string]any
 		json.Unmarshal([]byte(`{"mode":"delete","n":1,"x":{"y":[2]}}`), &args)
-		d := p.Decide(Call{Tool: "delete_file", Args: args, Effect: "write", Server: Server{Name: "fs"}})
-		if !d.Action.valid() {
+		d := p.Decide(policy.Call{Tool: "delete_file", Args: args, Effect: "write", Server: policy.Server{Name: "fs"}})
+		if !d.Action.Valid() {
 			t.Fatalf("decision %+v", d)
 		}
 	})
@@ -238,11 +240,11 @@ func BenchmarkDecide50(b *testing.B) {
 	}
 	var args map[string]any
 	json.Unmarshal([]byte(`{"path":"/tmp/x","content":"hello"}`), &args)
-	c := Call{Server: Server{Name: "fs"}, Tool: "write_file", Args: args,
+	c := policy.Call{Server: policy.Server{Name: "fs"}, Tool: "write_file", Args: args,
 		Annotations: map[string]any{"readOnlyHint": false}, Effect: "write"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if d := p.Decide(c); d.Action != Allow {
+		if d := p.Decide(c); d.Action != policy.Allow {
 			b.Fatal(d)
 		}
 	}
@@ -254,8 +256,8 @@ func TestCostLimit(t *testing.T) {
 	for k := range xs {
 		xs[k] = float64(k)
 	}
-	d := p.Decide(Call{Tool: "t", Args: map[string]any{"xs": xs}})
-	if d.Action != Deny || !strings.Contains(d.Message, "cost") {
+	d := p.Decide(policy.Call{Tool: "t", Args: map[string]any{"xs": xs}})
+	if d.Action != policy.Deny || !strings.Contains(d.Message, "cost") {
 		t.Fatalf("Decide = %+v, want deny over the cost limit", d)
 	}
 }
