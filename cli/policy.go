@@ -36,6 +36,15 @@ link out of the project is refused), then reelier/policy.yaml in the
 user's configuration directory. The first file that sets default: decides
 the default.
 
+The engine that reads and evaluates policies (CEL) is the reelier-seatbelt
+program, installed beside reelier:
+  go install github.com/reelier/reelier/cmd/reelier-seatbelt@latest
+reelier hands check, test and from-skill — and mcp and run under a policy
+— to it (found at $REELIER_SEATBELT, beside reelier, or on PATH; on unix
+by exec, same arguments, environment and streams). Without it nothing
+runs under a policy: exit 2, naming the policy. With no policy file
+reelier never looks for it.
+
   check [FILE…]        load the files (or the ones found) and report every
                        mistake at path:line:col; --format sarif for
                        code scanning. Exit 0 clean, 1 mistakes, 2 nothing

@@ -323,8 +323,9 @@ func NewStatic(server Server, annotations map[string]any) *Static {
 }
 
 // Prepared is what build makes of s, made on the first call and kept:
-// the engine's own form of the server and the annotations. A process has
-// one engine, so one build function is ever handed in.
+// the engine's own form of the server and the annotations. Calls racing
+// on the first may each build; one value is kept and every caller gets
+// it. A process has one engine, so one build function is ever handed in.
 func (s *Static) Prepared(build func(*Static) any) any {
 	if v := s.prepared.Load(); v != nil {
 		return *v

@@ -25,7 +25,7 @@ func main() {
 	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per workload")
 	flag.StringVar(&c.Work, "work", "", "folder for binaries, inputs and outputs (default: a temporary one, removed)")
 	flag.StringVar(&c.Base, "base", "", "another reelier binary to run interleaved as the A of an A/B")
-	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy, \"scaling\" for the dry-run scaling)")
+	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy, \"scaling\" for the dry-run scaling, \"handoff\" for the seatbelt's hand-off)")
 	flag.IntVar(&c.ProxyCalls, "proxy-calls", c.ProxyCalls, "timed calls per proxy path (0 skips the proxy)")
 	flag.IntVar(&c.ProxyThroughput, "proxy-throughput", c.ProxyThroughput, "calls for the throughput figure")
 	flag.Parse()
