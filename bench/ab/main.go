@@ -10,6 +10,9 @@
 // (its fast path), and with a raw JSON-RPC client and the limit server
 // rawecho, whose own cost is next to nothing (see proxy.go).
 //
+// Last, the one-time cost of the seatbelt's hand-off to reelier-seatbelt
+// on a proxy's start (handoff.go).
+//
 //	go run ./bench/ab [-rounds 21] [-base OLD-REELIER] [-only REGEXP]
 package main
 
