@@ -179,6 +179,8 @@ func neededCommands(args []string) func(name string) bool {
 
 // Main runs the reelier command line and returns the process exit code.
 func Main() int {
+	mayHandOff = true
+	seatbeltMain()
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
