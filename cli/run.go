@@ -119,6 +119,11 @@ server that cannot start or crashed, a call that timed out, a refused
 connection, a record that could not be written; 130 interrupted (Ctrl-C).
 A skill of a suite that cannot run is reported and the others still run.
 
+Ctrl-C: the first prints "stopping…" and cancels the call in flight (an
+MCP server is sent notifications/cancelled); that step is recorded
+interrupted, with what was sent — the server may have acted on it — and
+the record and receipt are written. A second Ctrl-C quits at once.
+
 Signed receipts: --sign (or REELIER_SIGN=1 in the environment) signs each
 run record with your key (reelier key init; --sign-key FILE or
 $REELIER_SIGN_KEY for another) as an in-toto statement in a Sigstore

@@ -172,8 +172,9 @@ const (
 
 // Run replays the skill once. It never returns an error: everything that
 // goes wrong is a failed step in the result. When ctx is cancelled (Ctrl-C)
-// the step in flight and every later one are skipped as interrupted and the
-// verdict is interrupted, never failed.
+// the step whose request is with its tool is interrupted in flight
+// (runlog.Interrupted, what was sent on its record), every later one is
+// skipped as interrupted, and the verdict is interrupted, never failed.
 func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	began := time.Now()
 	start := opts.now()
@@ -221,10 +222,20 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 			r.step(ctx, sr)
 			rec.Ms = runlog.Millis(time.Since(t0))
 			if ctx.Err() != nil && rec.Outcome == runlog.Failed {
-				// Stopped from outside while it ran: not a failure.
+				// Stopped from outside while it ran: not a failure. A
+				// step whose request was sent is interrupted in flight
+				// (the server may have acted on it: what was sent stays
+				// on the record); one stopped before it was sent is
+				// not run.
 				interrupted = true
-				*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Skipped, Failures: []string{},
-					Skip: SkipInterrupted, Ms: rec.Ms, Action: rec.Action}
+				if sr.Action != nil {
+					*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Interrupted, Failures: []string{},
+						Ms: rec.Ms, Action: rec.Action, Write: rec.Write, Policy: rec.Policy, Approval: rec.Approval,
+						Observation: rec.Observation, Attempts: rec.Attempts, Tries: rec.Tries}
+				} else {
+					*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Skipped, Failures: []string{},
+						Skip: SkipInterrupted, Ms: rec.Ms, Policy: rec.Policy, Approval: rec.Approval}
+				}
 				sr.Failures = nil
 			}
 			diverged = rec.Outcome == runlog.Failed
@@ -463,6 +474,11 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 	if refusal := r.policyGate(sr.Record, st, tool, args); refusal != "" {
 		r.recordAction(sr.Record, &Action{Tool: st.Action.Tool, Args: args})
 		return stepFailure(runlog.KindPolicy, refusal), false
+	}
+	if ctx.Err() != nil {
+		// Stopped before the request went out: nothing was sent, so the
+		// step is not run (Run records it skipped, "interrupted").
+		return stepFailure(runlog.KindTool, "interrupted before the call was sent"), false
 	}
 	sr.Action = &Action{Tool: st.Action.Tool, Args: args}
 	callCtx := ctx

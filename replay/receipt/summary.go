@@ -199,6 +199,7 @@ func (m *markdown) tokens(steps []runlog.StepRecord, t runlog.Totals) {
 // outcomeMark is how each outcome shows in the step table.
 var outcomeMark = map[runlog.Outcome]string{
 	runlog.Passed: "✅ passed", runlog.Unchecked: "⚪ unchecked", runlog.Failed: "❌ failed", runlog.Skipped: "⏭️ skipped",
+	runlog.Interrupted: "⏹️ interrupted in flight",
 }
 
 // steps renders the collapsible per-step table.
@@ -217,6 +218,8 @@ func (m *markdown) stepTable(label string, steps []runlog.StepRecord) {
 			dur, note = "—", "not run: "+skipReason(st.Skip)
 		case runlog.Unchecked:
 			note = "no asserts: it ran, nothing was verified"
+		case runlog.Interrupted:
+			note = "the request was sent; the server may have acted on it"
 		case runlog.Failed:
 			if len(st.Failures) > 0 {
 				note = clipNote(st.Failures[0])

@@ -13,10 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reelier/reelier/internal/atomicfile"
@@ -96,6 +94,9 @@ type Options struct {
 	// BeforeParse, when not nil, is told each file's size before a dry run
 	// parses it (the command sets its collector there).
 	BeforeParse func(size int)
+	// Exit is what a second Ctrl-C calls with status 130 (the first one
+	// stops the run, printing StoppingNotice); os.Exit when nil.
+	Exit func(int)
 }
 
 func (o *Options) getenv(name string) string {
@@ -153,7 +154,7 @@ func Run(ctx context.Context, opts Options) error {
 	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.Yes, AllowWrites: opts.AllowWrites,
 		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID, Policy: opts.Policy}
 	httptool.Register(base.Tools, nil)
-	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stopSignals := interruptible(ctx, opts.Stderr, opts.Exit)
 	defer stopSignals()
 	if opts.DryRun && len(opts.Servers) == 0 {
 		// A dry run starts nothing: the tools the skills' Servers
