@@ -361,6 +361,9 @@ func Footer(w io.Writer, res *replay.Result, s Style) {
 	if res.Record.Mock() {
 		fmt.Fprintf(w, "  servers:      MOCK (reelier mock): checked against a recording served back, not a live server\n")
 	}
+	if inj := res.Record.Injected; inj != nil {
+		fmt.Fprintf(w, "  injected:     step %d fails on purpose (--fail %d=%s): not a real failure; reelier push does not send this run\n", inj.Step, inj.Step, inj.Kind)
+	}
 	v := res.Record.RunVerdict()
 	open := ""
 	// A run that did not fail says what it cannot vouch for; a failed or

@@ -141,7 +141,35 @@ type Record struct {
 	// earlier run was given (--run-id). Write steps' idempotency keys are
 	// derived from it.
 	RunID string `json:"runId,omitempty"`
+	// Injected is present on a run given a failure on purpose (reelier
+	// run --fail N=KIND): the step and the kind. Such a run says nothing
+	// about the servers; reelier push does not send it.
+	Injected *Injection `json:"injected,omitempty"`
 }
+
+// Injection is a failure a run was told to inject at one step.
+type Injection struct {
+	// Step is the step's number.
+	Step int `json:"step"`
+	// Kind is InjectError, InjectTimeout or InjectSchema.
+	Kind string `json:"kind"`
+}
+
+// The kinds of injected failure.
+const (
+	// InjectError: the step's tool answers with an error result
+	// (isError) instead of being called.
+	InjectError = "error"
+	// InjectTimeout: the step's call times out (nothing is sent).
+	InjectTimeout = "timeout"
+	// InjectSchema: the step's tool's schema changed — tool drift before
+	// step 1.
+	InjectSchema = "schema"
+)
+
+// InjectKinds are the kinds of injected failure, in the order help lists
+// them.
+var InjectKinds = []string{InjectError, InjectTimeout, InjectSchema}
 
 // ServerUse is one MCP server a run ran against.
 type ServerUse struct {
