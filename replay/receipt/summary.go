@@ -137,6 +137,9 @@ func (m *markdown) record(e runlog.Entry) {
 	default:
 		m.printf("## ❌ Reelier replay failed: %s\n\n", code(r.Skill))
 	}
+	if inj := r.Injected; inj != nil {
+		m.printf("> Failed on purpose: step %d was given an injected failure (`--fail %d=%s`), not a real one; `reelier push` does not send this run.\n\n", inj.Step, inj.Step, inj.Kind)
+	}
 	if r.Mock() {
 		m.printf("> Against `reelier mock`: the skill was checked against a recording served back, not a live server.\n\n")
 	}
