@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 		// mcptestserver is the Go MCP test server (testkit/mcptest) for
 		// the mcp*.txtar scripts to --wrap.
 		"mcptestserver": func() { os.Exit(mcptest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// hangmcp is a stdio MCP server whose one tool never answers
+		// (interrupt_test.go).
+		"hangmcp": func() { os.Exit(hangMCP()) },
 	})
 }
 

@@ -37,7 +37,7 @@ Two commands are easy to confuse:
   reelier serve  Reelier's OWN tools (replay, scan, push…) offered to your
                  agent as an MCP server; it wraps nothing
 
-Exit codes (every command; README "Exit codes" has each command's cases):
+Exit codes (every command; "reelier help exit-status" has each command's):
   0    ok
   1    a check or a step failed, a difference was found, a record was
        rejected, a receipt did not verify
@@ -131,10 +131,12 @@ func newRootCmdWith(stdin io.Reader, stdout, stderr io.Writer, want func(name st
 			continue
 		}
 		c := sub.newCmd()
+		withExitRow(c)
 		c.GroupID = commandFamily[c.Name()]
 		used[c.GroupID] = true
 		root.AddCommand(c)
 	}
+	root.AddCommand(newExitStatusTopic())
 	for _, g := range commandGroups {
 		if used[g.ID] {
 			root.AddGroup(g)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/shlex"
@@ -62,6 +63,11 @@ const retryModern = "it refused the %s handshake (%v): spoken to on protocol rev
 // stdin is closed before killing it.
 const stopGrace = 3 * time.Second
 
+// cancelWait is how long close waits for the cancellation notifications
+// the SDK owes the calls a stop cut short, which it writes off the
+// caller's path.
+const cancelWait = time.Second
+
 // stderrDrain is how long a server's stderr is read after it exited.
 const stderrDrain = time.Second
 
@@ -91,6 +97,10 @@ type Downstream struct {
 
 	pipe *pipeWriter // the server's stdin, for a local server
 	raw  rawCalls    // calls made with CallRaw (rawcall.go)
+	// cancelled counts the SDK calls whose context ended before their
+	// answer (Ctrl-C): each is owed a notifications/cancelled, which
+	// close waits for (cancelWait at most) before it closes the session.
+	cancelled atomic.Int64
 
 	remote *remote     // set for a server reached over HTTP (remote.go)
 	notes  []string    // what Start reports about the server once it started
@@ -274,7 +284,7 @@ func (d *Downstream) spawn(argv []string, stderr *lineWriter, maxMessage int) (m
 		return nil, err
 	}
 	d.stdin = inW
-	d.pipe = &pipeWriter{f: inW}
+	d.pipe = &pipeWriter{f: inW, wrote: make(chan struct{}, 1)}
 	go func() {
 		d.waitErr = d.cmd.Wait()
 		if stderr != nil {
@@ -508,6 +518,9 @@ func (d *Downstream) close() {
 		if d.remote != nil {
 			d.closeRemote()
 			return
+		}
+		if n := d.cancelled.Load(); n > 0 && d.pipe != nil {
+			d.pipe.awaitCancels(n, cancelWait)
 		}
 		if d.session != nil {
 			d.session.Close()

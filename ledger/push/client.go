@@ -19,7 +19,7 @@ import (
 // Kind classifies what happened to one run upload (§8.3a).
 type Kind int
 
-// The three kinds of outcome.
+// The kinds of outcome.
 const (
 	// Pushed: the ledger answered 202; the cursor moves past the record.
 	Pushed Kind = iota
@@ -29,6 +29,10 @@ const (
 	// Blocked: a 401, any other status or a network error; nothing was
 	// judged, the batch stops and the cursor stays on this record.
 	Blocked
+	// NotSent: the record is of a run given a failure on purpose
+	// (reelier run --fail: its "injected" field); it says nothing about
+	// the servers, so it is never sent, and the cursor moves past it.
+	NotSent
 )
 
 // Outcome is the result of one run upload.

@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,6 +125,9 @@ type Result struct {
 	// Pushed counts records answered 202, Duplicates those of them the
 	// ledger already held, Rejected the permanent rejections.
 	Pushed, Duplicates, Rejected int
+	// NotSent counts the records of runs with an injected failure
+	// (reelier run --fail), which are never sent.
+	NotSent int
 	// RejectedIndexes are the indexes of the records rejected permanently
 	// in this push, in file order.
 	RejectedIndexes []int
@@ -217,6 +221,8 @@ func (b *batch) run(ctx context.Context, recs []record) error {
 			res.Rejected++
 			res.RejectedIndexes = append(res.RejectedIndexes, i)
 			ss.Rejected = append(ss.Rejected, Rejection{Index: i, Reason: out.Reason, At: runlog.Timestamp(b.now())})
+		case NotSent:
+			res.NotSent++
 		case Pushed:
 			res.Pushed++
 			if out.Duplicate {
@@ -237,6 +243,9 @@ func (b *batch) run(ctx context.Context, recs []record) error {
 func (b *batch) send(ctx context.Context, r record) Outcome {
 	if r.err != nil {
 		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("line %d is not a JSON run record (%v); it was not sent", r.line, r.err)}
+	}
+	if injected(r.data) {
+		return Outcome{Kind: NotSent}
 	}
 	return b.opts.Client.PushRun(ctx, b.opts.Skill, r.data)
 }
@@ -282,4 +291,13 @@ func lockState(fsys place, statePath string, report func(Event)) (func(), error)
 		unlockFile(f)
 		f.Close()
 	}, nil
+}
+
+// injected reports a run record with an injected failure (reelier run
+// --fail): its top-level "injected" member is present and not null.
+func injected(data []byte) bool {
+	var top struct {
+		Injected json.RawMessage `json:"injected"`
+	}
+	return json.Unmarshal(data, &top) == nil && len(top.Injected) > 0 && string(top.Injected) != "null"
 }

@@ -102,6 +102,8 @@ func (pr *Reporter) record(i int, o Outcome) {
 			i, status, o.Reason, pr.StatePath)
 	case Blocked:
 		fmt.Fprintf(pr.Errw, "reelier push: record %d: %v\n", i, o.Err)
+	case NotSent:
+		fmt.Fprintf(pr.Out, "record %d: not sent: its run failed on purpose (reelier run --fail), so it says nothing about the servers\n", i)
 	}
 }
 
@@ -116,8 +118,12 @@ func (pr *Reporter) Summary(r Result) {
 	if r.Duplicates > 0 {
 		pushed += fmt.Sprintf(" (%d already on the ledger)", r.Duplicates)
 	}
-	fmt.Fprintf(pr.Out, "%s: %s; %s, %d rejected; cursor %d -> %d of %d record(s)\n",
-		r.Skill, skill, pushed, r.Rejected, r.CursorBefore, r.CursorAfter, r.Records)
+	notSent := ""
+	if r.NotSent > 0 {
+		notSent = fmt.Sprintf(", %d not sent (--fail)", r.NotSent)
+	}
+	fmt.Fprintf(pr.Out, "%s: %s; %s, %d rejected%s; cursor %d -> %d of %d record(s)\n",
+		r.Skill, skill, pushed, r.Rejected, notSent, r.CursorBefore, r.CursorAfter, r.Records)
 }
 
 // Rejections prints, after the summary, which records of the push the

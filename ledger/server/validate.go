@@ -229,7 +229,7 @@ func (w walker) record(rec map[string]any, up *runUpload) {
 	}
 }
 
-var outcomes = map[string]bool{"passed": true, "failed": true, "unchecked": true, "skipped": true}
+var outcomes = map[string]bool{"passed": true, "failed": true, "unchecked": true, "skipped": true, "interrupted": true}
 
 func (w walker) step(path string, v any) {
 	st, ok := v.(map[string]any)
@@ -242,7 +242,7 @@ func (w walker) step(path string, v any) {
 	w.count(st, path+".level", "level", 0, 2, true)
 	w.count(st, path+".ms", "ms", 0, -1, true)
 	if o, ok := w.str(st, path+".outcome", "outcome", true); ok && !outcomes[o] {
-		w.fe.add(path+".outcome", `must be one of "passed", "failed", "unchecked", "skipped"; got %q`, o)
+		w.fe.add(path+".outcome", `must be one of "passed", "failed", "unchecked", "skipped", "interrupted"; got %q`, o)
 	}
 	if f, present := st["failures"]; present && f != nil {
 		list, ok := f.([]any)

@@ -241,7 +241,7 @@ func (p *Predicate) check() error {
 	recs := make([]runlog.StepRecord, len(p.Steps))
 	for i, s := range p.Steps {
 		if !s.Outcome.Valid() {
-			return fmt.Errorf("step %d: outcome %q is not one of passed, unchecked, failed, skipped", s.N, s.Outcome)
+			return fmt.Errorf("step %d: outcome %q is not one of passed, unchecked, failed, skipped, interrupted", s.N, s.Outcome)
 		}
 		recs[i] = runlog.StepRecord{Outcome: s.Outcome}
 	}

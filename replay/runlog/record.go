@@ -8,7 +8,7 @@ import (
 // Outcome is what happened to one step of a run.
 type Outcome string
 
-// The four step outcomes.
+// The step outcomes.
 const (
 	// Passed: the step ran, had at least one assert, and every assert and
 	// bind held.
@@ -21,12 +21,22 @@ const (
 	Failed Outcome = "failed"
 	// Skipped: an earlier step failed, so this one was never attempted.
 	Skipped Outcome = "skipped"
+	// Interrupted: the run was stopped (Ctrl-C, SIGTERM) while the step's
+	// request was with the tool. The request was sent, so the server may
+	// have acted on it; the step's Action is what was sent (redacted).
+	// A step the stop reached before its request was sent is Skipped
+	// ("interrupted").
+	Interrupted Outcome = "interrupted"
 )
 
-// Valid reports whether o is one of the four outcomes.
+// InterruptedNote is what an interrupted step's outcome means, in the
+// receipt's words.
+const InterruptedNote = "interrupted in flight: the request was sent; the server may have acted on it"
+
+// Valid reports whether o is one of the step outcomes.
 func (o Outcome) Valid() bool {
 	switch o {
-	case Passed, Unchecked, Failed, Skipped:
+	case Passed, Unchecked, Failed, Skipped, Interrupted:
 		return true
 	}
 	return false
@@ -131,7 +141,35 @@ type Record struct {
 	// earlier run was given (--run-id). Write steps' idempotency keys are
 	// derived from it.
 	RunID string `json:"runId,omitempty"`
+	// Injected is present on a run given a failure on purpose (reelier
+	// run --fail N=KIND): the step and the kind. Such a run says nothing
+	// about the servers; reelier push does not send it.
+	Injected *Injection `json:"injected,omitempty"`
 }
+
+// Injection is a failure a run was told to inject at one step.
+type Injection struct {
+	// Step is the step's number.
+	Step int `json:"step"`
+	// Kind is InjectError, InjectTimeout or InjectSchema.
+	Kind string `json:"kind"`
+}
+
+// The kinds of injected failure.
+const (
+	// InjectError: the step's tool answers with an error result
+	// (isError) instead of being called.
+	InjectError = "error"
+	// InjectTimeout: the step's call times out (nothing is sent).
+	InjectTimeout = "timeout"
+	// InjectSchema: the step's tool's schema changed — tool drift before
+	// step 1.
+	InjectSchema = "schema"
+)
+
+// InjectKinds are the kinds of injected failure, in the order help lists
+// them.
+var InjectKinds = []string{InjectError, InjectTimeout, InjectSchema}
 
 // ServerUse is one MCP server a run ran against.
 type ServerUse struct {
@@ -375,6 +413,9 @@ type Totals struct {
 	Ms              int64 `json:"ms"`
 	LLMInputTokens  int64 `json:"llmInputTokens"`
 	LLMOutputTokens int64 `json:"llmOutputTokens"`
+	// Interrupted counts steps interrupted in flight (added later: absent
+	// when there are none).
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // CountSteps derives honest totals from the step records alone. It is how
@@ -391,6 +432,8 @@ func CountSteps(steps []StepRecord) Totals {
 			t.Skipped++
 		case Failed:
 			t.Failed++
+		case Interrupted:
+			t.Interrupted++
 		}
 		t.Ms += s.Ms
 		if s.LLM != nil {
