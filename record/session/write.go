@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,13 @@ func ReadInput(input string, stdin io.Reader) (*Session, string, error) {
 		}
 		r = f
 	}
-	s, err := Read(r, Options{Keep: true})
+	br := bufio.NewReaderSize(r, geminiSniff)
+	prefix, _ := br.Peek(geminiSniff)
+	read := Read
+	if IsGeminiSession(input, prefix) {
+		read = ReadGemini
+	}
+	s, err := read(br, Options{Keep: true})
 	if err != nil {
 		return nil, "", exitstatus.Usagef("reading %s: %v", input, err)
 	}
