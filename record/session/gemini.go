@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // The Gemini CLI keeps three kinds of session file, all under
@@ -300,6 +302,7 @@ func (g *geminiReader) bad(err error, text []byte, last bool) {
 	}
 	if last && !json.Valid(text) {
 		g.s.Lines.Truncated++
+		off = len(text)
 		err = errors.New("the last line is cut off")
 	} else {
 		g.s.Lines.Invalid++
@@ -659,12 +662,18 @@ func responseContent(raw json.RawMessage) (content []byte, isError bool) {
 
 // textBlocks renders texts as MCP text content blocks.
 func textBlocks(texts ...string) []byte {
-	blocks := make([]map[string]string, len(texts))
+	var b bytes.Buffer
+	b.WriteByte('[')
 	for i, t := range texts {
-		blocks[i] = map[string]string{"type": "text", "text": t}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":`)
+		b.WriteString(jsondata.StdString(t))
+		b.WriteByte('}')
 	}
-	out, _ := json.Marshal(blocks)
-	return out
+	b.WriteByte(']')
+	return b.Bytes()
 }
 
 // unwrapUntrusted takes an output apart into the texts the CLI wrapped,
@@ -827,6 +836,7 @@ func (g *geminiReader) docError(d *docReader, err error) error {
 	}
 	s := g.s
 	var se *json.SyntaxError
+	var ds *docSyntaxError
 	switch {
 	case errors.Is(err, errValueTooLong):
 		s.Lines.TooLong++
@@ -836,6 +846,10 @@ func (g *geminiReader) docError(d *docReader, err error) error {
 		s.Lines.Truncated++
 		l, c := d.pos(d.read)
 		g.problem(l, c, "the file ends in the middle of a JSON value (cut off?)")
+	case errors.As(err, &ds):
+		s.Lines.Invalid++
+		l, c := d.pos(ds.off - 1)
+		g.problem(l, c, ds.msg+"; the rest of the file was not read")
 	case errors.As(err, &se):
 		s.Lines.Invalid++
 		l, c := d.pos(se.Offset - 1)
@@ -864,7 +878,7 @@ func (g *geminiReader) docObject(d *docReader) error {
 			err = g.docList(d, key)
 		default:
 			var raw json.RawMessage
-			if err = d.dec.Decode(&raw); err == nil {
+			if _, err = d.decode(&raw); err == nil {
 				switch key {
 				case "sessionId":
 					json.Unmarshal(raw, &meta.SessionID)
@@ -899,7 +913,7 @@ func (g *geminiReader) docList(d *docReader, key string) error {
 		return g.docElements(d, g.docMessage)
 	}
 	g.s.Lines.Invalid++
-	l, c := d.pos(at)
+	l, c := d.pos(d.valueStart(at))
 	g.problem(l, c, fmt.Sprintf("%q is not a list", key))
 	for depth := 0; ; { // step over the rest of an object or array
 		switch tok {
@@ -932,17 +946,73 @@ func (g *geminiReader) docElements(d *docReader, each func(*docReader) error) er
 
 // docDecode decodes the next value into v. A value of the wrong shape is
 // counted as invalid (ok false); a syntax or read error is returned.
-func (g *geminiReader) docDecode(d *docReader, v any) (ok bool, err error) {
-	err = d.dec.Decode(v)
+func (g *geminiReader) docDecode(d *docReader, v any) (bool, error) {
+	base, err := d.decode(v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		g.s.Lines.Invalid++
-		l, c := d.pos(te.Offset)
+		l, c := d.pos(base + te.Offset)
 		g.problem(l, c, fmt.Sprintf("%s is %s, not %s", fieldName(te.Field), te.Value, te.Type))
 		return false, nil
 	}
 	return err == nil, err
 }
+
+// decode decodes the next value into v. The offsets of the errors the
+// decoder gives for it count from the byte after the comma or colon
+// before it (or from the value, when neither comes first); decode
+// returns that start, as an offset in the input, and turns a syntax
+// error's offset into one in the input.
+func (d *docReader) decode(v any) (base int64, err error) {
+	base = d.dec.InputOffset()
+	if i := d.skipSpace(base); i < d.start+int64(len(d.window)) && (d.at(i) == ',' || d.at(i) == ':') {
+		base = i + 1
+	}
+	err = d.dec.Decode(v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// The decoder's offset counts every value it scanned before; scan
+		// this one again on its own for the place.
+		off := d.read
+		var raw json.RawMessage
+		again := json.NewDecoder(bytes.NewReader(d.window[base-d.start:]))
+		if errors.As(again.Decode(&raw), &se) {
+			off = base + se.Offset
+		}
+		err = &docSyntaxError{msg: se.Error(), off: off}
+	}
+	return base, err
+}
+
+// at is the input's byte at offset off, which must be in the window.
+func (d *docReader) at(off int64) byte { return d.window[off-d.start] }
+
+// skipSpace returns the offset of the first byte at or after off, within
+// what was read, that is not JSON whitespace.
+func (d *docReader) skipSpace(off int64) int64 {
+	for off >= d.start && off < d.start+int64(len(d.window)) && isSpace(d.at(off)) {
+		off++
+	}
+	return off
+}
+
+// valueStart is the offset of the value that follows a key whose end is
+// at off: past the blanks and the colon.
+func (d *docReader) valueStart(off int64) int64 {
+	off = d.skipSpace(off)
+	if off < d.start+int64(len(d.window)) && d.at(off) == ':' {
+		off = d.skipSpace(off + 1)
+	}
+	return off
+}
+
+// docSyntaxError is a syntax error at an offset of the whole input.
+type docSyntaxError struct {
+	msg string
+	off int64 // after reading off bytes
+}
+
+func (e *docSyntaxError) Error() string { return e.msg }
 
 // docMessage reads one message of a recording document.
 func (g *geminiReader) docMessage(d *docReader) error {
