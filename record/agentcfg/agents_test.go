@@ -236,17 +236,12 @@ func FuzzPlanInstallJSONC(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("{\"mcpServers\": {\"a\": {\"command\": \"x\" /* c */, \"args\": [/* d */]}}} // e"))
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(blankComments(data)) != len(data) {
 			t.Fatal("blanking changed the length")
 		}
-		path := filepath.Join(dir, "settings.json")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cfg := Config{Path: path, Scope: ScopeUser, Agent: "gemini"}
-		p, err := PlanInstall(cfg, reelierBin)
+		cfg := Config{Path: "settings.json", Scope: ScopeUser, Agent: "gemini"}
+		p, err := planBytes(cfg, data, reelierBin)
 		if err != nil {
 			return
 		}
@@ -260,10 +255,7 @@ func FuzzPlanInstallJSONC(f *testing.F) {
 			}
 			return
 		}
-		if err := os.WriteFile(path, p.Updated, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		again, err := PlanInstall(cfg, reelierBin)
+		again, err := planBytes(cfg, p.Updated, reelierBin)
 		if err != nil || again.Wraps() != 0 {
 			t.Fatalf("a second plan over %q: %v, %d wraps", p.Updated, err, again.Wraps())
 		}

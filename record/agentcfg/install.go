@@ -84,6 +84,11 @@ func PlanInstall(cfg Config, reelier string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	return planBytes(cfg, data, reelier)
+}
+
+// planBytes plans the rewrite of data, cfg's content.
+func planBytes(cfg Config, data []byte, reelier string) (*Plan, error) {
 	body := len(bom)
 	if !bytes.HasPrefix(data, bom) {
 		body = 0
