@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/reelier/reelier/testkit/testutil"
@@ -75,7 +77,7 @@ func TestGeminiLive(t *testing.T) {
 	if err := os.WriteFile(settingsPath, []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := runGeminiOffline(t, bin, proj, home, api.URL, 3*time.Minute,
+	out := runGeminiOffline(t, bin, proj, home, api.URL, 3*time.Minute, []int{0},
 		"-p", "Create an item called weekly report and read it back.", "-m", "gemini-2.5-flash", "--yolo")
 	if problems := api.problems(); len(problems) > 0 {
 		t.Fatalf("the fake API saw unexpected requests: %v\nCLI output:\n%s", problems, out)
@@ -99,15 +101,67 @@ func TestGeminiLive(t *testing.T) {
 	}
 	checkGeminiSession(t, data)
 	replayGeminiSession(t, reelier, files[0], wrap)
+
+	// /chat save in a resumed session writes a checkpoint of the same
+	// conversation: the same calls, read from the model's history. In
+	// -p mode the CLI then exits 42, the command's message being one it
+	// does not print non-interactively; the checkpoint is written first.
+	runGeminiOffline(t, bin, proj, home, api.URL, 2*time.Minute, []int{0, 42},
+		"--resume", "latest", "-p", "/chat save live", "-m", "gemini-2.5-flash")
+	saved, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "checkpoint-live.json"))
+	if len(saved) != 1 {
+		t.Fatalf("want the checkpoint /chat save live writes, found %v", saved)
+	}
+	checkpoint, err := os.ReadFile(saved[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGeminiCheckpoint(t, checkpoint, data)
 	if *updateFixtures {
 		writeFixture(t, "gemini-session.jsonl", scrubPaths(data, home, proj))
+		writeFixture(t, "gemini-checkpoint.json", scrubPaths(checkpoint, home, proj))
+	}
+}
+
+// checkGeminiCheckpoint holds a checkpoint of the live conversation to
+// the recording: the same calls with the same arguments and results, the
+// same skip list, the same steps.
+func checkGeminiCheckpoint(t *testing.T, checkpoint, recording []byte) {
+	t.Helper()
+	if !session.IsGeminiSession("checkpoint-live.json", checkpoint) {
+		t.Error("IsGeminiSession does not recognise the checkpoint")
+	}
+	got, want := readGeminiKept(t, checkpoint), readGeminiKept(t, recording)
+	if p := got.Lines.Problems(); p != "" {
+		t.Errorf("checkpoint lines not read: %s (%s)", p, got.Lines.First)
+	}
+	if len(got.Calls) != len(want.Calls) {
+		t.Fatalf("the checkpoint has %d calls, the recording %d", len(got.Calls), len(want.Calls))
+	}
+	for i, c := range got.Calls {
+		w := want.Calls[i]
+		if c.Tool != w.Tool || c.OK != w.OK || string(c.Content) != string(w.Content) || compact(c.Input) != compact(w.Input) {
+			t.Errorf("call %d: %+v %s %s\nrecording: %+v %s %s", i, c.Tool, c.Input, c.Content, w.Tool, w.Input, w.Content)
+		}
+	}
+	var a, b bytes.Buffer
+	got.WriteSkipped(&a)
+	want.WriteSkipped(&b)
+	if a.String() != b.String() {
+		t.Errorf("skip lists differ:\ncheckpoint:\n%s\nrecording:\n%s", a.String(), b.String())
+	}
+	x, y := compileSession(t, got, session.ObservedFile), compileSession(t, want, session.ObservedFile)
+	if d := testutil.DiffSkills(&ast.Skill{Steps: x.Skill.Steps}, &ast.Skill{Steps: y.Skill.Steps}); d != "" {
+		t.Errorf("the checkpoint and the recording compile to different steps (-checkpoint +recording):\n%s", d)
 	}
 }
 
 // TestGeminiFixture holds the recording a live run wrote (its temporary
 // paths replaced) to the same checks, so they run without the CLI.
 func TestGeminiFixture(t *testing.T) {
-	checkGeminiSession(t, readFixture(t, "gemini-session.jsonl"))
+	recording := readFixture(t, "gemini-session.jsonl")
+	checkGeminiSession(t, recording)
+	checkGeminiCheckpoint(t, readFixture(t, "gemini-checkpoint.json"), recording)
 }
 
 // checkGeminiSession reads a recording of the live script and checks
@@ -329,9 +383,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // runGeminiOffline runs the Gemini CLI in dir with a fresh HOME, talking
-// only to the fake API at apiURL, and returns its output; a failed or
-// timed-out run fails the test with it.
-func runGeminiOffline(t *testing.T, bin, dir, home, apiURL string, timeout time.Duration, args ...string) []byte {
+// only to the fake API at apiURL, and returns its output; a run that ends
+// with a status not in ok, or times out, fails the test with it.
+func runGeminiOffline(t *testing.T, bin, dir, home, apiURL string, timeout time.Duration, ok []int, args ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -345,11 +399,12 @@ func runGeminiOffline(t *testing.T, bin, dir, home, apiURL string, timeout time.
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			t.Fatalf("gemini did not finish within %v:\n%s", timeout, out.String())
-		}
-		t.Fatalf("gemini failed: %v\n%s", err, out.String())
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("gemini %s did not finish within %v:\n%s", strings.Join(args, " "), timeout, out.String())
+	}
+	if !slices.Contains(ok, cmd.ProcessState.ExitCode()) {
+		t.Fatalf("gemini %s: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return out.Bytes()
 }
