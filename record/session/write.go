@@ -32,17 +32,23 @@ func ReadInput(input string, stdin io.Reader) (*Session, string, error) {
 		}
 		r = f
 	}
-	br := bufio.NewReaderSize(r, geminiSniff)
-	prefix, _ := br.Peek(geminiSniff)
-	read := Read
-	if IsGeminiSession(input, prefix) {
-		read = ReadGemini
-	}
-	s, err := read(br, Options{Keep: true})
+	s, err := ReadAny(input, r, Options{Keep: true})
 	if err != nil {
 		return nil, "", exitstatus.Usagef("reading %s: %v", input, err)
 	}
 	return s, source, nil
+}
+
+// ReadAny reads a session with the reader of the agent that wrote it,
+// told from the file's first bytes and its name: ReadGemini for a Gemini
+// CLI session (IsGeminiSession), Read otherwise.
+func ReadAny(name string, r io.Reader, opts Options) (*Session, error) {
+	br := bufio.NewReaderSize(r, geminiSniff)
+	prefix, _ := br.Peek(geminiSniff)
+	if IsGeminiSession(name, prefix) {
+		return ReadGemini(br, opts)
+	}
+	return Read(br, opts)
 }
 
 // WriteSkill compiles the session under name (observed is ObservedFile
