@@ -472,7 +472,7 @@ func (g *geminiReader) toolCall(tc *geminiToolCall, at time.Time) {
 		s.note(args, at)
 		return
 	}
-	content, isError, ok := geminiResult(tc.Result)
+	content, isError, ok := geminiResult(tc.Result, s.keep)
 	if !ok {
 		s.skip(tc.Name, ReasonNoResult)
 		return
@@ -547,7 +547,7 @@ func (g *geminiReader) content(ct *geminiContent) {
 			if c == nil || c.done {
 				continue
 			}
-			content, isError := responseContent(fr.Response)
+			content, isError := responseContent(fr.Response, s.keep)
 			c.done, c.OK = true, !isError
 			if s.keep {
 				c.Content = content
@@ -614,7 +614,7 @@ const mcpErrorMark = " with response: "
 // block); or {"error": message}, where a message that reports a server's
 // isError result carries that result's JSON, whose content is used; or,
 // from older versions, the server's own {"content": […]}.
-func geminiResult(result json.RawMessage) (content []byte, isError, ok bool) {
+func geminiResult(result json.RawMessage, keep bool) (content []byte, isError, ok bool) {
 	var parts []struct {
 		FunctionResponse *struct {
 			Response json.RawMessage `json:"response"`
@@ -625,15 +625,16 @@ func geminiResult(result json.RawMessage) (content []byte, isError, ok bool) {
 	}
 	for _, p := range parts {
 		if p.FunctionResponse != nil {
-			content, isError = responseContent(p.FunctionResponse.Response)
+			content, isError = responseContent(p.FunctionResponse.Response, keep)
 			return content, isError, true
 		}
 	}
 	return nil, false, false
 }
 
-// responseContent reads one functionResponse's response (geminiResult).
-func responseContent(raw json.RawMessage) (content []byte, isError bool) {
+// responseContent reads one functionResponse's response (geminiResult);
+// the content is only put together when keep is set.
+func responseContent(raw json.RawMessage, keep bool) (content []byte, isError bool) {
 	var resp struct {
 		Output  *string         `json:"output"`
 		Error   *string         `json:"error"`
@@ -641,15 +642,21 @@ func responseContent(raw json.RawMessage) (content []byte, isError bool) {
 		IsError bool            `json:"isError"`
 	}
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
-		return textBlocks(string(raw)), false
+		return textBlocksIf(keep, string(raw)), false
 	}
 	switch {
 	case resp.Error != nil:
+		if !keep {
+			return nil, true
+		}
 		if c := mcpErrorContent(*resp.Error); c != nil {
 			return c, true
 		}
 		return textBlocks(*resp.Error), true
 	case resp.Output != nil:
+		if !keep {
+			return nil, false
+		}
 		if texts, ok := unwrapUntrusted(*resp.Output); ok {
 			return textBlocks(texts...), false
 		}
@@ -657,7 +664,15 @@ func responseContent(raw json.RawMessage) (content []byte, isError bool) {
 	case len(resp.Content) > 0 && resp.Content[0] == '[':
 		return bytes.Clone(resp.Content), resp.IsError
 	}
-	return []byte("[]"), false // a tool that returned no text
+	return textBlocksIf(keep), false // a tool that returned no text
+}
+
+// textBlocksIf is textBlocks when keep is set, nil otherwise.
+func textBlocksIf(keep bool, texts ...string) []byte {
+	if !keep {
+		return nil
+	}
+	return textBlocks(texts...)
 }
 
 // textBlocks renders texts as MCP text content blocks.

@@ -82,6 +82,11 @@ func TestReadGeminiBadInput(t *testing.T) {
 			calls: 1, lines: session.LineCounts{Lines: 1},
 			skipped: "mcp_crm ×1 " + session.ReasonMalformedMCP + "\nmcp_crm_reelier_start_recording ×1 " + session.ReasonControl},
 
+		{name: "mixed versions: a one-line document, then lines of 0.61.0",
+			input: `{"sessionId":"5e55-1011","projectHash":"abc","startTime":"2026-01-01T00:00:00.000Z","messages":[` +
+				geminiMsg("m0", geminiCall("c0", "get_contact", "get_contact (crm MCP Server)", "success", `{"content":[{"type":"text","text":"old"}]}`)) + `]}` + "\n" +
+				geminiMsg("m1", gmGet, gmBash) + "\n" + `{"$set":{"lastUpdated":"2026-12-07T10:00:02.000Z"}}` + "\n",
+			calls: 2, lines: session.LineCounts{Lines: 3, Ignored: map[string]int{"$set": 1}}, skipped: "run_shell_command ×1 " + session.ReasonGeminiTool},
 		{name: "document", input: doc(geminiMsg("m1", gmGet), geminiMsg("m2", gmBash)), calls: 1,
 			lines: session.LineCounts{Lines: 3}, skipped: "run_shell_command ×1 " + session.ReasonGeminiTool},
 		{name: "document cut off", input: doc(geminiMsg("m1", gmGet), geminiMsg("m2", gmBash))[:700], calls: 1,
