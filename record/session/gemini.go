@@ -149,7 +149,10 @@ func ReadGemini(r io.Reader, opts Options) (*Session, error) {
 
 // isJSONDocument tells a file that is one JSON value spread over lines
 // (a checkpoint, a pretty-printed recording) from JSON Lines, whose first
-// line is a whole value.
+// line is a whole value: a document's first line opens an object or an
+// array and leaves it open at the line's end, as a pretty printer does. A
+// first line cut off anywhere else (a writer that died, then a resumed
+// session appending) stays JSON Lines, so the lines after it are read.
 func isJSONDocument(prefix []byte) bool {
 	body := bytes.TrimLeft(bytes.TrimPrefix(prefix, bom), " \t\r\n")
 	if len(body) == 0 {
@@ -162,7 +165,12 @@ func isJSONDocument(prefix []byte) bool {
 	if nl < 0 {
 		return false // one line (or a first line longer than the sniff): JSON Lines
 	}
-	return !json.Valid(body[:nl])
+	first := bytes.TrimRight(body[:nl], " \t\r")
+	if json.Valid(first) {
+		return false
+	}
+	last := first[len(first)-1]
+	return last == '{' || last == '['
 }
 
 // geminiReader is the state of one ReadGemini.
@@ -291,7 +299,10 @@ func (g *geminiReader) bad(err error, text []byte, last bool) {
 	off := 0
 	switch {
 	case errors.As(err, &se):
-		off = int(se.Offset) - 1
+		off = int(se.Offset) - 1 // the offending byte
+		if int(se.Offset) >= len(text) {
+			off = len(text) // the line ended early: after its last byte
+		}
 	case last && !json.Valid(text):
 		off = len(text)
 	}

@@ -69,6 +69,8 @@ func TestReadGeminiBadInput(t *testing.T) {
 			calls: 1, lines: session.LineCounts{Lines: 2, Ignored: map[string]int{"$rewindTo": 1}}},
 		{name: "a line that is not JSON", input: geminiMeta + "\n" + "{not json\n" + geminiMsg("m1", gmGet) + "\n",
 			calls: 1, lines: session.LineCounts{Lines: 3, Invalid: 1, First: "2:2: invalid character 'n' looking for beginning of object key string"}},
+		{name: "the first line cut off, the session resumed after it", input: geminiMeta[:50] + "\n" + geminiMeta + "\n" + geminiMsg("m1", gmGet) + "\n",
+			calls: 1, lines: session.LineCounts{Lines: 3, Invalid: 1, First: "1:51: unexpected end of JSON input"}},
 		{name: "a field of the wrong type", input: geminiMeta + "\n" + `{"id":"m0","type":"gemini","toolCalls":{"x":1}}` + "\n",
 			lines: session.LineCounts{Lines: 2, Invalid: 1, First: `2:41: "toolCalls" is object, not []session.geminiToolCall`}},
 		{name: "the last line cut off", input: geminiMeta + "\n" + geminiMsg("m1", gmGet)[:80],
