@@ -416,8 +416,10 @@ func (g *geminiReader) message(m *geminiMessage) {
 	if s.StartedAt.IsZero() {
 		s.StartedAt = at
 	}
-	if m.Tokens != nil && !g.counted[m.ID] {
-		g.counted[m.ID] = true
+	if m.Tokens != nil && (m.ID == "" || !g.counted[m.ID]) {
+		if m.ID != "" {
+			g.counted[m.ID] = true
+		}
 		g.tokens(m.Model, m.Tokens)
 	}
 	for i := range m.ToolCalls {
