@@ -88,16 +88,29 @@ func IsGeminiSession(path string, prefix []byte) bool {
 		}
 		return false
 	}
-	head := body
-	if nl := bytes.IndexByte(head, '\n'); nl >= 0 && json.Valid(head[:nl]) {
-		head = head[:nl] // a JSON Lines file: its first line says
+	nl := bytes.IndexByte(body, '\n')
+	if nl < 0 {
+		nl = len(body)
+	}
+	if json.Valid(body[:nl]) {
+		// A JSON Lines file: its first line says, by its top-level keys
+		// (a Claude Code line may well mention them in its text).
+		var head struct {
+			SessionID   *string         `json:"sessionId"`
+			ProjectHash *string         `json:"projectHash"`
+			History     json.RawMessage `json:"history"`
+		}
+		if json.Unmarshal(body[:nl], &head) != nil {
+			return body[0] == '[' && bytes.Contains(body[:nl], []byte(`"role"`)) && bytes.Contains(body[:nl], []byte(`"parts"`))
+		}
+		return head.SessionID != nil && head.ProjectHash != nil || len(head.History) > 0 && head.History[0] == '['
 	}
 	switch body[0] {
 	case '[':
-		return bytes.Contains(head, []byte(`"role"`)) && bytes.Contains(head, []byte(`"parts"`))
+		return bytes.Contains(body, []byte(`"role"`)) && bytes.Contains(body, []byte(`"parts"`))
 	case '{':
-		return bytes.Contains(head, []byte(`"projectHash"`)) ||
-			bytes.Contains(head, []byte(`"history"`)) && bytes.Contains(head, []byte(`"parts"`))
+		return bytes.Contains(body, []byte(`"projectHash"`)) ||
+			bytes.Contains(body, []byte(`"history"`)) && bytes.Contains(body, []byte(`"parts"`))
 	}
 	return false
 }
