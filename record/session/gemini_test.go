@@ -43,7 +43,9 @@ var geminiScript = []struct {
 
 // TestGeminiLive runs the real Gemini CLI (non-interactive, -p) offline:
 // its API is a scripted fake on 127.0.0.1 and its one MCP server, items,
-// is `reelier mcp --wrap` around this test binary as the mcptest server.
+// this test binary as the mcptest server, which `reelier install --agent
+// gemini` fronts with `reelier mcp --wrap` in a settings file with
+// comments (and `reelier uninstall` puts back at the end).
 // The chat recording the CLI writes is read with ReadGemini, compiled by
 // `reelier from-session`, and the skill replayed by `reelier run` against
 // the same server.
@@ -62,20 +64,28 @@ func TestGeminiLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrap := os.Args[0] // this binary serves mcptest when ServeEnv is set
-	settings := fmt.Sprintf(`{
+	original := fmt.Sprintf(`{
   // written by TestGeminiLive: no network but the fake API, no prompts
   "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
   "privacy": {"usageStatisticsEnabled": false},
   "telemetry": {"enabled": false},
   "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
   "mcpServers": {
-    "items": {"command": %q, "args": ["mcp", "--wrap", %q], "env": {%q: "1"}, "trust": true}
+    "items": {"command": %q, "args": [], "env": {%q: "1"}, "trust": true} /* the mcptest server */
   }
 }
-`, reelier, wrap, mcptest.ServeEnv)
+`, wrap, mcptest.ServeEnv)
 	settingsPath := filepath.Join(home, ".gemini", "settings.json")
-	if err := os.WriteFile(settingsPath, []byte(settings), 0o644); err != nil {
+	if err := os.WriteFile(settingsPath, []byte(original), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// reelier install --agent gemini fronts the server with the recorder,
+	// comments kept; the CLI must accept the file it writes.
+	reelierIn(t, reelier, proj, home, "install", "--agent", "gemini")
+	installed, _ := os.ReadFile(settingsPath)
+	settings := string(installed)
+	if want := fmt.Sprintf(`"items": {"command": %q, "args": ["mcp", "--wrap", %q], "env": {%q: "1"}, "trust": true} /* the mcptest server */`, reelier, wrap, mcptest.ServeEnv); !strings.Contains(settings, want) {
+		t.Fatalf("install did not front the server as expected:\n%s", settings)
 	}
 	out := runGeminiOffline(t, bin, proj, home, api.URL, 3*time.Minute, []int{0},
 		"-p", "Create an item called weekly report and read it back.", "-m", "gemini-2.5-flash", "--yolo")
@@ -117,6 +127,11 @@ func TestGeminiLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGeminiCheckpoint(t, checkpoint, data)
+
+	reelierIn(t, reelier, proj, home, "uninstall", "--agent", "gemini")
+	if restored, _ := os.ReadFile(settingsPath); string(restored) != original {
+		t.Errorf("uninstall did not give back the settings byte for byte:\n%s", restored)
+	}
 	if *updateFixtures {
 		writeFixture(t, "gemini-session.jsonl", scrubPaths(data, home, proj))
 		writeFixture(t, "gemini-checkpoint.json", scrubPaths(checkpoint, home, proj))
@@ -243,6 +258,19 @@ func replayGeminiSession(t *testing.T, reelier, file, server string) {
 	out = run("run", skill, "--wrap", server, "--yes", "--runs-dir", filepath.Join(dir, "runs"))
 	if !strings.Contains(out, "PASSED") {
 		t.Errorf("the replay did not pass:\n%s", out)
+	}
+}
+
+// reelierIn runs reelier in dir with HOME set to home.
+func reelierIn(t *testing.T, reelier, dir, home string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, reelier, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("reelier %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
 
