@@ -7,9 +7,10 @@ import (
 )
 
 // Agent is an agent whose MCP server config install can rewrite: where
-// it keeps the config and how the file is read. Every agent here keeps
-// its servers under a top-level "mcpServers" object of JSON files, each
-// server {"command", "args", "env", …} or a remote one by URL.
+// it keeps the config and how the file is read. The agents here keep
+// their servers under a top-level "mcpServers" object of JSON files, each
+// server {"command", "args", "env", …} or a remote one by URL; an agent
+// with another format brings its own Plan.
 type Agent struct {
 	// Name is the --agent value.
 	Name string
@@ -27,6 +28,9 @@ type Agent struct {
 	Projects bool
 	// AddHint says how to record one server without a config.
 	AddHint string
+	// Plan plans the rewrite of a config of another format than JSON
+	// (data is the file's bytes); nil plans it as JSON, in mcpServers.
+	Plan func(cfg Config, data []byte, reelier string) (*Plan, error)
 }
 
 // Agents is every agent install knows, --agent's values in this order.

@@ -84,6 +84,9 @@ func PlanInstall(cfg Config, reelier string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if plan := agentOf(cfg).Plan; plan != nil {
+		return plan(cfg, data, reelier)
+	}
 	return planBytes(cfg, data, reelier)
 }
 
