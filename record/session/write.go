@@ -39,14 +39,14 @@ func ReadInput(input string, stdin io.Reader) (*Session, string, error) {
 	return s, source, nil
 }
 
-// ReadAny reads a session with the reader of the agent that wrote it,
-// told from the file's first bytes and its name: ReadGemini for a Gemini
-// CLI session (IsGeminiSession), Read otherwise.
+// ReadAny reads a session with the reader of the agent that wrote it:
+// the host of Hosts its name and first bytes say (Sniff), Read (Claude
+// Code) when none claims it.
 func ReadAny(name string, r io.Reader, opts Options) (*Session, error) {
 	br := bufio.NewReaderSize(r, geminiSniff)
 	prefix, _ := br.Peek(geminiSniff)
-	if IsGeminiSession(name, prefix) {
-		return ReadGemini(br, opts)
+	if h, ok := Sniff(Hosts, name, prefix); ok {
+		return h.Read(br, opts)
 	}
 	return Read(br, opts)
 }
