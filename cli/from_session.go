@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/reelier/reelier/compile"
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/record/agentcfg"
 	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/replay/cost"
@@ -14,12 +15,19 @@ import (
 
 const fromSessionLong = `Compile a skill from a session your agent already had: a Claude Code
 transcript (~/.claude/projects/<project>/<session>.jsonl), or, with "-",
-the stream-json output of a live run read from standard input.
+the stream-json output of a live run read from standard input; or a Gemini
+CLI session — the chat recording it writes as it runs
+(~/.gemini/tmp/<project>/chats/session-*.jsonl, or session-*.json from
+earlier versions) or a checkpoint /chat save wrote
+(~/.gemini/tmp/<project>/checkpoint-<tag>.json). Which agent wrote the
+file is told from its first bytes.
 
 Only calls that replay deterministically become steps: Reelier's builtins
-http.get and http.post, and MCP tools (mcp__<server>__<tool>, recorded as
-the bare <tool>, the name ` + "`reelier mcp --wrap`" + ` exposes it under). Everything
-else — Bash, Read, Edit, Write, Task, WebFetch, … — is default-denied, and
+http.get and http.post, and MCP tools (mcp__<server>__<tool> in Claude
+Code, mcp_<server>_<tool> in the Gemini CLI, recorded as the bare <tool>,
+the name ` + "`reelier mcp --wrap`" + ` exposes it under). Everything
+else — Bash, Read, Edit, Write, Task, WebFetch, the Gemini CLI's
+run_shell_command, write_file, … — is default-denied, and
 a call whose result never appears is left out, not guessed. The skip list
 (tool, reason, count) is always printed. The calls go through the same
 compiler as ` + "`reelier compile`" + `, so binds and open questions are the same.
@@ -47,6 +55,9 @@ A Reelier trace (a recording of ` + "`reelier mcp`" + `, whose first line is
 {"t":"meta",…}) is not a transcript: it is refused with the
 ` + "`reelier compile`" + ` command that reads it.
 
+Lines that cannot be read are counted, never fatal; the first one is
+named as FILE:LINE:COL with what was wrong.
+
 Exit status: 0 when the skill was written; 1 when the session has no
 replayable call (nothing is written); 2 for usage errors, an unreadable
 transcript, a Reelier trace, or an output file that exists or cannot be
@@ -55,6 +66,7 @@ written.
 Examples:
   reelier from-session ~/.claude/projects/-home-ann-my-app/2f8e5c1a-….jsonl
   reelier from-session session.jsonl --name weekly-report --out skills/weekly.skill.md
+  reelier from-session ~/.gemini/tmp/my-app/chats/session-2026-07-19T10-02-5e55a0b1.jsonl
   claude -p "pull this week's bookings" --output-format stream-json --verbose \
     | reelier from-session - --name weekly-bookings`
 
@@ -90,6 +102,7 @@ func newFromSessionCmd() *cobra.Command {
 type fromSessionReport struct {
 	OK         bool               `json:"ok"`
 	Input      string             `json:"input"`
+	Host       string             `json:"host"`
 	Observed   string             `json:"observed"`
 	Replayable int                `json:"replayable"`
 	Skipped    []session.Skip     `json:"skipped"`
@@ -131,7 +144,7 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 	if out == "" {
 		out = compile.DefaultSkillPath(name, opts.input)
 	}
-	rep := fromSessionReport{Input: source, Observed: observed, Replayable: len(s.Calls), Skipped: s.Skipped, Lines: s.Lines, Cost: s.Cost(prices)}
+	rep := fromSessionReport{Input: source, Host: s.Host, Observed: observed, Replayable: len(s.Calls), Skipped: s.Skipped, Lines: s.Lines, Cost: s.Cost(prices)}
 	if rep.Skipped == nil {
 		rep.Skipped = []session.Skip{}
 	}
@@ -145,6 +158,13 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 			s.WriteSkipped(w)
 		}
 		s.WriteLines(w)
+		if s.Lines.First != "" {
+			where := opts.input
+			if where == "-" {
+				where = "standard input"
+			}
+			fmt.Fprintf(w, "First line not read: %s:%s\n", termtext.Line(where), termtext.Line(s.Lines.First))
+		}
 	}
 	if len(s.Calls) == 0 {
 		if opts.json {

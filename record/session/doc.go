@@ -1,7 +1,10 @@
 // Package session turns an agent's own session history into traces: the
 // Claude Code transcripts under ~/.claude/projects/<project>/<id>.jsonl,
-// and the live stream `claude -p --output-format stream-json --verbose`
-// prints.
+// the live stream `claude -p --output-format stream-json --verbose`
+// prints, and the Gemini CLI's chat recordings and /chat save
+// checkpoints under ~/.gemini/tmp/<project>/ (ReadGemini, gemini.go).
+// Hosts is the table of agents; ReadAny reads a file with the reader of
+// the host that claims it.
 //
 // Read streams a transcript a line at a time. It looks only at assistant
 // lines (tool_use blocks) and user lines (tool_result blocks); system and

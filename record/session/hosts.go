@@ -31,6 +31,7 @@ type Host struct {
 // reports them.
 var Hosts = []Host{
 	{Name: "claude", Dirs: ClaudeDirs, IsSession: IsClaudeSession, Read: Read, Fallback: true},
+	{Name: "gemini", Dirs: GeminiDirs, IsSession: IsGeminiSession, Read: ReadGemini},
 }
 
 // HostNamed finds a host of the table by name.

@@ -103,6 +103,10 @@ type LineCounts struct {
 	// Ignored counts the lines of types that hold no tool calls
 	// (attachment, summary, queue-operation, …), by type.
 	Ignored map[string]int `json:"ignored"`
+	// First is where the first line that was not read is, and why:
+	// "line:col: message" ("" when every line was read, or the reader
+	// does not tell).
+	First string `json:"first,omitempty"`
 }
 
 // IgnoredTotal is the number of ignored lines of every type.

@@ -171,6 +171,10 @@ func (s *Session) DefaultName(path string) string {
 	id := s.ID
 	if id == "" && path != "" {
 		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		// A Gemini CLI checkpoint, checkpoint-<tag>.json, is named by its tag.
+		if tag, ok := strings.CutPrefix(strings.TrimSuffix(id, ".json"), "checkpoint-"); ok && tag != "" {
+			id = tag
+		}
 	}
 	if id == "" {
 		return "session"

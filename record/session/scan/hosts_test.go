@@ -120,9 +120,12 @@ func readChat(r io.Reader, _ session.Options) (*session.Session, error) {
 	return s, nil
 }
 
-// testHosts is the host table with the two stand-ins after Claude Code.
+// testHosts is Claude Code's entry of the host table with the two
+// stand-ins after it (the real Gemini entry is left out: the stand-ins
+// play the other hosts here).
 func testHosts() []session.Host {
-	return append(append([]session.Host(nil), session.Hosts...),
+	claude, _ := session.HostNamed(session.Hosts, "claude")
+	return append([]session.Host{claude},
 		session.Host{
 			Name: "fakecodex",
 			Dirs: func(home string, getenv func(string) string) []string {

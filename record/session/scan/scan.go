@@ -339,7 +339,11 @@ func entryOf(path string, s *session.Session) *Entry {
 	if e.Servers == nil {
 		e.Servers = []string{}
 	}
-	e.Project = filepath.Base(filepath.Dir(path))
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "chats" {
+		dir = filepath.Dir(dir) // a Gemini CLI session: <project>/chats/<file>
+	}
+	e.Project = filepath.Base(dir)
 	if s.CWD != "" {
 		e.Project = filepath.Base(filepath.Clean(s.CWD))
 	}
