@@ -289,8 +289,6 @@ func Run(c Config) error {
 	}
 	for round := 0; round < c.Rounds; round++ {
 		for _, r := range results {
-			// Alternate which goes first, so neither always runs on a
-			// cache the other warmed.
 			progs := []func() error{
 				func() error { return r.add(&r.reelier, b.measure, b.reelier, r.w.args, r.w.codes) },
 				func() error { return r.add(&r.limit, b.measure, r.w.limit, r.w.limitArgs, []int{0}) },
@@ -298,13 +296,8 @@ func Run(c Config) error {
 			if b.base != "" {
 				progs = append(progs, func() error { return r.add(&r.base, b.measure, b.base, r.w.args, r.w.codes) })
 			}
-			if round%2 == 1 {
-				slices.Reverse(progs)
-			}
-			for _, p := range progs {
-				if err := p(); err != nil {
-					return err
-				}
+			if err := interleave(round, progs); err != nil {
+				return err
 			}
 		}
 	}
@@ -402,4 +395,19 @@ func yes(ok bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// interleave runs one round of progs: in order on even rounds, reversed on
+// odd ones, so that no program always runs on a cache another warmed. It
+// stops at the first error.
+func interleave(round int, progs []func() error) error {
+	if round%2 == 1 {
+		slices.Reverse(progs)
+	}
+	for _, p := range progs {
+		if err := p(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
