@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,12 +32,26 @@ func ReadInput(input string, stdin io.Reader) (*Session, string, error) {
 		}
 		r = f
 	}
-	s, err := Read(r, Options{Keep: true})
+	s, err := readSniffed(input, r, Options{Keep: true})
 	if err != nil {
 		return nil, "", exitstatus.Usagef("reading %s: %v", input, err)
 	}
 	return s, source, nil
 }
+
+// readSniffed reads a transcript with the reader its name and first bytes
+// call for: a Codex rollout file with ReadCodex, anything else with Read.
+func readSniffed(path string, r io.Reader, opts Options) (*Session, error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	prefix, _ := br.Peek(sniffSize)
+	if IsCodexSession(path, prefix) {
+		return ReadCodex(br, opts)
+	}
+	return Read(br, opts)
+}
+
+// sniffSize is how much of a transcript's start readSniffed looks at.
+const sniffSize = 4 << 10
 
 // WriteSkill compiles the session under name (observed is ObservedFile
 // or ObservedStream, source the name the compiler shows) and writes the
