@@ -34,6 +34,8 @@ type codexCall struct {
 	bad     bool   // the arguments are not valid JSON
 	at      time.Time
 	settled bool
+	// answered is set when Codex gave the model an output for the call.
+	answered bool
 }
 
 // codexReader is the state of ReadCodex beyond the Session's own.
@@ -273,19 +275,21 @@ func mcpTool(server, tool string) Tool {
 	return t
 }
 
-// output settles a call Codex answered the model for without an MCP
-// result: a tool that is not MCP's, or an MCP call with no result logged.
+// output notes the text Codex handed the model for a call. A call that
+// is not MCP's is settled by it; an MCP call may still get its MCP event
+// (the order of the two lines is Codex's to choose), so it only learns
+// that its answer, if no event comes, was text for the model alone.
 func (cr *codexReader) output(rawID []byte) {
 	id, _ := str(rawID)
 	c := cr.calls[id]
 	if c == nil || c.settled {
 		return
 	}
-	reason := c.tool.Reason
-	if reason == "" {
-		reason = ReasonCodexNoMCPResult
+	if c.tool.Server == "" && c.tool.Reason != "" {
+		cr.settle(c, c.tool.Reason)
+		return
 	}
-	cr.settle(c, reason)
+	c.answered = true
 }
 
 // settle lists a call that will not replay, once.
@@ -294,11 +298,14 @@ func (cr *codexReader) settle(c *codexCall, reason string) {
 		return
 	}
 	c.settled = true
-	if reason == "" {
+	switch {
+	case reason != "":
+	case c.tool.Reason != "":
 		reason = c.tool.Reason
-		if reason == "" {
-			reason = ReasonNoResult
-		}
+	case c.answered:
+		reason = ReasonCodexNoMCPResult
+	default:
+		reason = ReasonNoResult
 	}
 	cr.s.skip(c.name, reason)
 }
@@ -568,11 +575,11 @@ func IsCodexSession(path string, prefix []byte) bool {
 	if len(first) == 0 || first[0] != '{' {
 		return false
 	}
-	// The first line's head: its timestamp, an ordinal, then the type, in
-	// the order Codex writes them; the payload that follows may be long.
-	head := first
-	if i := bytes.Index(head, []byte(`"payload"`)); i >= 0 {
-		head = head[:i]
+	// The line's head: Codex writes the timestamp, an ordinal and the type
+	// before the payload, which may be long; inside a string every quote is
+	// escaped, so what is found there is a member of the line.
+	if i := bytes.Index(first, []byte(`"payload"`)); i >= 0 {
+		first = first[:i]
 	}
-	return bytes.Contains(head, []byte(`"type":"session_meta"`))
+	return bytes.Contains(first, []byte(`"type":"session_meta"`))
 }
