@@ -28,19 +28,31 @@ config that is not valid JSON is refused with the place of the error.
 --dry-run prints the change as a diff and writes nothing. Restart your
 agent afterwards. ` + "`reelier uninstall`" + ` puts the newest backup back.
 
+--agent codex does the same for the Codex CLI: its config is the
+project's .codex/config.toml if it exists, otherwise config.toml under
+$CODEX_HOME (~/.codex). Each [mcp_servers.<name>] with a command gets
+command = "<this reelier>" and args = ["mcp", "--wrap", "<its command
+line>"]; env, cwd, tool approvals, unknown keys, comments and key order
+are kept byte for byte, and url servers are skipped. A config that is not
+valid TOML is refused with the place of the error.
+
+A config file with no write permission is refused, not replaced.
+
 Exit status: 0 when the config was rewritten or needed nothing; 1 when
 there is no config, or it could not be written (it is then unchanged); 2
-for usage errors and a config that is not valid JSON.
+for usage errors and a config that is not valid JSON (TOML for Codex).
 
 Examples:
   reelier install --dry-run
   reelier install
+  reelier install --agent codex
   reelier uninstall`
 
 const uninstallLong = `Undo ` + "`reelier install`" + `: restore the newest backup it wrote
 (<config>.backup-<timestamp>) of the project's .mcp.json or, when that has
 none, of ~/.claude.json, byte for byte. The backup is kept. With no
 backup, nothing is guessed: the command fails and names what it checked.
+--agent codex restores the Codex CLI's config.toml the same way.
 
 Exit status: 0 when a backup was restored; 1 when there was none or it
 could not be written; 2 for usage errors.
@@ -56,7 +68,7 @@ type installOptions struct {
 func newInstallCmd() *cobra.Command {
 	var opts installOptions
 	cmd := &cobra.Command{
-		Use:   "install [--agent claude] [--dry-run]",
+		Use:   "install [--agent claude|codex] [--dry-run]",
 		Short: "Front your agent's MCP servers with the recorder (backs up first)",
 		Long:  installLong,
 		Args:  cobra.NoArgs,
@@ -65,7 +77,7 @@ func newInstallCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change (only claude)")
+	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change: claude or codex")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the change as a diff; write nothing")
 	return cmd
 }
@@ -73,7 +85,7 @@ func newInstallCmd() *cobra.Command {
 func newUninstallCmd() *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "uninstall [--agent claude]",
+		Use:   "uninstall [--agent claude|codex]",
 		Short: "Restore the agent config reelier install backed up",
 		Long:  uninstallLong,
 		Args:  cobra.NoArgs,
@@ -81,7 +93,7 @@ func newUninstallCmd() *cobra.Command {
 			return uninstallRun(cmd, agent)
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore (only claude)")
+	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore: claude or codex")
 	return cmd
 }
 

@@ -12,18 +12,21 @@ import (
 	"github.com/reelier/reelier/internal/exitstatus"
 )
 
-// AgentConfigs returns the configs of the agent (only "claude", Claude
-// Code) for the working directory and the home directory, in detection
-// order; another agent is a usage error.
+// AgentConfigs returns the configs of the agent ("claude", Claude Code,
+// or "codex", the Codex CLI) for the working directory and the home
+// directory, in detection order; another agent is a usage error.
 func AgentConfigs(agent string) ([]Config, error) {
-	if agent != "claude" {
-		return nil, exitstatus.Usagef("unknown --agent %q: only claude (Claude Code) is supported", agent)
+	if agent != "claude" && agent != "codex" {
+		return nil, exitstatus.Usagef("unknown --agent %q: claude (Claude Code) and codex (Codex CLI) are supported", agent)
 	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, exitstatus.Usagef("%v", err)
 	}
 	home, _ := os.UserHomeDir()
+	if agent == "codex" {
+		return CodexCandidates(dir, home, os.Getenv), nil
+	}
 	return Candidates(dir, home), nil
 }
 
@@ -34,6 +37,9 @@ func PlanFor(candidates []Config, exe func() (string, error)) (*Plan, error) {
 	cfg, err := Detect(candidates)
 	if err != nil {
 		var none *NoConfigError
+		if errors.As(err, &none) && len(candidates) > 0 && isTOML(candidates[0].Path) {
+			return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: fmt.Errorf("no Codex CLI config found (checked %s).\nTo record one MCP server, add it to ~/.codex/config.toml as [mcp_servers.<name>] with command = \"reelier\" and args = [\"mcp\", \"--wrap\", \"<server command>\"]", joinPaths(none.Checked))}
+		}
 		if errors.As(err, &none) {
 			return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: fmt.Errorf("%v.\nTo record one MCP server without a config, run: claude mcp add <name> -- reelier mcp --wrap \"<server command>\"", err)}
 		}
@@ -47,7 +53,11 @@ func PlanFor(candidates []Config, exe func() (string, error)) (*Plan, error) {
 	var pe *ParseError
 	switch {
 	case errors.As(err, &pe):
-		return nil, exitstatus.Usagef("%v\nThe config is not valid JSON, so nothing was changed; fix it and run reelier install again.", pe)
+		lang := "JSON"
+		if isTOML(pe.Path) {
+			lang = "TOML"
+		}
+		return nil, exitstatus.Usagef("%v\nThe config is not valid %s, so nothing was changed; fix it and run reelier install again.", pe, lang)
 	case err != nil:
 		return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: err}
 	}
