@@ -15,6 +15,13 @@ const fromSessionLong = `Compile a skill from a session your agent already had: 
 transcript (~/.claude/projects/<project>/<session>.jsonl), or, with "-",
 the stream-json output of a live run read from standard input.
 
+A Codex CLI rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-….jsonl,
+~/.codex by default) is known by its name or its first line and read as
+Codex writes it: its MCP calls (mcp__<server>__<tool>) with the result
+the server returned as Codex logged it; a call Codex refused or answered
+only with text for the model is skipped with its reason, as are its shell
+and patch calls.
+
 Only calls that replay deterministically become steps: Reelier's builtins
 http.get and http.post, and MCP tools (mcp__<server>__<tool>, recorded as
 the bare <tool>, the name ` + "`reelier mcp --wrap`" + ` exposes it under). Everything
@@ -46,6 +53,7 @@ written.
 
 Examples:
   reelier from-session ~/.claude/projects/-home-ann-my-app/2f8e5c1a-….jsonl
+  reelier from-session ~/.codex/sessions/2026/07/19/rollout-2026-07-19T10-00-00-….jsonl
   reelier from-session session.jsonl --name weekly-report --out skills/weekly.skill.md
   claude -p "pull this week's bookings" --output-format stream-json --verbose \
     | reelier from-session - --name weekly-bookings`
