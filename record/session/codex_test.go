@@ -59,10 +59,12 @@ const (
 
 // TestCodexLive runs the real Codex CLI (codex exec), offline: its model
 // provider is a fake Responses API on 127.0.0.1, its one MCP server is
-// `reelier mcp --wrap` in front of this test binary as the mcptest
-// server, and every other connection goes to a proxy address that
-// refuses it. Codex writes its own rollout file; from-session compiles
-// it, and `reelier run` replays the skill against a fresh server.
+// this test binary as the mcptest server, fronted with `reelier mcp
+// --wrap` by `reelier install --agent codex`, and every other connection
+// goes to a proxy address that refuses it. Codex writes its own rollout
+// file; from-session compiles it, `reelier run` replays the skill
+// against a fresh server, and `reelier uninstall --agent codex` gives the
+// config back byte for byte.
 func TestCodexLive(t *testing.T) {
 	bin := os.Getenv(CodexBinEnv)
 	if bin == "" {
@@ -78,6 +80,8 @@ func TestCodexLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The MCP server as a user has it, before reelier install --agent
+	// codex fronts it with the recorder.
 	config := fmt.Sprintf(`# written by TestCodexLive
 model = %q
 model_provider = "fake"
@@ -94,17 +98,26 @@ request_max_retries = 0
 stream_max_retries = 0
 
 [mcp_servers.items]
-command = %q
-args = ["mcp", "--quiet", "--wrap", %q]
+command = %q # the mcptest server
 env = { %s = "1" }
 
 # create_item is not read-only: Codex, which may ask no one in exec
 # mode, runs it only when told to; fail stays unapproved.
 [mcp_servers.items.tools.create_item]
 approval_mode = "approve"
-`, codexModel, api.URL+"/v1", reelier, os.Args[0], mcptest.ServeEnv)
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+`, codexModel, api.URL+"/v1", os.Args[0], mcptest.ServeEnv)
+	configPath := filepath.Join(codexHome, "config.toml")
+	if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	codexEnv := []string{"HOME=" + home, "CODEX_HOME=" + codexHome}
+	out := runReelier(t, reelier, codexEnv, "install", "--agent", "codex")
+	if !strings.Contains(out, "Wrapped 1 server with reelier mcp --wrap") {
+		t.Fatalf("reelier install --agent codex did not wrap the server:\n%s", out)
+	}
+	installed, _ := os.ReadFile(configPath)
+	if !strings.Contains(string(installed), fmt.Sprintf("command = %q # the mcptest server", reelier)) {
+		t.Fatalf("the installed config does not run reelier:\n%s", installed)
 	}
 	runCodexOffline(t, bin, proj, home, codexHome, 3*time.Minute,
 		"exec", "--skip-git-repo-check", "--strict-config", "Create an item called weekly report and read it back.")
@@ -126,13 +139,18 @@ approval_mode = "approve"
 
 	// from-session on the file, as a user runs it, then the replay.
 	skill := filepath.Join(t.TempDir(), "codex-live.skill.md")
-	out := runReelier(t, reelier, "from-session", files[0], "--name", "codex-live", "--out", skill)
+	out = runReelier(t, reelier, nil, "from-session", files[0], "--name", "codex-live", "--out", skill)
 	if !strings.Contains(out, "exec_command ×1") || !strings.Contains(out, "mcp__items__fail ×1 — "+session.ReasonCodexHostError) {
 		t.Errorf("from-session's skip list misses the shell call or the refused call:\n%s", out)
 	}
-	out = runReelier(t, reelier, "run", "--allow-writes", "--wrap", os.Args[0], skill)
+	out = runReelier(t, reelier, nil, "run", "--allow-writes", "--wrap", os.Args[0], skill)
 	if !strings.Contains(out, "2 total, 2 passed") {
 		t.Errorf("the replay did not pass both steps:\n%s", out)
+	}
+	// uninstall gives the user's config back byte for byte.
+	runReelier(t, reelier, codexEnv, "uninstall", "--agent", "codex")
+	if now, _ := os.ReadFile(configPath); string(now) != config {
+		t.Errorf("after uninstall the config is not the one written:\n%s", now)
 	}
 	if *updateFixtures {
 		writeFixture(t, "codex-live.jsonl", trimRollout(t, data))
@@ -270,14 +288,14 @@ func trimBaseInstructions(t *testing.T, line []byte) []byte {
 }
 
 // runReelier runs the reelier binary with the mcptest server's variable
-// set, and returns its combined output; a failure fails the test.
-func runReelier(t *testing.T, bin string, args ...string) string {
+// and env set, and returns its combined output; a failure fails the test.
+func runReelier(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), mcptest.ServeEnv+"=1")
+	cmd.Env = append(append(os.Environ(), mcptest.ServeEnv+"=1"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("reelier %s: %v\n%s", strings.Join(args, " "), err, out)
