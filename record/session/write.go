@@ -32,16 +32,17 @@ func ReadInput(input string, stdin io.Reader) (*Session, string, error) {
 		}
 		r = f
 	}
-	s, err := readSniffed(input, r, Options{Keep: true})
+	s, err := ReadAny(input, r, Options{Keep: true})
 	if err != nil {
 		return nil, "", exitstatus.Usagef("reading %s: %v", input, err)
 	}
 	return s, source, nil
 }
 
-// readSniffed reads a transcript with the reader its name and first bytes
-// call for: a Codex rollout file with ReadCodex, anything else with Read.
-func readSniffed(path string, r io.Reader, opts Options) (*Session, error) {
+// ReadAny reads a transcript with the reader its name (path, "" when
+// unknown) and first bytes call for: a Codex rollout file with ReadCodex,
+// anything else with Read.
+func ReadAny(path string, r io.Reader, opts Options) (*Session, error) {
 	br := bufio.NewReaderSize(r, sniffSize)
 	prefix, _ := br.Peek(sniffSize)
 	if IsCodexSession(path, prefix) {
@@ -50,7 +51,7 @@ func readSniffed(path string, r io.Reader, opts Options) (*Session, error) {
 	return Read(br, opts)
 }
 
-// sniffSize is how much of a transcript's start readSniffed looks at.
+// sniffSize is how much of a transcript's start ReadAny looks at.
 const sniffSize = 4 << 10
 
 // WriteSkill compiles the session under name (observed is ObservedFile
