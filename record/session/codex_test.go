@@ -90,6 +90,13 @@ check_for_update_on_startup = false
 [analytics]
 enabled = false
 
+# What would reach out to github.com and chatgpt.com: the plugin
+# marketplace and ChatGPT apps.
+[features]
+apps = false
+plugins = false
+remote_plugin = false
+
 [model_providers.fake]
 name = "fake Responses API"
 base_url = %q
@@ -119,10 +126,14 @@ approval_mode = "approve"
 	if !strings.Contains(string(installed), fmt.Sprintf("command = %q # the mcptest server", reelier)) {
 		t.Fatalf("the installed config does not run reelier:\n%s", installed)
 	}
-	runCodexOffline(t, bin, proj, home, codexHome, 3*time.Minute,
+	proxy := newRefusingProxy(t)
+	runCodexOffline(t, bin, proj, home, codexHome, proxy.URL, 3*time.Minute,
 		"exec", "--skip-git-repo-check", "--strict-config", "Create an item called weekly report and read it back.")
 	if problems := api.problems(); len(problems) > 0 {
 		t.Fatalf("the fake API saw unexpected requests: %v", problems)
+	}
+	if tried := proxy.requests(); len(tried) > 0 {
+		t.Errorf("Codex tried to reach the network (the test's proxy refused it): %v; turn what does it off in the test's config.toml", tried)
 	}
 	files, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
 	if len(files) != 1 {
@@ -303,18 +314,44 @@ func runReelier(t *testing.T, bin string, env []string, args ...string) string {
 	return string(out)
 }
 
+// refusingProxy is an HTTP proxy on 127.0.0.1 that answers every request
+// 403 and notes what it was asked for.
+type refusingProxy struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []string
+}
+
+func newRefusingProxy(t *testing.T) *refusingProxy {
+	p := &refusingProxy{}
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.seen = append(p.seen, r.Method+" "+r.Host)
+		p.mu.Unlock()
+		http.Error(w, "offline test", http.StatusForbidden)
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *refusingProxy) requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.seen...)
+}
+
 // runCodexOffline runs the Codex CLI in dir with a fresh HOME and
-// CODEX_HOME. Every connection that is not to 127.0.0.1 goes through a
-// proxy address nothing listens on, so an update check or telemetry fails
-// at once instead of leaving the machine; the run is killed, with the
-// servers it started, at the timeout.
-func runCodexOffline(t *testing.T, bin, dir, home, codexHome string, timeout time.Duration, args ...string) []byte {
+// CODEX_HOME. Every connection that is not to 127.0.0.1 goes through the
+// proxy at proxyURL, which refuses it, so an update check or telemetry
+// fails at once instead of leaving the machine; the run is killed, with
+// the servers it started, at the timeout.
+func runCodexOffline(t *testing.T, bin, dir, home, codexHome, proxyURL string, timeout time.Duration, args ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	const nowhere = "http://127.0.0.1:9"
+	nowhere := proxyURL
 	cmd.Env = []string{
 		"HOME=" + home, "CODEX_HOME=" + codexHome, "PATH=" + os.Getenv("PATH"),
 		"HTTP_PROXY=" + nowhere, "HTTPS_PROXY=" + nowhere, "ALL_PROXY=" + nowhere,
