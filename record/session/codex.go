@@ -62,7 +62,9 @@ type codexTokens struct {
 // mcp_tool_call_end carry the server, the tool and the result Codex got
 // back; event_msg token_count gives the tokens. Only an MCP result Codex
 // logged is a result; a call Codex answered only with text for the model
-// (function_call_output) is skipped with its reason.
+// (function_call_output) is skipped with its reason. The first rollout
+// format (2025: a bare meta line, then bare response items and
+// {"record_type":"state"} markers) is read too; it logged no MCP results.
 func ReadCodex(r io.Reader, opts Options) (*Session, error) {
 	max := opts.MaxLine
 	if max <= 0 {
@@ -104,7 +106,7 @@ func ReadCodex(r io.Reader, opts Options) (*Session, error) {
 // line reads one non-blank line of a rollout file.
 func (cr *codexReader) line(text []byte, last bool) {
 	s := cr.s
-	var typ, timestamp, payload []byte
+	var typ, timestamp, payload, id, recordType []byte
 	ok := eachMember(text, func(key, val []byte) {
 		switch {
 		case keyIs(key, "type"):
@@ -113,6 +115,10 @@ func (cr *codexReader) line(text []byte, last bool) {
 			timestamp = val
 		case keyIs(key, "payload"):
 			payload = val
+		case keyIs(key, "id"):
+			id = val
+		case keyIs(key, "record_type"):
+			recordType = val
 		}
 	})
 	if !ok {
@@ -143,9 +149,30 @@ func (cr *codexReader) line(text []byte, last bool) {
 		cr.responseItem(payload, at)
 	case strIs(typ, "event_msg"):
 		cr.eventMsg(payload, at)
+	case typ == nil && recordType != nil:
+		// The first rollout format's {"record_type":"state"} marker.
+		s.Lines.Ignored[s.Lines.typeKey("record_type")]++
+	case typ == nil && id != nil && s.Lines.Lines == 1:
+		// The first rollout format opens with the bare session meta,
+		// {"id", "timestamp", "instructions", "git"}.
+		s.ID, _ = str(id)
+	case payload == nil && isResponseItemType(typ):
+		// …and writes response items bare, one a line.
+		cr.responseItem(text, at)
 	default:
 		s.ignore(typ)
 	}
+}
+
+// isResponseItemType reports whether a line's type is one of a response
+// item's, as the first rollout format writes them without an envelope.
+func isResponseItemType(typ []byte) bool {
+	for _, t := range [...]string{"message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "web_search_call"} {
+		if strIs(typ, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionMeta takes the session's id and directory.

@@ -103,6 +103,17 @@ func TestReadCodex(t *testing.T) {
 			calls: "crm/get_contact true 25", skipped: "mcp__crm__delete_contact ×1 " + session.ReasonCodexHostError, lines: session.LineCounts{Lines: 3}},
 		{name: "an earlier version without MCP events", input: cxLines(cxCall("e1", "", "mcp__crm__get_contact", `{}`), cxOutput("e1", `[{"type":"text","text":"{}"}]`)),
 			skipped: "mcp__crm__get_contact ×1 " + session.ReasonCodexNoMCPResult, lines: session.LineCounts{Lines: 2}},
+		{name: "the first rollout format: bare lines", input: cxLines(
+			`{"id":"5973b6c0-94b8-487b-a530-2aeb6098ae0e","timestamp":"2025-08-01T10:00:00.000Z","instructions":null,"git":{"branch":"main"}}`,
+			`{"record_type":"state"}`,
+			`{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`,
+			`{"type":"function_call","name":"mcp__crm__get_contact","arguments":"{}","call_id":"b1"}`,
+			`{"type":"function_call_output","call_id":"b1","output":"{\"id\":\"c_1\"}"}`,
+			`{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"b2"}`,
+			`{"type":"function_call_output","call_id":"b2","output":"a.txt"}`,
+			`{"record_type":"state"}`),
+			skipped: "mcp__crm__get_contact ×1 " + session.ReasonCodexNoMCPResult + "\nshell ×1 " + session.ReasonNotReplayable,
+			lines:   session.LineCounts{Lines: 8, Ignored: map[string]int{"record_type": 2}}},
 		{name: "mixed versions, one call logged both ways", input: cxLines(
 			get, getDone, cxEnd("c1", "crm", "get_contact", `{"id":"c_1"}`, `{"Ok":{"content":[]}}`),
 			cxEnd("e2", "crm", "list", `{}`, `{"Ok":{"content":[]}}`)),
@@ -325,6 +336,7 @@ func FuzzReadCodex(f *testing.F) {
 	f.Add([]byte(cxLines(cxMeta("s1"), cxTurn("m"), get, cxItem("c1", "crm", "get_contact", `{"id":"c_1"}`, cxOK(`{"id":"c_1"}`)), cxTokens(10, 2, 3))))
 	f.Add([]byte(cxLines(cxCall("e1", "", "mcp__crm__get", `{}`), cxEnd("e1", "crm", "get", `{}`, `{"Ok":{"content":[]}}`), cxOutput("e1", "x"))))
 	f.Add([]byte(cxLines(get, cxItem("c1", "crm", "get_contact", `{}`, `"status":"failed","error":{"message":"no"}`))))
+	f.Add([]byte(cxLines(`{"id":"x","timestamp":"2025-08-01T10:00:00.000Z","instructions":null}`, `{"record_type":"state"}`, `{"type":"function_call","name":"mcp__a__b","arguments":"{}","call_id":"b1"}`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		kept, err := session.ReadCodex(bytes.NewReader(data), session.Options{Keep: true, MaxLine: 4096})
 		if err != nil {

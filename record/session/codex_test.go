@@ -154,6 +154,9 @@ approval_mode = "approve"
 	if !strings.Contains(out, "exec_command ×1") || !strings.Contains(out, "mcp__items__fail ×1 — "+session.ReasonCodexHostError) {
 		t.Errorf("from-session's skip list misses the shell call or the refused call:\n%s", out)
 	}
+	if after, _ := os.ReadFile(files[0]); !bytes.Equal(after, data) {
+		t.Errorf("from-session changed the rollout file")
+	}
 	out = runReelier(t, reelier, nil, "run", "--allow-writes", "--wrap", os.Args[0], skill)
 	if !strings.Contains(out, "2 total, 2 passed") {
 		t.Errorf("the replay did not pass both steps:\n%s", out)
