@@ -107,6 +107,9 @@ stream_max_retries = 0
 [mcp_servers.items]
 command = %q # the mcptest server
 env = { %s = "1" }
+# Codex sends its first request without the tools of a server still
+# starting unless the server is required.
+required = true
 
 # create_item is not read-only: Codex, which may ask no one in exec
 # mode, runs it only when told to; fail stays unapproved.
@@ -456,6 +459,9 @@ func (api *fakeResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	turn := len(outputs)
 	if len(req.Tools) > 0 && turn < len(codexScript) {
 		step := codexScript[turn]
+		if step.namespace != "" && !bytes.Contains(body, []byte(`"name":"`+step.namespace+`"`)) {
+			api.fail("request %d lists no %s tools: the MCP server had not started", n, step.namespace)
+		}
 		args := step.args
 		if step.fromItem {
 			args = fmt.Sprintf(step.args, itemID.FindString(outputs[0]))
