@@ -20,7 +20,8 @@ A Codex CLI rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-….jsonl,
 Codex writes it: its MCP calls (mcp__<server>__<tool>) with the result
 the server returned as Codex logged it; a call Codex refused or answered
 only with text for the model is skipped with its reason, as are its shell
-and patch calls.
+and patch calls. What ` + "`codex exec --json`" + ` prints, piped in with "-", is
+read the same way, as an observation.
 
 Only calls that replay deterministically become steps: Reelier's builtins
 http.get and http.post, and MCP tools (mcp__<server>__<tool>, recorded as
@@ -56,7 +57,8 @@ Examples:
   reelier from-session ~/.codex/sessions/2026/07/19/rollout-2026-07-19T10-00-00-….jsonl
   reelier from-session session.jsonl --name weekly-report --out skills/weekly.skill.md
   claude -p "pull this week's bookings" --output-format stream-json --verbose \
-    | reelier from-session - --name weekly-bookings`
+    | reelier from-session - --name weekly-bookings
+  codex exec --json "pull this week's bookings" | reelier from-session - --name weekly-bookings`
 
 type fromSessionOptions struct {
 	input string

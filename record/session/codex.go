@@ -65,6 +65,10 @@ type codexTokens struct {
 // (function_call_output) is skipped with its reason. The first rollout
 // format (2025: a bare meta line, then bare response items and
 // {"record_type":"state"} markers) is read too; it logged no MCP results.
+// So is the stream `codex exec --json` prints (thread.started, then
+// item.completed events, mcp_tool_call items among them, and a
+// turn.completed with each turn's usage): Init is set when it opens with
+// thread.started, as for Claude Code's stream.
 func ReadCodex(r io.Reader, opts Options) (*Session, error) {
 	max := opts.MaxLine
 	if max <= 0 {
@@ -106,9 +110,15 @@ func ReadCodex(r io.Reader, opts Options) (*Session, error) {
 // line reads one non-blank line of a rollout file.
 func (cr *codexReader) line(text []byte, last bool) {
 	s := cr.s
-	var typ, timestamp, payload, id, recordType []byte
+	var typ, timestamp, payload, id, recordType, item, usage []byte
 	ok := eachMember(text, func(key, val []byte) {
 		switch {
+		case keyIs(key, "item"):
+			item = val
+		case keyIs(key, "usage"):
+			usage = val
+		case keyIs(key, "thread_id"):
+			id = val
 		case keyIs(key, "type"):
 			typ = val
 		case keyIs(key, "timestamp"):
@@ -149,6 +159,17 @@ func (cr *codexReader) line(text []byte, last bool) {
 		cr.responseItem(payload, at)
 	case strIs(typ, "event_msg"):
 		cr.eventMsg(payload, at)
+	case strIs(typ, "thread.started"):
+		// `codex exec --json` prints this first: the stream of its events.
+		s.Init = s.Init || s.Lines.Lines == 1
+		if s.ID == "" {
+			s.ID, _ = str(id)
+		}
+	case strIs(typ, "item.completed"):
+		cr.streamItem(item, at)
+	case strIs(typ, "item.started"), strIs(typ, "item.updated"):
+	case strIs(typ, "turn.completed"):
+		cr.turnUsage(usage)
 	case typ == nil && recordType != nil:
 		// The first rollout format's {"record_type":"state"} marker.
 		s.Lines.Ignored[s.Lines.typeKey("record_type")]++
@@ -373,6 +394,88 @@ type mcpResult struct {
 	ms               int64
 }
 
+// streamItem reads a completed item of the `codex exec --json` stream:
+// an mcp_tool_call is an MCP call's end, with its result (content and
+// structured_content) or its error; the other items that are tool calls
+// are skipped under their item type.
+func (cr *codexReader) streamItem(item []byte, at time.Time) {
+	v, ok := members(item, "type", "id", "server", "tool", "arguments", "result", "error", "status")
+	if !ok {
+		cr.s.Lines.Invalid++
+		return
+	}
+	switch typ := v[0]; {
+	case strIs(typ, "mcp_tool_call"):
+	case strIs(typ, "command_execution"), strIs(typ, "file_change"):
+		name, _ := str(typ)
+		cr.s.skip(name, ReasonNotReplayable)
+		return
+	case strIs(typ, "web_search"):
+		cr.s.skip("web_search", ReasonServerTool)
+		return
+	default:
+		return
+	}
+	var r mcpResult
+	r.id, _ = str(v[1])
+	r.server, _ = str(v[2])
+	r.tool, _ = str(v[3])
+	r.args = v[4]
+	if len(v[5]) > 0 && v[5][0] == '{' {
+		r.result = streamResult(v[5], strIs(v[7], "failed"))
+	} else {
+		r.err = true
+	}
+	cr.mcpDone(r, at)
+}
+
+// streamResult is a CallToolResult from the stream's result, which names
+// its members content and structured_content and says a tool error only
+// by the item's status.
+func streamResult(res []byte, failed bool) []byte {
+	v, ok := members(res, "content", "structured_content", "_meta")
+	if !ok {
+		return res
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"content":`)
+	if len(v[0]) > 0 {
+		b.Write(v[0])
+	} else {
+		b.WriteString(`[]`)
+	}
+	if len(v[1]) > 0 && string(v[1]) != "null" {
+		b.WriteString(`,"structuredContent":`)
+		b.Write(v[1])
+	}
+	if len(v[2]) > 0 && string(v[2]) != "null" {
+		b.WriteString(`,"_meta":`)
+		b.Write(v[2])
+	}
+	if failed {
+		b.WriteString(`,"isError":true`)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// turnUsage adds a turn.completed event's usage, one turn's tokens, to
+// the model of the last turn context, "unknown" in a stream, which names
+// none.
+func (cr *codexReader) turnUsage(usage []byte) {
+	var u struct {
+		Input      int64 `json:"input_tokens"`
+		Cached     int64 `json:"cached_input_tokens"`
+		CacheWrite int64 `json:"cache_write_input_tokens"`
+		Output     int64 `json:"output_tokens"`
+	}
+	if len(usage) == 0 || json.Unmarshal(usage, &u) != nil || u.Input < 0 || u.Cached < 0 || u.CacheWrite < 0 || u.Output < 0 {
+		cr.s.Lines.Invalid++
+		return
+	}
+	cr.addUsage(codexTokens{input: u.Input, cached: u.Cached, cacheWrite: u.CacheWrite, output: u.Output})
+}
+
 // itemCompleted reads a completed turn item; only McpToolCall items hold
 // calls.
 func (cr *codexReader) itemCompleted(item, started, completed []byte, at time.Time) {
@@ -539,6 +642,11 @@ func (cr *codexReader) tokenCount(info []byte) {
 		d = now
 	}
 	cr.totals = now
+	cr.addUsage(d)
+}
+
+// addUsage adds tokens to the model the last turn context named.
+func (cr *codexReader) addUsage(d codexTokens) {
 	if d == (codexTokens{}) {
 		return
 	}
@@ -589,7 +697,8 @@ func CodexDirs(home string, getenv func(string) string) []string {
 
 // IsCodexSession reports whether a file looks like a Codex rollout file,
 // from its name (rollout-….jsonl) or its first bytes (a first line of
-// type session_meta).
+// type session_meta), or like the stream `codex exec --json` prints (a
+// first line of type thread.started).
 func IsCodexSession(path string, prefix []byte) bool {
 	base := filepath.Base(path)
 	if strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl") {
@@ -601,6 +710,9 @@ func IsCodexSession(path string, prefix []byte) bool {
 	}
 	if len(first) == 0 || first[0] != '{' {
 		return false
+	}
+	if bytes.HasPrefix(first, []byte(`{"type":"thread.started"`)) {
+		return true // the stream `codex exec --json` prints
 	}
 	// The line's head: Codex writes the timestamp, an ordinal and the type
 	// before the payload, which may be long; inside a string every quote is

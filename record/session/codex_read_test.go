@@ -114,6 +114,20 @@ func TestReadCodex(t *testing.T) {
 			`{"record_type":"state"}`),
 			skipped: "mcp__crm__get_contact ×1 " + session.ReasonCodexNoMCPResult + "\nshell ×1 " + session.ReasonNotReplayable,
 			lines:   session.LineCounts{Lines: 8, Ignored: map[string]int{"record_type": 2}}},
+		{name: "the exec --json stream", input: cxLines(
+			`{"type":"thread.started","thread_id":"t-1"}`,
+			`{"type":"turn.started"}`,
+			`{"type":"item.started","item":{"id":"item_1","type":"mcp_tool_call","server":"crm","tool":"get_contact","arguments":{"id":"c_1"},"result":null,"error":null,"status":"in_progress"}}`,
+			`{"type":"item.completed","item":{"id":"item_1","type":"mcp_tool_call","server":"crm","tool":"get_contact","arguments":{"id":"c_1"},"result":{"content":[{"type":"text","text":"{}"}],"structured_content":{}},"error":null,"status":"completed"}}`,
+			`{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"crm","tool":"find","arguments":{},"result":{"content":[{"type":"text","text":"none"}],"structured_content":null},"error":null,"status":"failed"}}`,
+			`{"type":"item.completed","item":{"id":"item_3","type":"mcp_tool_call","server":"crm","tool":"delete","arguments":{},"result":null,"error":{"message":"refused"},"status":"failed"}}`,
+			`{"type":"item.completed","item":{"id":"item_4","type":"command_execution","command":"ls","status":"completed"}}`,
+			`{"type":"item.completed","item":{"id":"item_5","type":"agent_message","text":"done"}}`,
+			`{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":7}}`,
+			`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":3}}`),
+			calls:   "crm/get_contact true 0\ncrm/find false 0",
+			skipped: "command_execution ×1 " + session.ReasonNotReplayable + "\nmcp__crm__delete ×1 " + session.ReasonCodexHostError,
+			lines:   session.LineCounts{Lines: 10, Ignored: map[string]int{"turn.started": 1}}, usage: "[{unknown 70 10 40 0}]"},
 		{name: "mixed versions, one call logged both ways", input: cxLines(
 			get, getDone, cxEnd("c1", "crm", "get_contact", `{"id":"c_1"}`, `{"Ok":{"content":[]}}`),
 			cxEnd("e2", "crm", "list", `{}`, `{"Ok":{"content":[]}}`)),
@@ -332,6 +346,7 @@ func (g *genReader) Read(p []byte) (int, error) {
 // gives a trace that reads back and compiles without a panic.
 func FuzzReadCodex(f *testing.F) {
 	f.Add(readFixture(f, "codex-live.jsonl"))
+	f.Add(readFixture(f, "codex-stream.jsonl"))
 	get := cxCall("c1", "mcp__crm", "get_contact", `{"id":"c_1"}`)
 	f.Add([]byte(cxLines(cxMeta("s1"), cxTurn("m"), get, cxItem("c1", "crm", "get_contact", `{"id":"c_1"}`, cxOK(`{"id":"c_1"}`)), cxTokens(10, 2, 3))))
 	f.Add([]byte(cxLines(cxCall("e1", "", "mcp__crm__get", `{}`), cxEnd("e1", "crm", "get", `{}`, `{"Ok":{"content":[]}}`), cxOutput("e1", "x"))))

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
 	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/testkit/mcptest"
@@ -130,8 +131,8 @@ approval_mode = "approve"
 		t.Fatalf("the installed config does not run reelier:\n%s", installed)
 	}
 	proxy := newRefusingProxy(t)
-	runCodexOffline(t, bin, proj, home, codexHome, proxy.URL, 3*time.Minute,
-		"exec", "--skip-git-repo-check", "--strict-config", "Create an item called weekly report and read it back.")
+	stream := runCodexOffline(t, bin, proj, home, codexHome, proxy.URL, 3*time.Minute,
+		"exec", "--json", "--skip-git-repo-check", "--strict-config", "Create an item called weekly report and read it back.")
 	if problems := api.problems(); len(problems) > 0 {
 		t.Fatalf("the fake API saw unexpected requests: %v", problems)
 	}
@@ -150,6 +151,7 @@ approval_mode = "approve"
 		t.Errorf("IsCodexSession does not know the file Codex wrote by its name or by its first line")
 	}
 	checkCodexSession(t, data, api.responses())
+	checkCodexStream(t, stream, data)
 
 	// from-session on the file, as a user runs it, then the replay.
 	skill := filepath.Join(t.TempDir(), "codex-live.skill.md")
@@ -171,6 +173,7 @@ approval_mode = "approve"
 	}
 	if *updateFixtures {
 		writeFixture(t, "codex-live.jsonl", trimRollout(t, data))
+		writeFixture(t, "codex-stream.jsonl", stream)
 	}
 }
 
@@ -180,6 +183,7 @@ approval_mode = "approve"
 func TestCodexFixtures(t *testing.T) {
 	data := readFixture(t, "codex-live.jsonl")
 	checkCodexSession(t, data, 5)
+	checkCodexStream(t, readFixture(t, "codex-stream.jsonl"), data)
 	s, err := session.ReadCodex(bytes.NewReader(data), session.Options{Keep: true})
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +246,57 @@ func checkCodexSession(t *testing.T, data []byte, responses int) {
 	if fmt.Sprint(s.Usage) != fmt.Sprint(want) {
 		t.Errorf("usage %+v, want %+v (%d responses)", s.Usage, want, responses)
 	}
+}
+
+// checkCodexStream reads what `codex exec --json` printed in the run that
+// wrote the rollout file: it opens the stream (Init), and gives the same
+// steps, the same MCP skips and the same tokens, which the stream counts
+// under no model.
+func checkCodexStream(t *testing.T, stream, rollout []byte) {
+	t.Helper()
+	if !session.IsCodexSession("-", stream) {
+		t.Errorf("IsCodexSession does not know the stream by its first line")
+	}
+	live := readCodexKept(t, stream)
+	file := readCodexKept(t, rollout)
+	if !live.Init || file.Init {
+		t.Errorf("Init: stream %v, file %v; want true, false", live.Init, file.Init)
+	}
+	if live.ID != file.ID {
+		t.Errorf("the stream's thread id %q is not the rollout's session id %q", live.ID, file.ID)
+	}
+	var skips bytes.Buffer
+	live.WriteSkipped(&skips)
+	for _, want := range []string{
+		"command_execution ×1 — " + session.ReasonNotReplayable,
+		"mcp__items__fail ×1 — " + session.ReasonCodexHostError,
+	} {
+		if !strings.Contains(skips.String(), want) {
+			t.Errorf("the stream's skip list misses %q:\n%s", want, skips.String())
+		}
+	}
+	a := compileSession(t, file, session.ObservedFile)
+	b := compileSession(t, live, session.ObservedStream)
+	if d := testutil.DiffSkills(&ast.Skill{Steps: a.Skill.Steps}, &ast.Skill{Steps: b.Skill.Steps}); d != "" {
+		t.Errorf("the rollout and the stream compile to different steps (-file +stream):\n%s", d)
+	}
+	if len(live.Usage) != 1 || len(file.Usage) != 1 || live.Usage[0].Model != "unknown" {
+		t.Fatalf("usage: stream %+v, file %+v", live.Usage, file.Usage)
+	}
+	got, want := live.Usage[0], file.Usage[0]
+	got.Model, want.Model = "", ""
+	if got != want {
+		t.Errorf("the stream's tokens %+v are not the rollout's %+v", got, want)
+	}
+}
+
+func readCodexKept(t *testing.T, data []byte) *session.Session {
+	t.Helper()
+	s, err := session.ReadCodex(bytes.NewReader(data), session.Options{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // trimRollout keeps the lines the reader looks at byte for byte, except
