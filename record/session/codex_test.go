@@ -45,6 +45,8 @@ var codexScript = []struct {
 	{namespace: "mcp__items", name: "create_item", args: `{"title":"weekly report"}`},
 	{name: "exec_command", args: `{"cmd":"echo reelier-live-test"}`},
 	{namespace: "mcp__items", name: "get_item", args: `{"id":%q}`, fromItem: true},
+	// No such item: the server answers with a tool error (isError).
+	{namespace: "mcp__items", name: "get_item", args: `{"id":"item-999"}`},
 	// fail has no annotations, so MCP's defaults call it destructive and
 	// Codex, which may not ask anyone in exec mode, refuses it: a call
 	// logged with an error instead of a result.
@@ -163,8 +165,8 @@ approval_mode = "approve"
 		t.Errorf("from-session changed the rollout file")
 	}
 	out = runReelier(t, reelier, nil, "run", "--allow-writes", "--wrap", os.Args[0], skill)
-	if !strings.Contains(out, "2 total, 2 passed") {
-		t.Errorf("the replay did not pass both steps:\n%s", out)
+	if !strings.Contains(out, "3 total, 2 passed, 1 unchecked, 0 failed") || !strings.Contains(out, "PASSED") {
+		t.Errorf("the replay did not pass (two checked steps, the tool error unchecked):\n%s", out)
 	}
 	// uninstall gives the user's config back byte for byte.
 	runReelier(t, reelier, codexEnv, "uninstall", "--agent", "codex")
@@ -182,7 +184,7 @@ approval_mode = "approve"
 // CLI.
 func TestCodexFixtures(t *testing.T) {
 	data := readFixture(t, "codex-live.jsonl")
-	checkCodexSession(t, data, 5)
+	checkCodexSession(t, data, 6)
 	checkCodexStream(t, readFixture(t, "codex-stream.jsonl"), data)
 	s, err := session.ReadCodex(bytes.NewReader(data), session.Options{Keep: true})
 	if err != nil {
@@ -198,9 +200,10 @@ func TestCodexFixtures(t *testing.T) {
 }
 
 // checkCodexSession reads a rollout file of the live run: the shell call
-// and the refused call are skipped with their reasons, the two MCP calls
-// compile to two steps with the item id bound from the first into the
-// second, and the tokens are the fake API's, responses times over.
+// and the refused call are skipped with their reasons, the three MCP
+// calls compile to three steps with the item id bound from the first into
+// the second, the third is the server's tool error, and the tokens are the
+// fake API's, responses times over.
 func checkCodexSession(t *testing.T, data []byte, responses int) {
 	t.Helper()
 	s, err := session.ReadCodex(bytes.NewReader(data), session.Options{Keep: true})
@@ -231,11 +234,18 @@ func checkCodexSession(t *testing.T, data []byte, responses int) {
 	for _, st := range out.Skill.Steps {
 		tools = append(tools, st.Action.Tool)
 	}
-	if got, want := strings.Join(tools, " "), "create_item get_item"; got != want {
+	if got, want := strings.Join(tools, " "), "create_item get_item get_item"; got != want {
 		t.Errorf("steps call %q, want %q", got, want)
 	}
 	if out.Summary.Binds != 1 {
 		t.Errorf("want the item id bound from step 1 into step 2, got %d binds", out.Summary.Binds)
+	}
+	var ok []string
+	for _, c := range s.Calls {
+		ok = append(ok, fmt.Sprint(c.OK))
+	}
+	if got := strings.Join(ok, " "); got != "true true false" {
+		t.Errorf("the calls' OK flags are %s, want true true false", got)
 	}
 	want := []session.Usage{{
 		Model:     codexModel,
@@ -273,6 +283,14 @@ func checkCodexStream(t *testing.T, stream, rollout []byte) {
 	} {
 		if !strings.Contains(skips.String(), want) {
 			t.Errorf("the stream's skip list misses %q:\n%s", want, skips.String())
+		}
+	}
+	if len(live.Calls) != len(file.Calls) {
+		t.Fatalf("%d calls in the stream, %d in the file", len(live.Calls), len(file.Calls))
+	}
+	for i, c := range live.Calls {
+		if c.OK != file.Calls[i].OK || c.Tool != file.Calls[i].Tool {
+			t.Errorf("call %d: stream %+v ok %v, file %+v ok %v", i+1, c.Tool, c.OK, file.Calls[i].Tool, file.Calls[i].OK)
 		}
 	}
 	a := compileSession(t, file, session.ObservedFile)
