@@ -107,7 +107,8 @@ func ReadCodex(r io.Reader, opts Options) (*Session, error) {
 	return s, lr.err
 }
 
-// line reads one non-blank line of a rollout file.
+// line reads one non-blank line of a rollout file or of the exec --json
+// stream.
 func (cr *codexReader) line(text []byte, last bool) {
 	s := cr.s
 	var typ, timestamp, payload, id, recordType, item, usage []byte
