@@ -26,7 +26,7 @@ func TestFromSessionCodex(t *testing.T) {
 	for _, s := range out.Skipped {
 		skipped = append(skipped, s.Tool)
 	}
-	if !out.OK || out.Steps != 2 || out.ReplayableCount != 2 || strings.Join(skipped, " ") != "exec_command mcp__items__fail" {
+	if !out.OK || out.Steps != 3 || out.ReplayableCount != 3 || strings.Join(skipped, " ") != "exec_command mcp__items__fail" {
 		t.Errorf("from_session on a Codex rollout: %+v", out)
 	}
 }
