@@ -697,23 +697,28 @@ func CodexDirs(home string, getenv func(string) string) []string {
 }
 
 // IsCodexSession reports whether a file looks like a Codex rollout file,
-// from its name (rollout-….jsonl) or its first bytes (a first line of
-// type session_meta), or like the stream `codex exec --json` prints (a
-// first line of type thread.started).
+// from its first bytes (a first line of type session_meta), or like the
+// stream `codex exec --json` prints (a first line of type
+// thread.started); a file named rollout-….jsonl is one too when it is
+// empty or opens like the first rollout format (a bare meta line with
+// instructions, or a record_type marker), so a Claude Code transcript of
+// that name is not taken for one.
 func IsCodexSession(path string, prefix []byte) bool {
-	base := filepath.Base(path)
-	if strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl") {
-		return true
-	}
 	first := bytes.TrimLeft(prefix, " \t\r\n")
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	if len(first) == 0 || first[0] != '{' {
+	base := filepath.Base(path)
+	named := strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
+	switch {
+	case len(first) == 0:
+		return named
+	case first[0] != '{':
 		return false
-	}
-	if bytes.HasPrefix(first, []byte(`{"type":"thread.started"`)) {
+	case bytes.HasPrefix(first, []byte(`{"type":"thread.started"`)):
 		return true // the stream `codex exec --json` prints
+	case named && (bytes.Contains(first, []byte(`"instructions"`)) || bytes.Contains(first, []byte(`"record_type"`))):
+		return true
 	}
 	// The line's head: Codex writes the timestamp, an ordinal and the type
 	// before the payload, which may be long; inside a string every quote is

@@ -272,6 +272,11 @@ func TestIsCodexSession(t *testing.T) {
 		want         bool
 	}{
 		{"/x/rollout-2026-07-19T10-00-00-abc.jsonl", "", true},
+		{"/x/rollout-2026-07-19T10-00-00-abc.jsonl", cxMeta("s1"), true},
+		{"/x/rollout-2025-08-01T10-00-00-abc.jsonl", `{"id":"x","timestamp":"2025-08-01T10:00:00Z","instructions":null}`, true},
+		{"/x/rollout-2025-08-01T10-00-00-abc.jsonl", `{"record_type":"state"}`, true},
+		{"/x/rollout-1.jsonl", `{"type":"user","message":{}}`, false}, // Claude Code's, whatever its name
+		{"-", `{"type":"thread.started","thread_id":"t"}`, true},
 		{"/x/s.jsonl", cxMeta("s1")[:70], true}, // the type comes before the payload
 		{"/x/s.jsonl", "\n" + cxMeta("s1"), true},
 		{"/x/s.jsonl", use("t1", "mcp__a__b", `{}`), false},
