@@ -43,7 +43,7 @@ var exitTable = []exitRow{
 	{"ledger", []exitCell{{exitOK, "served until SIGINT; a key made, listed or revoked"}, {exitFailed, "the store could not be opened or written; serving failed"}, {exitUsage, "bad flags or names; a non-loopback --addr without a key"}}},
 	{"from-session", []exitCell{{exitOK, "the skill was written"}, {exitFailed, "the session has no replayable call"}, {exitUsage, "an unreadable transcript; an output file that exists"}}},
 	{"scan", []exitCell{{exitOK, "scanned; every chosen skill written"}, {exitFailed, "a chosen session could not be compiled"}, {exitUsage, "a --dir that cannot be read"}}},
-	{"install", []exitCell{{exitOK, "the config was rewritten (or needed nothing)"}, {exitFailed, "no config, or it could not be written"}, {exitUsage, "a config that is not JSON"}}},
+	{"install", []exitCell{{exitOK, "the config was rewritten (or needed nothing)"}, {exitFailed, "no config, or it could not be written"}, {exitUsage, "a config that is not valid JSON (TOML for codex)"}}},
 	{"uninstall", []exitCell{{exitOK, "a backup was restored"}, {exitFailed, "no backup, or it could not be written"}, {exitUsage, "bad flags"}}},
 	{"init", []exitCell{{exitOK, "the demo replay passed"}, {exitFailed, "recording or replay failed"}, {exitUsage, "bad flags"}}},
 	{"serve", []exitCell{{exitOK, "the client disconnected, or SIGINT (HTTP)"}, {exitFailed, "serving failed"}, {exitUsage, "a non-loopback --http without a token"}}},

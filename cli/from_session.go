@@ -22,6 +22,14 @@ earlier versions) or a checkpoint /chat save wrote
 (~/.gemini/tmp/<project>/checkpoint-<tag>.json). Which agent wrote the
 file is told from its first bytes.
 
+A Codex CLI rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-….jsonl,
+~/.codex by default) is known by its name or its first line and read as
+Codex writes it: its MCP calls (mcp__<server>__<tool>) with the result
+the server returned as Codex logged it; a call Codex refused or answered
+only with text for the model is skipped with its reason, as are its shell
+and patch calls. What ` + "`codex exec --json`" + ` prints, piped in with "-", is
+read the same way, as an observation.
+
 Only calls that replay deterministically become steps: Reelier's builtins
 http.get and http.post, and MCP tools (mcp__<server>__<tool> in Claude
 Code, mcp_<server>_<tool> in the Gemini CLI, recorded as the bare <tool>,
@@ -65,10 +73,12 @@ written.
 
 Examples:
   reelier from-session ~/.claude/projects/-home-ann-my-app/2f8e5c1a-….jsonl
+  reelier from-session ~/.codex/sessions/2026/07/19/rollout-2026-07-19T10-00-00-….jsonl
   reelier from-session session.jsonl --name weekly-report --out skills/weekly.skill.md
   reelier from-session ~/.gemini/tmp/my-app/chats/session-2026-07-19T10-02-5e55a0b1.jsonl
   claude -p "pull this week's bookings" --output-format stream-json --verbose \
-    | reelier from-session - --name weekly-bookings`
+    | reelier from-session - --name weekly-bookings
+  codex exec --json "pull this week's bookings" | reelier from-session - --name weekly-bookings`
 
 type fromSessionOptions struct {
 	input string

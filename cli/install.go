@@ -38,20 +38,32 @@ with the place of the error, and a read-only config is left alone.
 --dry-run prints the change as a diff and writes nothing. Restart your
 agent afterwards. ` + "`reelier uninstall`" + ` puts the newest backup back.
 
+--agent codex does the same for the Codex CLI: its config is the
+project's .codex/config.toml if it exists, otherwise config.toml under
+$CODEX_HOME (~/.codex). Each [mcp_servers.<name>] with a command gets
+command = "<this reelier>" and args = ["mcp", "--wrap", "<its command
+line>"]; env, cwd, tool approvals, unknown keys, comments and key order
+are kept byte for byte, and url servers are skipped. A config that is not
+valid TOML is refused with the place of the error.
+
+A config file with no write permission is refused, not replaced.
+
 Exit status: 0 when the config was rewritten or needed nothing; 1 when
 there is no config, or it could not be written or is read-only (it is then
-unchanged); 2 for usage errors and a config that is not valid JSON.
+unchanged); 2 for usage errors and a config that is not valid JSON (TOML
+for Codex).
 
 Examples:
   reelier install --dry-run
   reelier install
   reelier install --agent gemini
+  reelier install --agent codex
   reelier uninstall`
 
 const uninstallLong = `Undo ` + "`reelier install`" + `: restore the newest backup it wrote
 (<config>.backup-<timestamp>) of the agent's project config or, when that
 has none, of its user config (for claude: .mcp.json, then ~/.claude.json;
-see reelier install --help for gemini and cursor), byte for byte. The
+see reelier install --help for codex, gemini and cursor), byte for byte. The
 backup is kept. With no backup, nothing is guessed: the command fails and
 names what it checked.
 
@@ -69,7 +81,7 @@ type installOptions struct {
 func newInstallCmd() *cobra.Command {
 	var opts installOptions
 	cmd := &cobra.Command{
-		Use:   "install [--agent claude|gemini|cursor] [--dry-run]",
+		Use:   "install [--agent claude|codex|gemini|cursor] [--dry-run]",
 		Short: "Front your agent's MCP servers with the recorder (backs up first)",
 		Long:  installLong,
 		Args:  cobra.NoArgs,
@@ -78,7 +90,7 @@ func newInstallCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change: claude, gemini or cursor")
+	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change: claude, codex, gemini or cursor")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the change as a diff; write nothing")
 	return cmd
 }
@@ -86,7 +98,7 @@ func newInstallCmd() *cobra.Command {
 func newUninstallCmd() *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "uninstall [--agent claude|gemini|cursor]",
+		Use:   "uninstall [--agent claude|codex|gemini|cursor]",
 		Short: "Restore the agent config reelier install backed up",
 		Long:  uninstallLong,
 		Args:  cobra.NoArgs,
@@ -94,7 +106,7 @@ func newUninstallCmd() *cobra.Command {
 			return uninstallRun(cmd, agent)
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore: claude, gemini or cursor")
+	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore: claude, codex, gemini or cursor")
 	return cmd
 }
 

@@ -41,6 +41,13 @@ var Agents = []Agent{
 		AddHint: `run: claude mcp add <name> -- reelier mcp --wrap "<server command>"`,
 	},
 	{
+		// The Codex CLI keeps its servers as [mcp_servers.<name>] tables
+		// of a TOML file; PlanInstall plans it by its name (toml.go).
+		Name: "codex", Title: "Codex CLI",
+		Configs: CodexCandidates,
+		AddHint: `add it to ~/.codex/config.toml as [mcp_servers.<name>] with command = "reelier" and args = ["mcp", "--wrap", "<server command>"]`,
+	},
+	{
 		// The Gemini CLI reads its settings with strip-json-comments
 		// (packages/cli/src/config/settings.ts) and keeps comments when
 		// it rewrites them; $GEMINI_CLI_HOME stands in for the home.
@@ -81,7 +88,7 @@ func LookupAgent(name string) (Agent, bool) {
 	return Agent{}, false
 }
 
-// AgentNames lists the --agent values, "claude, gemini or cursor".
+// AgentNames lists the --agent values, "claude, codex, gemini or cursor".
 func AgentNames() string {
 	names := make([]string, len(Agents))
 	for i, a := range Agents {

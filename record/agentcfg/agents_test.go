@@ -196,6 +196,8 @@ func TestAgentConfigs(t *testing.T) {
 		{"gemini", nil, "/p/.gemini/settings.json /h/.gemini/settings.json"},
 		{"gemini", map[string]string{"GEMINI_CLI_HOME": "/g"}, "/p/.gemini/settings.json /g/.gemini/settings.json"},
 		{"cursor", nil, "/p/.cursor/mcp.json /h/.cursor/mcp.json"},
+		{"codex", nil, "/p/.codex/config.toml /h/.codex/config.toml"},
+		{"codex", map[string]string{"CODEX_HOME": "/c"}, "/p/.codex/config.toml /c/config.toml"},
 	}
 	for _, tt := range tests {
 		env = tt.env
@@ -214,10 +216,11 @@ func TestAgentConfigs(t *testing.T) {
 			t.Errorf("%s configs %q, want %q", tt.agent, got, tt.want)
 		}
 	}
-	if _, err := AgentConfigs("windsurf"); err == nil || err.Error() != `unknown --agent "windsurf": use claude, gemini or cursor` {
+	if _, err := AgentConfigs("windsurf"); err == nil || err.Error() != `unknown --agent "windsurf": use claude, codex, gemini or cursor` {
 		t.Errorf("AgentConfigs(windsurf): %v", err)
 	}
-	_, err := Detect(Agents[1].Configs("/nonexistent/p", "/nonexistent/h", getenv))
+	gemini, _ := LookupAgent("gemini")
+	_, err := Detect(gemini.Configs("/nonexistent/p", "/nonexistent/h", getenv))
 	if err == nil || !strings.HasPrefix(err.Error(), "no Gemini CLI MCP config found (checked ") {
 		t.Errorf("Detect: %v", err)
 	}

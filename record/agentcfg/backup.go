@@ -59,7 +59,8 @@ func isBackupStamp(s string) bool {
 // Apply writes the planned config: first a byte-for-byte backup of the
 // file as it is to <config>.backup-<timestamp> (never over an existing
 // file), then the rewritten config, atomically, with its permissions kept
-// (through a symbolic link, the file it points to is rewritten). Without
+// (through a symbolic link, the file it points to is rewritten); a config
+// with no write permission is refused, not replaced. Without
 // the backup on disk nothing is changed; if the config cannot be written,
 // the backup is taken back and the config is as it was. It returns the
 // backup's path.

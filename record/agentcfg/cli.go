@@ -52,7 +52,11 @@ func PlanFor(candidates []Config, exe func() (string, error)) (*Plan, error) {
 	var pe *ParseError
 	switch {
 	case errors.As(err, &pe):
-		return nil, exitstatus.Usagef("%v\nThe config is not valid JSON, so nothing was changed; fix it and run reelier install again.", pe)
+		lang := "JSON"
+		if isTOML(pe.Path) {
+			lang = "TOML"
+		}
+		return nil, exitstatus.Usagef("%v\nThe config is not valid %s, so nothing was changed; fix it and run reelier install again.", pe, lang)
 	case err != nil:
 		return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: err}
 	}

@@ -78,8 +78,12 @@ type edit struct {
 // with `<reelier> mcp --wrap "<its command line>"`, keeping its name, env
 // and every other field. reelier is the absolute path of the reelier
 // binary. Servers already fronted are kept, remote ones skipped. A config
-// that is not a JSON object gives a *ParseError.
+// that is not a JSON object gives a *ParseError. A .toml config is the
+// Codex CLI's, rewritten the same way (toml.go).
 func PlanInstall(cfg Config, reelier string) (*Plan, error) {
+	if isTOML(cfg.Path) {
+		return planInstallTOML(cfg, reelier) // Codex's config.toml
+	}
 	data, err := os.ReadFile(cfg.Path)
 	if err != nil {
 		return nil, err

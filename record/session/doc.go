@@ -28,6 +28,11 @@
 // self-report. Compile hands that trace to the unchanged compiler and says
 // in the skill's preamble how its calls were observed.
 //
+// ReadCodex reads the Codex CLI's session rollout files
+// ($CODEX_HOME/sessions/…/rollout-*.jsonl) into the same Session: the MCP
+// calls whose CallToolResult Codex logged, the rest skipped with reasons,
+// the tokens per model (codex.go; docs/history.md "The Codex CLI").
+//
 // Scan (package session/scan) walks a whole history with the same Read, so
 // its verdict on a session is always what from-session would do with it.
 package session

@@ -31,6 +31,7 @@ type Host struct {
 // reports them.
 var Hosts = []Host{
 	{Name: "claude", Dirs: ClaudeDirs, IsSession: IsClaudeSession, Read: Read, Fallback: true},
+	{Name: "codex", Dirs: CodexDirs, IsSession: IsCodexSession, Read: ReadCodex},
 	{Name: "gemini", Dirs: GeminiDirs, IsSession: IsGeminiSession, Read: ReadGemini},
 }
 

@@ -81,6 +81,9 @@ type Call struct {
 	// lines carry one; 0 otherwise.
 	MS   int64
 	done bool
+	// whole is set when Content is a whole MCP CallToolResult, as the
+	// Codex CLI logs it, rather than a tool_result's content.
+	whole bool
 }
 
 // Skip is a tool left out, with how many of its calls were.
