@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/ledger/server"
 	"github.com/reelier/reelier/ledger/stores"
+	"github.com/reelier/reelier/ledger/verifyproc"
 	"github.com/spf13/cobra"
 )
 
@@ -103,6 +107,11 @@ type ledgerServeOptions struct {
 	addr    string
 	db      string
 	maxBody int64
+	// The signers the ledger trusts, and what it asks of a record.
+	trustKeys, trustIdentities, trustIssuers []string
+	trustedRoot                              string
+	requireSigned                            bool
+	verifyTimeout                            time.Duration
 }
 
 type ledgerKeyOptions struct {
@@ -148,7 +157,62 @@ func newLedgerServeCmd() *cobra.Command {
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:8787", "`host:port` to listen on")
 	f.StringVar(&opts.db, "db", "", "store: sqlite:PATH or a postgres:// URL (default $"+ledgerDBEnv+" or "+stores.Default+")")
 	f.Int64Var(&opts.maxBody, "max-body", server.DefaultMaxBody, "largest request body in `bytes`; larger ones get 413")
+	f.StringArrayVar(&opts.trustKeys, "trust-key", nil, "trust records signed with this public key (`PUB`, PEM, reelier key init's signing.pub); repeatable")
+	f.StringArrayVar(&opts.trustIdentities, "trust-identity", nil, "trust records signed keyless by this certificate identity (`ID`, e.g. a workflow's URL@ref); repeatable, each with a --trust-issuer")
+	f.StringArrayVar(&opts.trustIssuers, "trust-issuer", nil, "the OIDC `ISSUER` of the --trust-identity in the same position (one for all of them when given once)")
+	f.StringVar(&opts.trustedRoot, "trusted-root", "", "the Sigstore trusted_root.json (`FILE`) keyless certificates must chain to")
+	f.BoolVar(&opts.requireSigned, "require-signed", false, "refuse a record pushed without its bundle (400)")
+	f.DurationVar(&opts.verifyTimeout, "verify-timeout", verifyproc.DefaultTimeout, "longest the verifier may take over one record before the push is answered 503 and the verifier restarted")
 	return cmd
+}
+
+// ledgerVerifier starts the verifier the trust flags ask for (nil when
+// none is given) and says whom it trusts. A flag that does not make sense,
+// a missing reelier-attest or a verifier that will not start (a key or
+// root it cannot read) is a usage error: the ledger does not start.
+func ledgerVerifier(ctx context.Context, opts ledgerServeOptions, logf func(string, ...any)) (*verifyproc.Proc, string, error) {
+	ids, iss := opts.trustIdentities, opts.trustIssuers
+	switch {
+	case len(opts.trustKeys) == 0 && len(ids) == 0 && len(iss) == 0 && opts.trustedRoot == "":
+		return nil, "", nil
+	case len(ids) == 0 && len(iss) > 0:
+		return nil, "", usageErrorf("--trust-issuer needs --trust-identity")
+	case len(ids) > 0 && len(iss) == 0:
+		return nil, "", usageErrorf("--trust-identity needs --trust-issuer ISSUER (the OIDC issuer its certificates name)")
+	case len(ids) > 0 && len(iss) != 1 && len(iss) != len(ids):
+		return nil, "", usageErrorf("each --trust-identity needs its --trust-issuer, or give one --trust-issuer for all: %d identities, %d issuers", len(ids), len(iss))
+	case len(ids) > 0 && opts.trustedRoot == "":
+		return nil, "", usageErrorf("--trust-identity needs --trusted-root FILE, the Sigstore trusted_root.json its certificates chain to")
+	case len(ids) == 0 && opts.trustedRoot != "":
+		return nil, "", usageErrorf("--trusted-root needs --trust-identity and --trust-issuer: the identities it vouches for")
+	case opts.verifyTimeout <= 0:
+		return nil, "", usageErrorf("--verify-timeout must be positive, got %v", opts.verifyTimeout)
+	}
+	prog, err := findAttest()
+	if err != nil {
+		return nil, "", usageErrorf("the trust flags need the signature verifier: %s", err)
+	}
+	args := []string{"ledger-verify"}
+	var who []string
+	for _, k := range opts.trustKeys {
+		args = append(args, "--trust-key", k)
+		who = append(who, "key "+termtext.Line(k))
+	}
+	for i, id := range ids {
+		args = append(args, "--trust-identity", id)
+		who = append(who, "identity "+termtext.Line(id))
+		if i < len(iss) {
+			args = append(args, "--trust-issuer", iss[i])
+		}
+	}
+	if opts.trustedRoot != "" {
+		args = append(args, "--trusted-root", opts.trustedRoot)
+	}
+	p := &verifyproc.Proc{Program: prog, Args: args, Timeout: opts.verifyTimeout, Logf: logf}
+	if err := p.Start(ctx); err != nil {
+		return nil, "", usageErrorf("the ledger's signature verifier: %v", err)
+	}
+	return p, strings.Join(who, ", "), nil
 }
 
 func newLedgerKeyCmd() *cobra.Command {
@@ -209,7 +273,17 @@ func ledgerServeRun(cmd *cobra.Command, opts ledgerServeOptions) error {
 		return err
 	}
 	defer store.Close()
-	return server.Listen(ctx, server.ListenOptions{Store: store, Shown: shown, Addr: opts.addr, MaxBody: opts.maxBody, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+	lo := server.ListenOptions{Store: store, Shown: shown, Addr: opts.addr, MaxBody: opts.maxBody, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), RequireSigned: opts.requireSigned}
+	logger := log.New(cmd.ErrOrStderr(), "reelier ledger: ", log.LstdFlags)
+	verifier, trust, err := ledgerVerifier(ctx, opts, logger.Printf)
+	if err != nil {
+		return err
+	}
+	if verifier != nil {
+		defer verifier.Close()
+		lo.VerifyRecord, lo.Trust = verifier.Verify, trust
+	}
+	return server.Listen(ctx, lo)
 }
 
 func ledgerKeyCreateRun(cmd *cobra.Command, opts ledgerKeyOptions) error {

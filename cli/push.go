@@ -107,7 +107,7 @@ func pushRun(cmd *cobra.Command, opts pushOptions) error {
 	}
 	name := skills[0].skill.Name()
 	po := push.Options{
-		Skill: name, SkillMd: skills[0].src, RunsFile: runlog.Path(opts.runsDir, name),
+		Skill: name, SkillMd: skills[0].src, RunsFile: runlog.Path(opts.runsDir, name), BundlesDir: runlog.BundleDir(opts.runsDir, name),
 		StatePath: push.DefaultStatePath, All: opts.all, WithSkill: opts.withSkill,
 	}
 	if opts.dryRun {

@@ -2,7 +2,10 @@ package push
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -20,6 +23,10 @@ type Options struct {
 	RunsFile string
 	// StatePath is the cursor file, normally DefaultStatePath.
 	StatePath string
+	// BundlesDir is the folder of the skill's signed receipts
+	// (runlog.BundleDir); "" sends no bundle. A record whose bundle is
+	// there (runlog.BundleName) is sent with it.
+	BundlesDir string
 	// Root, when set, is the directory RunsFile and StatePath are names
 	// in: every file the push reads or writes (the history, the state, its
 	// lock, a corrupt state set aside) is reached through it, so no
@@ -238,7 +245,38 @@ func (b *batch) send(ctx context.Context, r record) Outcome {
 	if r.err != nil {
 		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("line %d is not a JSON run record (%v); it was not sent", r.line, r.err)}
 	}
-	return b.opts.Client.PushRun(ctx, b.opts.Skill, r.data)
+	bundle, err := b.bundle(r)
+	if err != nil {
+		return Outcome{Kind: Rejected, Reason: err.Error() + "; the record was not sent"}
+	}
+	return b.opts.Client.PushSignedRun(ctx, b.opts.Skill, r.data, bundle)
+}
+
+// maxBundle bounds a bundle file read (a receipt's is a few KiB).
+const maxBundle = 16 << 20
+
+// bundle is the record's bundle from BundlesDir, nil when there is none.
+func (b *batch) bundle(r record) ([]byte, error) {
+	if b.opts.BundlesDir == "" {
+		return nil, nil
+	}
+	var head struct {
+		StartedAt string `json:"startedAt"`
+	}
+	if json.Unmarshal(r.data, &head) != nil || head.StartedAt == "" {
+		return nil, nil
+	}
+	name := filepath.Join(b.opts.BundlesDir, runlog.BundleName(head.StartedAt, wire.RecordSHA256(r.data)))
+	data, err := place{b.opts.Root}.readFileMax(name, maxBundle)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("its bundle %s cannot be read: %v", name, err)
+	case !json.Valid(data):
+		return nil, fmt.Errorf("its bundle %s is not JSON", name)
+	}
+	return data, nil
 }
 
 // save writes the state. After an accepted record (index ≥ 0) a failure

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -133,6 +134,26 @@ func (p place) readFile(name string) ([]byte, error) {
 		return p.root.ReadFile(name)
 	}
 	return os.ReadFile(name)
+}
+
+// readFileMax reads a file of at most max bytes.
+func (p place) readFileMax(name string, max int64) ([]byte, error) {
+	var f *os.File
+	var err error
+	if p.root != nil {
+		f, err = p.root.Open(name)
+	} else {
+		f, err = os.Open(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		err = fmt.Errorf("more than %d bytes", max)
+	}
+	return data, err
 }
 
 func (p place) mkdirAll(name string) error {
