@@ -111,17 +111,20 @@ func pushRun(cmd *cobra.Command, opts pushOptions) error {
 		StatePath: push.DefaultStatePath, All: opts.all, WithSkill: opts.withSkill,
 	}
 	if opts.dryRun {
+		// The dry run plans from this ledger's cursor: it reads the URL,
+		// never the key.
+		po.Ledger = push.LedgerFromEnv(os.Getenv)
 		return push.WriteDryRun(cmd.OutOrStdout(), po, opts.path)
 	}
-	cfg, err := push.ConfigFromEnv(os.Getenv)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := push.Resolve(ctx, os.Getenv, nil)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
 	po.Client = &push.Client{Config: cfg}
 	pr := &push.Reporter{Out: cmd.OutOrStdout(), Errw: cmd.ErrOrStderr(), StatePath: po.StatePath}
 	po.Report = pr.Event
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	res, err := push.Push(ctx, po)
 	if errors.Is(err, fs.ErrNotExist) {
 		return usageErrorf("no run history for skill %q: %s does not exist (reelier run writes it)", name, po.RunsFile)

@@ -198,7 +198,9 @@ func (c *Client) post(ctx context.Context, path string, body []byte, idemKey str
 	// otherwise resend a POST carrying an Idempotency-Key on its own after
 	// a dropped connection, and the contract is one attempt per request.
 	req.GetBody = nil
-	req.Header.Set("Authorization", "Bearer "+c.Config.Key)
+	if c.Config.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Config.Key)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	if idemKey != "" {
 		req.Header.Set(wire.IdempotencyHeader, idemKey)
