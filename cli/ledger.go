@@ -39,8 +39,12 @@ const ledgerServeLong = `Serve the receipt ledger's JSON API and its receipts pa
 
 API (the push client's side of it is 'reelier push --help'):
   POST /api/v1/skills            {name, skillMd}        200 {name}
-  POST /api/v1/runs              {skillName, record}    202 {id}; a repeated
+  POST /api/v1/runs              {skillName, record, bundle?}  202 {id,
+                                 signature, signer}; a repeated
                                  Idempotency-Key gets the first copy's id
+  GET  /api/v1/info              {keys, verifiesSignatures, requireSigned},
+                                 no key needed (push asks it when it has
+                                 no key)
   GET  /api/v1/skills            every skill with its figures; passRate
                                  leaves out runs against reelier mock
                                  unless ?mock=include
@@ -51,16 +55,40 @@ API (the push client's side of it is 'reelier push --help'):
                                  that failed and why
   GET  /api/v1/skills/NAME/versions  the skill file's upload history
 Errors: 400 {error, fieldErrors} for a body that is not a well-formed run
-record; 401 for a missing, unknown or revoked key; 403 for a read key
+record, or a forged or altered signed one (record.signature, with the
+reason); 401 for a missing, unknown or revoked key; 403 for a read key
 asked to push; 404 for a skill never uploaded;
 413 for a body over --max-body bytes; 415 unless the body is
-application/json; 503 while the database is unavailable.
+application/json; 503 while the database or the signature verifier is
+unavailable.
+
+Signed records (reelier run --sign; push sends each record's bundle):
+  --trust-key PUB                 trust this signing key (PEM public key,
+                                  reelier key init's signing.pub); repeatable
+  --trust-identity ID             trust keyless certificates for ID (e.g. a
+  --trust-issuer ISSUER             workflow's URL@ref) from ISSUER, chained
+  --trusted-root FILE               to FILE (a Sigstore trusted_root.json);
+                                    repeatable, issuers paired by position
+  --require-signed                refuse a record sent without a bundle
+  --verify-timeout D              longest one record may take (default 10s)
+A record whose bundle a trusted key or identity signed, and whose
+statement is this very record (its line's SHA-256, verdict, each step's
+outcome and digests), is stored as verified with its signer; one signed by
+anyone else (or by anyone, with no trust flags) as signed, not trusted; one
+without a bundle as unsigned. A record changed after signing, or a bundle
+changed or not a receipt, is refused (400, permanent: push exits 1 naming
+it). The pages show "verified · signer", "signed, not trusted" or
+"unsigned". The verifier is the reelier-attest program (beside reelier, on
+PATH, or $REELIER_ATTEST), run as one child process speaking JSON lines and
+restarted if it dies; with trust flags and no such program, or keys it
+cannot read, the ledger does not start (exit 2).
 
 Pages: / (skills with latest verdict, pass rate, healed runs, tokens,
 duration, last run), /skills/NAME (pass/fail strip, duration and token
 chart by run order, runs with their failing step and first failure),
 /skills/NAME/file (the uploaded file, its upload history and diffs),
-/runs/ID (the receipt: steps, where it ran, what healed). An unchecked run
+/runs/ID (the receipt: its signature, steps, where it ran, what healed).
+The pages read from 420 to 1280 px wide. An unchecked run
 is never shown as passed. A run stopped by its set-up (a refused write, an
 input that could not be sent) is config: counted apart, not a failure and
 not in the pass rate. A run against reelier mock is labelled mock and left
@@ -77,6 +105,7 @@ It stops cleanly on Ctrl-C or SIGTERM.
 
 Examples:
   reelier ledger serve
+  reelier ledger serve --trust-key ~/.config/reelier/keys/signing.pub
   reelier ledger serve --db sqlite:/var/lib/reelier/ledger.db
   REELIER_LEDGER_DB=postgres://reelier@db.internal/reelier \
     reelier ledger serve --addr 0.0.0.0:8787`
@@ -145,7 +174,7 @@ func defaultStore() string {
 func newLedgerServeCmd() *cobra.Command {
 	var opts ledgerServeOptions
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--db STORE]",
+		Use:   "serve [--addr HOST:PORT] [--db STORE] [--trust-key PUB]… [--trust-identity ID --trust-issuer ISSUER --trusted-root FILE] [--require-signed]",
 		Short: "Serve the ledger's API and receipts pages",
 		Long:  ledgerServeLong,
 		Args:  cobra.NoArgs,
