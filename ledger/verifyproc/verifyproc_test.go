@@ -71,7 +71,7 @@ func child(t *testing.T, kind string, args ...string) *verifyproc.Proc {
 
 // signedRecord is a record of "weekly" and its bundle, signed with a new
 // key whose public half is written to pubPath.
-func signedRecord(t *testing.T, pubPath string) ([]byte, []byte) {
+func signedRecord(t testing.TB, pubPath string) ([]byte, []byte) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -151,5 +151,31 @@ func TestBrokenVerifier(t *testing.T) {
 				t.Errorf("%d children started; want a fresh one for the second request", p.Starts)
 			}
 		})
+	}
+}
+
+// BenchmarkVerifier is one signed record verified by the ledger's
+// verifier child: the request line out, the check in reelier-attest
+// (the record matched to its statement, the signature against the
+// trusted key), the answer back (BENCHMARKS.md, "Signed receipts").
+func BenchmarkVerifier(b *testing.B) {
+	pub := filepath.Join(b.TempDir(), "signing.pub")
+	line, bundle := signedRecord(b, pub)
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv(childEnv, "attest")
+	p := &verifyproc.Proc{Program: self, Args: []string{"ledger-verify", "--trust-key", pub}}
+	defer p.Close()
+	ctx := context.Background()
+	if err := p.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if sig, err := p.Verify(ctx, "weekly", line, bundle); err != nil || sig.State != server.SignatureVerified {
+			b.Fatal(sig, err)
+		}
 	}
 }
