@@ -89,3 +89,27 @@ func FuzzLedgerCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigVerdict: a run stopped by how it was set up (verdict config:
+// every failed step refused by the gate, an input, an approval or a
+// policy) is a receipt like any other; a statement that says config over a
+// step that failed its check is refused.
+func TestConfigVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		kind runlog.Kind
+		ok   bool
+	}{{runlog.KindGate, true}, {runlog.KindInput, true}, {runlog.KindCheck, false}} {
+		r := record()
+		r.Steps[0].Outcome, r.Steps[0].Kind = runlog.Failed, tc.kind
+		r.Finish(false)
+		r.Verdict = runlog.VerdictConfig
+		st, err := attest.BuildStatement(attest.Input{Record: r, Src: []byte(skillSrc), Name: "search.skill.md", Version: "v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = attest.ParseStatement(st)
+		if (err == nil) != tc.ok {
+			t.Errorf("config over a %s failure: %v; want accepted %v", tc.kind, err, tc.ok)
+		}
+	}
+}
