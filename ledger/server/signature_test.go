@@ -241,3 +241,24 @@ func TestSignaturePolicy(t *testing.T) {
 		t.Errorf("info of a keyed, verifying ledger without a key: %d %s", status, info)
 	}
 }
+
+// TestSignerShownInert: a signer's text (a certificate names whatever its
+// issuer put in it) is shown escaped on the receipt and the skill page:
+// markup as text, bidi controls as visible escapes.
+func TestSignerShownInert(t *testing.T) {
+	l := newTestLedger(t, false, 0)
+	l.uploadSkill(t, "weekly")
+	run := ledgertest.StoredRun("weekly", 0, runlog.Passed)
+	run.Signature, run.Signer = server.SignatureVerified, "certificate <script>alert(1)</script>\u202eevil"
+	id, _, err := l.store.AddRun(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/runs/" + id, "/skills/weekly"} {
+		_, page := l.do(t, "GET", path, nil, nil)
+		if strings.Contains(string(page), "<script>") || strings.Contains(string(page), "\u202e") ||
+			!strings.Contains(string(page), `verified · <bdi class="signer">certificate &lt;script&gt;alert(1)&lt;/script&gt;\u202eevil</bdi>`) {
+			t.Errorf("%s does not show the signer inert", path)
+		}
+	}
+}
