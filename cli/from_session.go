@@ -8,6 +8,7 @@ import (
 	"github.com/reelier/reelier/compile"
 	"github.com/reelier/reelier/record/agentcfg"
 	"github.com/reelier/reelier/record/session"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/spf13/cobra"
 )
 
@@ -29,6 +30,13 @@ one is a reconstruction ("observed: file"); the stream a harness prints on
 its own standard output is an observation ("observed: stream"). Recording
 through ` + "`reelier mcp`" + ` (see ` + "`reelier install`" + `) is lossless and keeps tool
 annotations; compiling from history is the zero-setup way in.
+
+Last comes the product's case in one line: what the agent's session cost
+— the tokens its host logged (for Claude Code, each assistant message's
+usage once; for a stream, its result line's totals), priced with
+Reelier's price table and your own (see reelier cost --help; a model
+without a price is "price unknown", never $0) — against what a replay of
+the skill costs at Level 0: nothing, 0 LLM tokens.
 
 The skill is written to --out, or to <name>.skill.md in the current
 directory (--name defaults to session-<first 8 characters of its id>);
@@ -88,9 +96,15 @@ type fromSessionReport struct {
 	Lines      session.LineCounts `json:"lines"`
 	Error      string             `json:"error,omitempty"`
 	Summary    *compile.Summary   `json:"summary,omitempty"`
+	// Cost is what the session's tokens cost against its replay.
+	Cost session.Cost `json:"cost"`
 }
 
 func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
+	prices, err := cost.Load()
+	if err != nil {
+		return usageErrorf("the price table: %v", err)
+	}
 	s, source, err := session.ReadInput(opts.input, cmd.InOrStdin())
 	if err != nil {
 		return err
@@ -117,7 +131,7 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 	if out == "" {
 		out = compile.DefaultSkillPath(name, opts.input)
 	}
-	rep := fromSessionReport{Input: source, Observed: observed, Replayable: len(s.Calls), Skipped: s.Skipped, Lines: s.Lines}
+	rep := fromSessionReport{Input: source, Observed: observed, Replayable: len(s.Calls), Skipped: s.Skipped, Lines: s.Lines, Cost: s.Cost(prices)}
 	if rep.Skipped == nil {
 		rep.Skipped = []session.Skip{}
 	}
@@ -153,7 +167,11 @@ func fromSessionRun(cmd *cobra.Command, opts fromSessionOptions) error {
 		return nil
 	}
 	fmt.Fprintln(w, session.ObservedLine(observed))
-	return res.Summary.WriteText(w)
+	if err := res.Summary.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, rep.Cost.Line())
+	return nil
 }
 
 // writeJSON prints v as indented JSON.

@@ -62,7 +62,7 @@ var commandFamily = map[string]string{
 	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills", "approve": "skills",
 	"mcp": "record", "trace": "record", "policy": "record",
 	"mock":    "replay",
-	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
+	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "cost": "replay", "diff": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
 	"serve": "share", "push": "share", "ledger": "share", "summary": "share", "ci": "share",
 	"key": "share", "verify": "share",
@@ -82,6 +82,7 @@ var commands = []struct {
 	{"run", newRunCmd},
 	{"calibrate", newCalibrateCmd},
 	{"bench", newBenchCmd},
+	{"cost", newCostCmd},
 	{"diff", newDiffCmd},
 	{"compile", newCompileCmd},
 	{"mcp", newMCPCmd},
@@ -178,6 +179,8 @@ func neededCommands(args []string) func(name string) bool {
 
 // Main runs the reelier command line and returns the process exit code.
 func Main() int {
+	mayHandOff = true
+	seatbeltMain()
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 

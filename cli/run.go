@@ -209,7 +209,7 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.SkipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
 	f.BoolVar(&opts.FailOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
 	f.BoolVar(&opts.FailOnOpenQuestions, "fail-on-open-questions", false, "exit 1 when a skill that ran has unresolved open questions (bullets under ## Open questions), whatever its verdict")
-	f.StringVar(&opts.policy, "policy", "", "put every step's call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`); a policy that does not load runs nothing (exit 2)")
+	f.StringVar(&opts.policy, "policy", "", "put every step's call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`), evaluated by the reelier-seatbelt program reelier hands the process to; a policy that does not load, or no such program, runs nothing (exit 2)")
 	f.BoolVar(&opts.IgnoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
 	f.StringVar(&opts.RunID, "run-id", "", "name the run `ID` (its record's runId) instead of a fresh random one: a retry of a run given its ID sends each write step the same idempotency key (_meta dev.reelier/idempotency-key)")
 	f.IntVar(&opts.MaxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")

@@ -49,6 +49,7 @@ func TestSpecReplayContract(t *testing.T) {
 			Approval: &runlog.ApprovalRecord{Status: replay.ApprovalStale, Digest: "sha256:…", Changed: []string{"args"}},
 			Write:    &runlog.WriteRecord{IdempotencyKey: "k", Resource: "mcptest://items/1"},
 			Policy:   &runlog.PolicyDecision{Digest: "sha256:0", Rule: "r", Action: "deny"},
+			LLM:      &runlog.LLMUsage{InputTokens: 1, Models: []runlog.ModelUsage{{Model: "m", InputTokens: 1, CostMicroUSD: new(int64)}}},
 		}}}
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -76,6 +77,28 @@ func TestSpecReplayContract(t *testing.T) {
 	}
 	if len(spec) != len(added) {
 		t.Errorf("SPEC.md lists %d added fields %q, the record has %d %q", len(spec), spec, len(added), added)
+	}
+	// The llm row names what the models' entries hold.
+	{
+		var st map[string]json.RawMessage
+		json.Unmarshal(steps[0]["llm"], &st)
+		var models []map[string]json.RawMessage
+		json.Unmarshal(st["models"], &models)
+		row := ""
+		for _, r := range tables["The run record"] {
+			if r[0] == "`llm`" {
+				row = r[2]
+			}
+		}
+		names := []string{"models"}
+		for k := range models[0] {
+			names = append(names, k)
+		}
+		for _, k := range names {
+			if !strings.Contains(row, `"`+k+`"`) {
+				t.Errorf("SPEC.md's llm row does not name %q", k)
+			}
+		}
 	}
 	// The kind row names every failure kind, the approval row every
 	// approval status, and the write row the _meta key the key is sent

@@ -49,7 +49,7 @@ func DefaultConfig() Config {
 
 // binaries built by Build.
 type binaries struct {
-	reelier, base, hello, copy, jsonl, relay, echoserver, rawecho, measure string
+	reelier, seatbelt, base, hello, copy, jsonl, relay, echoserver, rawecho, measure string
 }
 
 // moduleRoot returns the folder of the go.mod that holds this package.
@@ -77,6 +77,7 @@ func build(dir string) (binaries, error) {
 	}
 	b := binaries{
 		reelier:    filepath.Join(dir, "reelier"),
+		seatbelt:   filepath.Join(dir, "reelier-seatbelt"),
 		hello:      filepath.Join(dir, "hello"),
 		copy:       filepath.Join(dir, "copy"),
 		jsonl:      filepath.Join(dir, "jsonl"),
@@ -87,6 +88,7 @@ func build(dir string) (binaries, error) {
 	}
 	pkgs := [][2]string{
 		{b.reelier, "./cmd/reelier"},
+		{b.seatbelt, "./cmd/reelier-seatbelt"},
 		{b.hello, "./bench/ab/limits/hello"},
 		{b.copy, "./bench/ab/limits/copy"},
 		{b.jsonl, "./bench/ab/limits/jsonl"},
@@ -316,6 +318,11 @@ func Run(c Config) error {
 	if c.ProxyCalls > 0 && (c.Only == nil || c.Only.MatchString("proxy")) {
 		if err := proxyBench(c, b); err != nil {
 			return fmt.Errorf("proxy: %w", err)
+		}
+	}
+	if c.Only == nil || c.Only.MatchString("handoff") {
+		if err := handoffBench(c, b); err != nil {
+			return fmt.Errorf("handoff: %w", err)
 		}
 	}
 	return nil

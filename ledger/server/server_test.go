@@ -177,6 +177,10 @@ func TestRunUploadBadInput(t *testing.T) {
 			s["llm"] = map[string]any{"inputTokens": 1.5}
 			step(m, 1)["why"] = "because"
 		}))), nil, 400},
+		{"llm_models_wrong_types", env(string(edit(func(m map[string]any) {
+			step(m, 0)["llm"] = map[string]any{"inputTokens": 10, "outputTokens": 1, "models": []any{
+				map[string]any{"model": 3, "inputTokens": -1, "outputTokens": 1, "costMicroUsd": 1.5}, "claude", map[string]any{"model": "a\nb", "inputTokens": 1, "outputTokens": 1}}}
+		}))), nil, 400},
 		{"bad_timestamp", env(string(edit(func(m map[string]any) { m["finishedAt"] = "yesterday" }))), nil, 400},
 		{"skill_mismatch", env(string(edit(func(m map[string]any) { m["skill"] = "monthly" }))), nil, 400},
 		{"passed_but_failed_step", env(string(edit(func(m map[string]any) {

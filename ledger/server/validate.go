@@ -268,6 +268,9 @@ func (w walker) step(path string, v any) {
 		if m, ok := llm.(map[string]any); ok {
 			w.count(m, path+".llm.inputTokens", "inputTokens", 0, -1, true)
 			w.count(m, path+".llm.outputTokens", "outputTokens", 0, -1, true)
+			if models, present := m["models"]; present {
+				w.llmModels(path+".llm.models", models)
+			}
 		} else {
 			w.fe.add(path+".llm", "must be an object, got %s", kind(llm))
 		}
@@ -282,6 +285,41 @@ func (w walker) step(path string, v any) {
 		} else {
 			w.fe.add(path+".why", "must be an object, got %s", kind(why))
 		}
+	}
+}
+
+// maxLLMModels bounds the models one step's usage names: a heal asks
+// at most two (Level 1 and Level 2).
+const maxLLMModels = 8
+
+// llmModels checks a step's usage by model: [{"model", "inputTokens",
+// "outputTokens", "costMicroUsd"?}], the cost a whole number of
+// micro-dollars when it is there (absent: price unknown).
+func (w walker) llmModels(path string, v any) {
+	list, ok := v.([]any)
+	if !ok {
+		w.fe.add(path, "must be an array, got %s", kind(v))
+		return
+	}
+	if len(list) > maxLLMModels {
+		w.fe.add(path, "must list at most %d models, got %d", maxLLMModels, len(list))
+		return
+	}
+	for i, e := range list {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			w.fe.add(p, "must be an object, got %s", kind(e))
+			continue
+		}
+		if s, ok := w.str(m, p+".model", "model", true); ok {
+			if msg := provenanceProblem(s, maxServerBytes); msg != "" {
+				w.fe.add(p+".model", "%s", msg)
+			}
+		}
+		w.count(m, p+".inputTokens", "inputTokens", 0, -1, true)
+		w.count(m, p+".outputTokens", "outputTokens", 0, -1, true)
+		w.count(m, p+".costMicroUsd", "costMicroUsd", 0, -1, false)
 	}
 }
 

@@ -49,6 +49,7 @@ type Session struct {
 	seen    map[string]bool  // replayable tool_use ids already met
 	skips   map[Skip]int     // Skip with Count 0 → count
 	events  []event          // in Keep mode: calls, results and notes in order
+	msgs    []string         // the latest assistant message ids whose usage is counted
 }
 
 // Usage is the tokens one model spent in a session, as the host logged

@@ -346,7 +346,7 @@ func Footer(w io.Writer, res *replay.Result, s Style) {
 		fmt.Fprintf(w, "                (unchecked steps ran without asserts; they are not counted as passed)\n")
 	}
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
-	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
+	fmt.Fprintf(w, "  LLM tokens:   %d [measured]%s\n", t.LLMInputTokens+t.LLMOutputTokens, costNote(runlog.LLMCost(res.Record.Steps)))
 	writePolicy(w, res.Record.Steps)
 	writeHealed(w, res)
 	if res.Record.Mock() {

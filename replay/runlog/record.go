@@ -304,6 +304,52 @@ type Digest struct {
 type LLMUsage struct {
 	InputTokens  int64 `json:"inputTokens"`
 	OutputTokens int64 `json:"outputTokens"`
+	// Models splits the tokens by the model that spent them (Level 1 and
+	// Level 2 may ask different ones), each with what it cost; absent in
+	// records written before it.
+	Models []ModelUsage `json:"models,omitempty"`
+}
+
+// ModelUsage is the tokens one model spent on a step, and their cost.
+type ModelUsage struct {
+	Model        string `json:"model"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	// CostMicroUSD is what the tokens cost in millionths of a US dollar,
+	// at the prices the run had (Reelier's price table, with the user's
+	// file over it); absent when the run had no price for the model.
+	CostMicroUSD *int64 `json:"costMicroUsd,omitempty"`
+}
+
+// Cost adds up what the step's tokens cost, in micro-dollars, and the
+// tokens whose cost is unknown: those of a model without a price, and
+// all of them in a record written before costs were.
+func (u *LLMUsage) Cost() (micros, unpriced int64) {
+	if u == nil {
+		return 0, 0
+	}
+	if len(u.Models) == 0 {
+		return 0, u.InputTokens + u.OutputTokens
+	}
+	for _, m := range u.Models {
+		if m.CostMicroUSD == nil {
+			unpriced += m.InputTokens + m.OutputTokens
+			continue
+		}
+		micros += *m.CostMicroUSD
+	}
+	return micros, unpriced
+}
+
+// LLMCost adds up the cost of a run's steps: the micro-dollars known and
+// the tokens whose cost is unknown.
+func LLMCost(steps []StepRecord) (micros, unpriced int64) {
+	for _, s := range steps {
+		m, u := s.LLM.Cost()
+		micros += m
+		unpriced += u
+	}
+	return micros, unpriced
 }
 
 // Why explains a changed step with observed facts only.

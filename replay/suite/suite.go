@@ -28,6 +28,7 @@ import (
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
 	"github.com/reelier/reelier/replay/receipt"
@@ -175,6 +176,13 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		// The skills that could not be read were reported above.
 		return exitstatus.Silent(exitstatus.Usage)
+	}
+	if opts.MaxLevel >= 1 && opts.Heal.Prices == nil {
+		prices, err := cost.Load()
+		if err != nil {
+			return exitstatus.Usagef("the price table: %v", err)
+		}
+		opts.Heal.Prices = prices
 	}
 	s := &runner{opts: opts, base: base, out: opts.Stdout, errw: opts.Stderr,
 		ladder: Ladders(opts.MaxLevel, opts.LLM, opts.Heal, opts.getenv), broken: broken}
