@@ -49,6 +49,7 @@ func TestScripts(t *testing.T) {
 			"driftapi":    driftAPI,
 			"ledgerd":     ledgerD,
 			"ledgerconns": ledgerConns,
+			"ledgerget":   ledgerGet,
 			"envfile":     envFile,
 			"exitcode":    exitCodeCmd,
 			"keyless":     keylessCmd,

@@ -34,6 +34,13 @@ type testLedger struct {
 
 func newTestLedger(t *testing.T, withKey bool, maxBody int64) *testLedger {
 	t.Helper()
+	return newTestLedgerWith(t, withKey, maxBody, nil)
+}
+
+// newTestLedgerWith is newTestLedger with the server's Config changed by
+// cfg (when not nil).
+func newTestLedgerWith(t *testing.T, withKey bool, maxBody int64, cfg func(*server.Config)) *testLedger {
+	t.Helper()
 	store, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,11 @@ func newTestLedger(t *testing.T, withKey bool, maxBody int64) *testLedger {
 			t.Fatal(err)
 		}
 	}
-	l.srv = httptest.NewServer(server.NewServer(server.Config{Store: store, MaxBody: maxBody, Now: fixedNow, Logf: t.Logf}))
+	c := server.Config{Store: store, MaxBody: maxBody, Now: fixedNow, Logf: t.Logf}
+	if cfg != nil {
+		cfg(&c)
+	}
+	l.srv = httptest.NewServer(server.NewServer(c))
 	t.Cleanup(l.srv.Close)
 	return l
 }
@@ -113,6 +124,14 @@ func (l *testLedger) uploadSkillMd(t *testing.T, name, md string) {
 func (l *testLedger) pushRun(t *testing.T, skill string, record []byte) (int, []byte) {
 	t.Helper()
 	return l.do(t, "POST", wire.RunsPath, wire.EncodeRunUpload(skill, record),
+		map[string]string{wire.IdempotencyHeader: wire.IdempotencyKey(skill, record)})
+}
+
+// pushSigned sends one record with its bundle the way the push client
+// does.
+func (l *testLedger) pushSigned(t *testing.T, skill string, record, bundle []byte) (int, []byte) {
+	t.Helper()
+	return l.do(t, "POST", wire.RunsPath, wire.EncodeSignedRunUpload(skill, record, bundle),
 		map[string]string{wire.IdempotencyHeader: wire.IdempotencyKey(skill, record)})
 }
 

@@ -31,6 +31,8 @@ func (fe fieldErrors) add(path, format string, args ...any) {
 type runUpload struct {
 	skill  string
 	record []byte
+	// bundle is the record's Sigstore bundle as sent, nil when none.
+	bundle []byte
 	rec    runlog.Record
 	// totals are derived from the steps, whatever the record's own say.
 	totals                runlog.Totals
@@ -67,6 +69,13 @@ func parseRunUpload(body []byte) (*runUpload, fieldErrors) {
 		return nil, fe
 	}
 	up.record = bytes.TrimSpace(raw)
+	if b, ok := env["bundle"]; ok && !bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		if _, isObj := decodeValue(b).(map[string]any); !isObj {
+			fe.add("bundle", "must be a Sigstore bundle (a JSON object), got %s", kind(decodeValue(b)))
+			return nil, fe
+		}
+		up.bundle = bytes.TrimSpace(b)
+	}
 	if err := json.Unmarshal(raw, &up.rec); err != nil {
 		fe.add("record", "%v", err)
 		return nil, fe
