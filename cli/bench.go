@@ -9,14 +9,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/spf13/cobra"
 )
 
 const benchLong = `Summarise a skill's run history: how many runs, how many passed,
 step outcomes, the level at which steps held (L0 plain replay, L1/L2
-healed), escalation attempts against heals per level, LLM tokens spent, and
-step latency p50/p95. No cost figures: token counts only.
+healed), escalation attempts against heals per level, LLM tokens spent and
+what they cost as each run recorded it (see reelier cost: a model without
+a price is counted apart as "price unknown", never $0), and step latency
+p50/p95.
 
 The history is <runs-dir>/<skill-name>.jsonl, the file reelier run appends
 to; the skill's name comes from its frontmatter. Every count is derived from
@@ -108,6 +111,20 @@ func readHistory(path string) (*runlog.History, error) {
 	return runlog.Read(f)
 }
 
+// costText is an amount of heal cost for a person: "$0.0027", with the
+// tokens no price covered ("$0.0027 + price unknown for 1200 tokens"),
+// or "price unknown for 1200 tokens" — never $0.00 for tokens of
+// unknown price.
+func costText(micros, unpriced int64) string {
+	switch {
+	case unpriced == 0:
+		return cost.Micros(micros).String()
+	case micros == 0:
+		return fmt.Sprintf("price unknown for %d tokens", unpriced)
+	}
+	return fmt.Sprintf("%s + price unknown for %d tokens", cost.Micros(micros), unpriced)
+}
+
 func writeBench(w io.Writer, path string, s runlog.Summary) {
 	fmt.Fprintf(w, "skill:          %s\n", s.Skill)
 	fmt.Fprintf(w, "history:        %s\n", path)
@@ -126,6 +143,7 @@ func writeBench(w io.Writer, path string, s runlog.Summary) {
 	e := s.Escalation
 	fmt.Fprintf(w, "escalation:     L1 %d attempted, %d healed; L2 %d attempted, %d healed\n", e.L1Attempts, e.L1Heals, e.L2Attempts, e.L2Heals)
 	fmt.Fprintf(w, "LLM tokens:     %d (%d input, %d output)\n", s.LLMInputTokens+s.LLMOutputTokens, s.LLMInputTokens, s.LLMOutputTokens)
+	fmt.Fprintf(w, "LLM cost:       %s\n", costText(s.LLMCostMicroUSD, s.LLMUnpricedTokens))
 	fmt.Fprintf(w, "step latency:   p50 %dms, p95 %dms (over %d steps that ran)\n", s.Latency.P50, s.Latency.P95, s.Latency.Samples)
 	if s.LegacyRecords > 0 {
 		fmt.Fprintf(w, "legacy records: %d (pre-0.2.0; counts derived from their step outcomes)\n", s.LegacyRecords)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -39,8 +40,9 @@ Without -w it prints what it would change and the diff; with -w it writes
 the skill back, atomically and under the lock heals take, with a
 changelog line.
 
-Exit status: 0 when calibrated (whatever it found); 1 when a server could
-not be started; 2 for usage errors and skills that do not parse.`
+Exit status: 0 when calibrated (whatever it found); 2 for usage errors and
+skills that do not parse; 3 when a server could not be started or the
+skill could not be rewritten; 130 when interrupted (nothing is written).`
 
 const calibrateExample = `  reelier calibrate skills/weather.skill.md --wrap "npx -y @acme/weather-mcp"
   reelier calibrate -w --runs 5 --servers-from-skill skills/weather.skill.md
@@ -117,7 +119,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	defer stopTools()
 	rep := calibrate.Measure(ctx, l.skill, calibrate.Options{Runs: opts.runs, Run: ro})
 	if ctx.Err() != nil {
-		return &exitError{Code: exitFailed, Err: ctx.Err()}
+		return &exitError{Code: exitInterrupted, Err: errors.New("interrupted: nothing was written")}
 	}
 	out := cmd.OutOrStdout()
 	if opts.json {
@@ -141,7 +143,7 @@ func runCalibrate(cmd *cobra.Command, path string, opts calibrateOptions) error 
 	}
 	changed, err := writeback.Rewrite(l.path, func(s *ast.Skill) (bool, error) { return calibrate.Apply(s, rep, now), nil })
 	if err != nil {
-		return &exitError{Code: exitFailed, Err: err}
+		return &exitError{Code: exitTool, Err: err}
 	}
 	if changed && !opts.json {
 		cmd.PrintErrf("[reelier] wrote %s\n", l.path)

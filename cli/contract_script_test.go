@@ -25,11 +25,12 @@ func TestLedgerContract(t *testing.T) {
 		{"postgres", func(t *testing.T) string { return ledgertest.PostgresDSN(t) }},
 	} {
 		t.Run(store.name, func(t *testing.T) {
-			dsn := store.dsn(t)
+			store.dsn(t) // skips, or fails under CI, without a server
 			testscript.Run(t, testscript.Params{
 				Dir: "testdata/contract",
+				// Each script gets a store of its own (a fresh schema).
 				Setup: func(env *testscript.Env) error {
-					env.Setenv(ledgerdPostgres, dsn)
+					env.Setenv(ledgerdPostgres, store.dsn(t))
 					return nil
 				},
 				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

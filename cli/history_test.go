@@ -43,8 +43,10 @@ func TestHistoryExitCodes(t *testing.T) {
 		{[]string{"scan", "--dir", "."}, exitOK},
 		{[]string{"scan", "--dir", "missing"}, exitUsage},
 		{[]string{"scan", "extra"}, exitUsage},
-		{[]string{"install"}, exitFailed}, // no config
-		{[]string{"install", "--agent", "cursor"}, exitUsage},
+		{[]string{"install"}, exitFailed},                      // no config
+		{[]string{"install", "--agent", "cursor"}, exitFailed}, // no config
+		{[]string{"install", "--agent", "gemini"}, exitFailed}, // no config
+		{[]string{"install", "--agent", "windsurf"}, exitUsage},
 		{[]string{"uninstall"}, exitFailed}, // no backup
 	}
 	for _, tt := range tests {

@@ -12,35 +12,60 @@ const installLong = `Front every local MCP server your agent uses with the Reeli
 in place, so recording a workflow is one phrase away: afterwards, tell your
 agent "record this", do the work, and "done".
 
-The config is the project's .mcp.json if it exists, otherwise your
-~/.claude.json (its top-level servers and every project's). Each local
+The config is the first of the agent's files that exists (--agent, default
+claude):
+  claude   the project's .mcp.json, else ~/.claude.json (its top-level
+           servers and every project's)
+  gemini   the project's .gemini/settings.json, else
+           ~/.gemini/settings.json ($GEMINI_CLI_HOME for ~); comments in
+           it are kept byte for byte, as the Gemini CLI keeps them
+  cursor   the project's .cursor/mcp.json, else ~/.cursor/mcp.json
+Each reads its servers from "mcpServers". Each local
 server ({"command", "args"}) is rewritten to run
   <this reelier> mcp --wrap "<its original command line>"
 under the same name, with its env and every other field kept; nothing
-else in the file changes. Remote (url) servers are skipped and listed.
+else in the file changes (unknown keys, spacing, comments; a comment
+inside the command or args value goes with it). Remote servers (url,
+httpUrl, tcp) are skipped and listed.
 Servers already fronted — by this command, or as
 "npx -y reelier mcp --wrap …" — are left alone, so a second install
 changes nothing and writes no backup.
 
 Before anything is written the config is copied byte for byte to
 <config>.backup-<timestamp>; without that backup nothing is changed. A
-config that is not valid JSON is refused with the place of the error.
+config that is not valid JSON (for gemini: JSON with comments) is refused
+with the place of the error, and a read-only config is left alone.
 --dry-run prints the change as a diff and writes nothing. Restart your
 agent afterwards. ` + "`reelier uninstall`" + ` puts the newest backup back.
 
+--agent codex does the same for the Codex CLI: its config is the
+project's .codex/config.toml if it exists, otherwise config.toml under
+$CODEX_HOME (~/.codex). Each [mcp_servers.<name>] with a command gets
+command = "<this reelier>" and args = ["mcp", "--wrap", "<its command
+line>"]; env, cwd, tool approvals, unknown keys, comments and key order
+are kept byte for byte, and url servers are skipped. A config that is not
+valid TOML is refused with the place of the error.
+
+A config file with no write permission is refused, not replaced.
+
 Exit status: 0 when the config was rewritten or needed nothing; 1 when
-there is no config, or it could not be written (it is then unchanged); 2
-for usage errors and a config that is not valid JSON.
+there is no config, or it could not be written or is read-only (it is then
+unchanged); 2 for usage errors and a config that is not valid JSON (TOML
+for Codex).
 
 Examples:
   reelier install --dry-run
   reelier install
+  reelier install --agent gemini
+  reelier install --agent codex
   reelier uninstall`
 
 const uninstallLong = `Undo ` + "`reelier install`" + `: restore the newest backup it wrote
-(<config>.backup-<timestamp>) of the project's .mcp.json or, when that has
-none, of ~/.claude.json, byte for byte. The backup is kept. With no
-backup, nothing is guessed: the command fails and names what it checked.
+(<config>.backup-<timestamp>) of the agent's project config or, when that
+has none, of its user config (for claude: .mcp.json, then ~/.claude.json;
+see reelier install --help for codex, gemini and cursor), byte for byte. The
+backup is kept. With no backup, nothing is guessed: the command fails and
+names what it checked.
 
 Exit status: 0 when a backup was restored; 1 when there was none or it
 could not be written; 2 for usage errors.
@@ -56,7 +81,7 @@ type installOptions struct {
 func newInstallCmd() *cobra.Command {
 	var opts installOptions
 	cmd := &cobra.Command{
-		Use:   "install [--agent claude] [--dry-run]",
+		Use:   "install [--agent claude|codex|gemini|cursor] [--dry-run]",
 		Short: "Front your agent's MCP servers with the recorder (backs up first)",
 		Long:  installLong,
 		Args:  cobra.NoArgs,
@@ -65,7 +90,7 @@ func newInstallCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change (only claude)")
+	f.StringVar(&opts.agent, "agent", "claude", "the agent whose config to change: claude, codex, gemini or cursor")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the change as a diff; write nothing")
 	return cmd
 }
@@ -73,7 +98,7 @@ func newInstallCmd() *cobra.Command {
 func newUninstallCmd() *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "uninstall [--agent claude]",
+		Use:   "uninstall [--agent claude|codex|gemini|cursor]",
 		Short: "Restore the agent config reelier install backed up",
 		Long:  uninstallLong,
 		Args:  cobra.NoArgs,
@@ -81,7 +106,7 @@ func newUninstallCmd() *cobra.Command {
 			return uninstallRun(cmd, agent)
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore (only claude)")
+	cmd.Flags().StringVar(&agent, "agent", "claude", "the agent whose config to restore: claude, codex, gemini or cursor")
 	return cmd
 }
 

@@ -24,9 +24,10 @@ import (
 
 // ledgerProcess is a `reelier ledger serve` child process.
 type ledgerProcess struct {
-	cmd *exec.Cmd
-	url string
-	out *bufio.Reader
+	cmd  *exec.Cmd
+	url  string
+	out  *bufio.Reader
+	line string
 }
 
 var listening = regexp.MustCompile(`^reelier ledger: listening on (http://\S+) `)
@@ -34,9 +35,9 @@ var listening = regexp.MustCompile(`^reelier ledger: listening on (http://\S+) `
 // startLedger starts `reelier ledger serve` on a free loopback port and
 // returns once it has printed the address it listens on. The process is
 // stopped with SIGINT when the test ends, and must stop cleanly.
-func startLedger(t *testing.T, db string) *ledgerProcess {
+func startLedger(t *testing.T, db string, flags ...string) *ledgerProcess {
 	t.Helper()
-	cmd := exec.Command("reelier", "ledger", "serve", "--addr", "127.0.0.1:0", "--db", db)
+	cmd := exec.Command("reelier", append([]string{"ledger", "serve", "--addr", "127.0.0.1:0", "--db", db}, flags...)...)
 	cmd.Stderr = &bytes.Buffer{}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -53,7 +54,7 @@ func startLedger(t *testing.T, db string) *ledgerProcess {
 		cmd.Wait()
 		t.Fatalf("ledger did not start: %q %v; stderr: %s", line, err, cmd.Stderr)
 	}
-	p.url = m[1]
+	p.url, p.line = m[1], line
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGINT)
 		rest, _ := io.ReadAll(p.out)

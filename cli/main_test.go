@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reelier/reelier/policy/engine"
 	"github.com/reelier/reelier/replay/attest"
 	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -20,11 +21,20 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"reelier": func() { os.Exit(Main()) },
+		// reelier-seatbelt is cmd/reelier-seatbelt: the command line with
+		// the policy engine, which "reelier" (no engine) hands off to.
+		"reelier-seatbelt": func() {
+			SetPolicyEngine(engine.CEL{})
+			os.Exit(Main())
+		},
 		// reelier-attest is the program reelier verify and run --sign run.
 		"reelier-attest": func() { os.Exit(attest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// mcptestserver is the Go MCP test server (testkit/mcptest) for
 		// the mcp*.txtar scripts to --wrap.
 		"mcptestserver": func() { os.Exit(mcptest.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// hangmcp is a stdio MCP server whose one tool never answers
+		// (interrupt_test.go).
+		"hangmcp": func() { os.Exit(hangMCP()) },
 	})
 }
 
@@ -39,9 +49,11 @@ func TestScripts(t *testing.T) {
 			"driftapi":    driftAPI,
 			"ledgerd":     ledgerD,
 			"ledgerconns": ledgerConns,
+			"ledgerget":   ledgerGet,
 			"envfile":     envFile,
 			"exitcode":    exitCodeCmd,
 			"keyless":     keylessCmd,
+			"soloreelier": soloReelier,
 		},
 	})
 }

@@ -148,7 +148,7 @@ func newMCPCmd() *cobra.Command {
 	f.StringVar(&opts.http, "http", "", "serve the proxy to agents over streamable HTTP on `ADDR` (host:port) instead of stdio")
 	f.StringVar(&opts.tokenEnv, "token-env", "", "with --http, require the bearer token held in the environment variable `NAME`")
 	f.Var(&opts.maxMessage, "max-message", "read messages of up to `SIZE` from a server or the agent (bytes, or KiB, MiB, GiB); larger ones are answered with an error")
-	f.StringVar(&opts.policy, "policy", "", "put every call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`); a policy that does not load stops the proxy from starting")
+	f.StringVar(&opts.policy, "policy", "", "put every call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`), evaluated by the reelier-seatbelt program reelier hands the process to; a policy that does not load, or no such program, stops the proxy from starting (exit 2)")
 	f.StringArrayVar(&opts.secretVars, "secret-var", nil, "treat `name=value` as a secret the agent may send or a server may echo: it is recorded as «redacted:name», which compile turns into the input {{name}}; the agent and the servers still get the real value (repeatable; REELIER_REDACT=VAR keeps a value off the command line)")
 	return cmd
 }

@@ -7,10 +7,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/internal/mcphttp"
+	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/replay/mock"
 	"github.com/spf13/cobra"
 )
@@ -68,19 +70,35 @@ transport is served at http://ADDR/mcp, guarded like "reelier serve
 names an environment variable holding a bearer token (16+ characters)
 that every request must carry.
 
+Failing on purpose: --fail STEP[=KIND] makes the session's call number
+STEP (a skill's step STEP, one call a step) fail, so a replay's heal
+ladder or a CI job meets a failure without an outage: error (the
+default: an error result saying it was injected, with "_meta":
+{"reelier/mock": {"injected": "error", …}}), timeout (the call is never
+answered, so the client's time limit passes) or schema (tools/list serves
+the tool of the STEP-th recorded call with a required input field added:
+the run's drift check reports tool drift). A line on stderr notes each
+injected failure. reelier run marks a run against "reelier mock --fail"
+injected in its record, and reelier push does not send it. A STEP past
+the recordings' calls (the message names the traces and their call
+count) or an unknown KIND is exit 2.
+
 Exit status: 0 when the client disconnects (stdio) or on SIGINT/SIGTERM
 (HTTP); 1 when serving fails; 2 for usage or bad input — a missing or
 unreadable trace, a line that is not a trace record (PATH:LINE: reason),
-a trace with no tools and no calls, an unknown --match.
+a trace with no tools and no calls, an unknown --match, a --fail that
+does not read or names a call the recordings do not have.
 
 Examples:
   reelier run skills/weekly-bookings.skill.md --wrap "reelier mock .reelier/traces/weekly-bookings-1.jsonl"
   reelier run --yes skills/*.skill.md --wrap "reelier mock --match loose .reelier/traces/*.jsonl"
   reelier mock --ignore-arg args.requestId trace.jsonl
   reelier mock --http 127.0.0.1:8766 trace-1.jsonl trace-2.jsonl
-  reelier mcp --wrap "reelier mock trace.jsonl"      # record against a recording`
+  reelier mcp --wrap "reelier mock trace.jsonl"      # record against a recording
+  reelier run skill.skill.md --wrap "reelier mock --fail 2=timeout trace.jsonl"   # step 2 times out`
 
 type mockOptions struct {
+	fail     string
 	match    string
 	ignore   []string
 	http     string
@@ -90,7 +108,7 @@ type mockOptions struct {
 func newMockCmd() *cobra.Command {
 	var opts mockOptions
 	cmd := &cobra.Command{
-		Use:   "mock TRACE… [--match exact|loose] [--ignore-arg PATH]… [--http ADDR [--token-env NAME]]",
+		Use:   "mock TRACE… [--match exact|loose] [--ignore-arg PATH]… [--fail STEP[=KIND]] [--http ADDR [--token-env NAME]]",
 		Short: "Serve recordings back as an MCP server, for offline replays and tests",
 		Long:  mockLong,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -107,6 +125,7 @@ func newMockCmd() *cobra.Command {
 	f.StringVar(&opts.match, "match", string(mock.Exact), "compare arguments `MODE` exact (JSON values) or loose (keys, lengths and types only)")
 	f.StringArrayVar(&opts.ignore, "ignore-arg", nil, "leave the argument at `PATH` (args.date, args.items.*.id) out of every comparison (repeatable)")
 	f.StringVar(&opts.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
+	f.StringVar(&opts.fail, "fail", "", "fail the session's call number `STEP[=KIND]` on purpose: KIND error (an error result; the default), timeout (never answered) or schema (tools/list serves that recorded call's tool with a changed input schema: tool drift); a run against it is marked injected and reelier push does not send it")
 	f.StringVar(&opts.tokenEnv, "token-env", "", "require the bearer token held in the environment variable `NAME`")
 	return cmd
 }
@@ -142,11 +161,22 @@ func mockRun(cmd *cobra.Command, paths []string, opts mockOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	var fault *mock.Fault
+	if opts.fail != "" {
+		inj, err := replay.ParseInjection(opts.fail)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		fault = &mock.Fault{Call: inj.Step, Kind: inj.Kind}
+		if err := book.CheckFault(fault); err != nil {
+			return usageErrorf("%s: %v", strings.Join(paths, ", "), err)
+		}
+	}
 	errw := cmd.ErrOrStderr()
 	for _, line := range book.Notices() {
 		fmt.Fprintln(errw, line)
 	}
-	srv := mock.New(book, mock.Options{Match: mode, Ignore: ignore, Stderr: errw, Version: versionString()})
+	srv := mock.New(book, mock.Options{Match: mode, Ignore: ignore, Stderr: errw, Version: versionString(), Fail: fault})
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if opts.http == "" {

@@ -36,6 +36,15 @@ link out of the project is refused), then reelier/policy.yaml in the
 user's configuration directory. The first file that sets default: decides
 the default.
 
+The engine that reads and evaluates policies (CEL) is the reelier-seatbelt
+program, installed beside reelier:
+  go install github.com/reelier/reelier/cmd/reelier-seatbelt@latest
+reelier hands check, test and from-skill — and mcp and run under a policy
+— to it (found at $REELIER_SEATBELT, beside reelier, or on PATH; on unix
+by exec, same arguments, environment and streams). Without it nothing
+runs under a policy: exit 2, naming the policy. With no policy file
+reelier never looks for it.
+
   check [FILE…]        load the files (or the ones found) and report every
                        mistake at path:line:col; --format sarif for
                        code scanning. Exit 0 clean, 1 mistakes, 2 nothing
@@ -105,7 +114,11 @@ func loadPolicy(file string) (*policy.Policy, error) {
 	} else if files = policy.Find("."); len(files) == 0 {
 		return nil, nil
 	}
-	p, err := policy.Load(".", files...)
+	e, err := needEngine(policyWhat(files))
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.Load(".", files...)
 	if err != nil {
 		return nil, usageErrorf("the policy does not load, so nothing runs under it:\n%s", termtext.Block(err.Error()))
 	}
@@ -121,10 +134,14 @@ func policyCheck(w io.Writer, files []string, format string) error {
 			return usageErrorf("no policy file: looked for %s here and %s in the user's configuration directory", policy.FileName, policy.UserFileName)
 		}
 	}
+	e, err := needEngine(policyWhat(files))
+	if err != nil {
+		return err
+	}
 	var mistakes []*policy.Error
 	var loaded []*policy.Policy
 	for _, f := range files {
-		p, err := policy.Load(".", f)
+		p, err := e.Load(".", f)
 		var es policy.Errors
 		var e *policy.Error
 		switch {
@@ -189,6 +206,12 @@ func policyTest(w io.Writer, file, tracePath string) error {
 }
 
 func policyFromSkill(stdin io.Reader, w io.Writer, path, out string) error {
+	// The policy written is checked by the engine: hand off before the
+	// skill is read (it may come from stdin).
+	e, err := needEngine("reelier policy from-skill")
+	if err != nil {
+		return err
+	}
 	sk, err := loader.Load(path, stdin, nil)
 	if err != nil {
 		return err
@@ -196,7 +219,7 @@ func policyFromSkill(stdin io.Reader, w io.Writer, path, out string) error {
 	if sk.Diags.HasErrors() {
 		return usageErrorf("%s does not parse, so no policy is written for it:\n%s", termtext.Line(sk.Path), termtext.Block(sk.Diags.Error()))
 	}
-	b, err := policy.FromSkill(sk.Skill, filepath.Base(sk.Path))
+	b, err := policy.FromSkill(sk.Skill, filepath.Base(sk.Path), e)
 	if err != nil {
 		return err
 	}

@@ -15,17 +15,31 @@ import (
 
 const pushLong = `Send a skill's run records, and the skill file whenever its content
 changed since it was last uploaded, to a receipt ledger ('reelier ledger serve', or any server speaking the same
-API). Push is opt-in and inert until both variables are set:
+API). Push is opt-in and inert until the variables are set:
 
   REELIER_CLOUD_URL   the ledger's base URL (a trailing slash is fine)
   REELIER_CLOUD_KEY   its API key (never printed, logged or echoed)
 
+Without REELIER_CLOUD_KEY, push asks the ledger whether it needs one
+(GET /api/v1/info, no key sent): a ledger that holds no API key (open, for
+loopback clients only) is pushed to without one; for any other the push
+stops with exit 2 and says the key is not set.
+
+A record signed by reelier run --sign goes with its bundle
+(<runs-dir>/<skill-name>.bundles/…); the ledger says what it made of it,
+printed beside the record: verified (signer), signed, not trusted, or — for
+a record changed after signing — a 400 naming the change. A record push
+must redact before sending goes without its bundle, with a warning.
+
 Records are read from <runs-dir>/<skill-name>.jsonl and sent one POST each,
 strictly in file order, each with an Idempotency-Key (a hash of the skill
 name and the record) so a ledger drops a record it already has. A cursor per
-skill in .reelier/push-state.json remembers how far pushing got; a plain
-push sends only the records after it, and the file is rewritten atomically
-after every record, under a lock so two pushes take turns.
+ledger URL and skill in .reelier/push-state.json remembers how far pushing
+got; a plain push sends only the records after it, and the file is
+rewritten atomically after every record, under a lock so two pushes take
+turns. A second ledger has its own cursors: the skill file goes there
+first, then every record. A state file from before per-ledger cursors is
+kept and adopted by the next push, whichever ledger it goes to.
 
 What the ledger answers decides what happens next:
   202            pushed; the cursor moves on
@@ -48,8 +62,9 @@ ledger keeps every distinct content as a numbered version.
 sent, and logged if rejected, again; a partial --all run can leave the
 cursor lower than it was). --with-skill sends the skill file even if it
 did not change.
---dry-run prints what would be sent and touches nothing: no variable is
-read, no connection is made, no file is written.
+--dry-run prints what would be sent and touches nothing: only
+REELIER_CLOUD_URL is read (to take that ledger's cursor), no connection is
+made, no file is written.
 
 A state file that is not valid JSON is renamed aside to
 push-state.json.corrupt-<epoch-ms> with a warning, and pushing starts over
@@ -62,8 +77,8 @@ Exit status: 0 when every record was pushed; 1 when the ledger rejected a
 record permanently (the push still goes on to the records after it, and
 names every rejected one), or when the push stopped early (the skill
 upload failed, a transient answer, or the state file could not be
-written); 2 for usage errors, a missing variable, an unparseable skill or
-a missing run history.
+written); 2 for usage errors, a missing variable (the key, for a ledger
+that needs one), an unparseable skill or a missing run history.
 
 Examples:
   reelier push skills/weekly-bookings.skill.md
@@ -107,21 +122,24 @@ func pushRun(cmd *cobra.Command, opts pushOptions) error {
 	}
 	name := skills[0].skill.Name()
 	po := push.Options{
-		Skill: name, SkillMd: skills[0].src, RunsFile: runlog.Path(opts.runsDir, name),
+		Skill: name, SkillMd: skills[0].src, RunsFile: runlog.Path(opts.runsDir, name), BundlesDir: runlog.BundleDir(opts.runsDir, name),
 		StatePath: push.DefaultStatePath, All: opts.all, WithSkill: opts.withSkill,
 	}
 	if opts.dryRun {
+		// The dry run plans from this ledger's cursor: it reads the URL,
+		// never the key.
+		po.Ledger = push.LedgerFromEnv(os.Getenv)
 		return push.WriteDryRun(cmd.OutOrStdout(), po, opts.path)
 	}
-	cfg, err := push.ConfigFromEnv(os.Getenv)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := push.Resolve(ctx, os.Getenv, nil)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
 	po.Client = &push.Client{Config: cfg}
 	pr := &push.Reporter{Out: cmd.OutOrStdout(), Errw: cmd.ErrOrStderr(), StatePath: po.StatePath}
 	po.Report = pr.Event
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	res, err := push.Push(ctx, po)
 	if errors.Is(err, fs.ErrNotExist) {
 		return usageErrorf("no run history for skill %q: %s does not exist (reelier run writes it)", name, po.RunsFile)

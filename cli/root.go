@@ -37,7 +37,7 @@ Two commands are easy to confuse:
   reelier serve  Reelier's OWN tools (replay, scan, push…) offered to your
                  agent as an MCP server; it wraps nothing
 
-Exit codes (every command; README "Exit codes" has each command's cases):
+Exit codes (every command; "reelier help exit-status" has each command's):
   0    ok
   1    a check or a step failed, a difference was found, a record was
        rejected, a receipt did not verify
@@ -62,7 +62,7 @@ var commandFamily = map[string]string{
 	"parse": "skills", "fmt": "skills", "lint": "skills", "lsp": "skills", "approve": "skills",
 	"mcp": "record", "trace": "record", "policy": "record",
 	"mock":    "replay",
-	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "diff": "replay",
+	"compile": "replay", "run": "replay", "calibrate": "replay", "bench": "replay", "cost": "replay", "diff": "replay",
 	"from-session": "history", "scan": "history", "install": "history", "uninstall": "history", "init": "history",
 	"serve": "share", "push": "share", "ledger": "share", "summary": "share", "ci": "share",
 	"key": "share", "verify": "share",
@@ -82,6 +82,7 @@ var commands = []struct {
 	{"run", newRunCmd},
 	{"calibrate", newCalibrateCmd},
 	{"bench", newBenchCmd},
+	{"cost", newCostCmd},
 	{"diff", newDiffCmd},
 	{"compile", newCompileCmd},
 	{"mcp", newMCPCmd},
@@ -130,10 +131,12 @@ func newRootCmdWith(stdin io.Reader, stdout, stderr io.Writer, want func(name st
 			continue
 		}
 		c := sub.newCmd()
+		withExitRow(c)
 		c.GroupID = commandFamily[c.Name()]
 		used[c.GroupID] = true
 		root.AddCommand(c)
 	}
+	root.AddCommand(newExitStatusTopic())
 	for _, g := range commandGroups {
 		if used[g.ID] {
 			root.AddGroup(g)
@@ -178,6 +181,8 @@ func neededCommands(args []string) func(name string) bool {
 
 // Main runs the reelier command line and returns the process exit code.
 func Main() int {
+	mayHandOff = true
+	seatbeltMain()
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 

@@ -11,7 +11,7 @@ import (
 func TestEveryCommandHasAFamily(t *testing.T) {
 	root := newRootCmd(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
 	for _, c := range root.Commands() {
-		if c.Name() == "help" || c.Name() == "completion" {
+		if c.Name() == "help" || c.Name() == "completion" || c.IsAdditionalHelpTopicCommand() {
 			continue
 		}
 		if c.GroupID == "" {

@@ -119,6 +119,11 @@ server that cannot start or crashed, a call that timed out, a refused
 connection, a record that could not be written; 130 interrupted (Ctrl-C).
 A skill of a suite that cannot run is reported and the others still run.
 
+Ctrl-C: the first prints "stopping…" and cancels the call in flight (an
+MCP server is sent notifications/cancelled); that step is recorded
+interrupted, with what was sent — the server may have acted on it — and
+the record and receipt are written. A second Ctrl-C quits at once.
+
 Signed receipts: --sign (or REELIER_SIGN=1 in the environment) signs each
 run record with your key (reelier key init; --sign-key FILE or
 $REELIER_SIGN_KEY for another) as an in-toto statement in a Sigstore
@@ -149,6 +154,17 @@ exit status is 1. --ignore-tool-drift runs the steps anyway and the
 record and the receipt say it was ignored. A skill without the metadata
 runs as before. A dry run calls no tool and compares nothing.
 
+Failing on purpose: --fail N[=KIND] makes step N fail without an
+outage, so a heal ladder or a CI job can be tried: error (the default:
+the tool answers with an error result, so the step's checks fail, or it
+fails as a tool error when none catches it), timeout (the call runs out
+of time: exit 3) or schema (the tool's input schema changed: tool drift
+before step 1, exit 1). Nothing is sent for that step. The run record
+keeps injected {step, kind}, the receipt says so, and reelier push does
+not send the run. A heal of an injected failure is proposed, never
+written into the skill: the failure is not in the server. A step number
+the skill does not have, or an unknown kind, is exit 2.
+
 Examples:
   reelier run skills/weekly-bookings.skill.md
   reelier run skills/weekly-bookings.skill.md --var hotel=h_bergen_02
@@ -162,7 +178,8 @@ Examples:
   reelier run --wrap https://mcp.example.com/mcp --wrap-header 'Authorization: Bearer $EXAMPLE_TOKEN' crm.skill.md
   reelier run --ignore-tool-drift --wrap "npx -y @acme/crm-mcp@2" skills/crm-followup.skill.md
   reelier run --jobs 4 --junit replay.xml skills/*.skill.md
-  reelier run --json skills/weekly-bookings.skill.md | jq .totals`
+  reelier run --json skills/weekly-bookings.skill.md | jq .totals
+  reelier run --fail 2=timeout skills/weekly-bookings.skill.md`
 
 // runOptions are reelier run's flags: suite.Options, with --wrap as given.
 type runOptions struct {
@@ -209,9 +226,10 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.SkipWrites, "skip-writes", false, "record steps the effect gate refuses as skipped and go on with the steps that do not need their binds")
 	f.BoolVar(&opts.FailOnUnchecked, "fail-on-unchecked", false, "exit 1 when a run checked nothing (verdict unchecked)")
 	f.BoolVar(&opts.FailOnOpenQuestions, "fail-on-open-questions", false, "exit 1 when a skill that ran has unresolved open questions (bullets under ## Open questions), whatever its verdict")
-	f.StringVar(&opts.policy, "policy", "", "put every step's call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`); a policy that does not load runs nothing (exit 2)")
+	f.StringVar(&opts.policy, "policy", "", "put every step's call to the policy in `FILE` (default: .reelier/policy.yaml here, then the user's; see `reelier policy`), evaluated by the reelier-seatbelt program reelier hands the process to; a policy that does not load, or no such program, runs nothing (exit 2)")
 	f.BoolVar(&opts.IgnoreToolDrift, "ignore-tool-drift", false, "run the steps even when the servers' tools differ from the skill's reelier-tools signatures (the record and the receipt say so)")
 	f.StringVar(&opts.RunID, "run-id", "", "name the run `ID` (its record's runId) instead of a fresh random one: a retry of a run given its ID sends each write step the same idempotency key (_meta dev.reelier/idempotency-key)")
+	f.StringVar(&opts.Fail, "fail", "", "fail step `N[=KIND]` on purpose, to exercise heal and CI without an outage: KIND error (the tool answers with an error result; the default), timeout (the call times out) or schema (the tool's schema changed: tool drift); nothing is sent for that step, the record says injected, reelier push does not send it")
 	f.IntVar(&opts.MaxLevel, "max-level", 0, "escalate a diverged step up to `LEVEL` 0 (never), 1 or 2")
 	f.StringVar(&opts.LLM.BaseURL, "llm-base-url", "", "LLM endpoint `URL` (env "+llm.EnvBaseURL+", default "+llm.DefaultBaseURL+")")
 	f.StringVar(&opts.LLM.APIKey, "llm-api-key", "", "LLM API `KEY` (env "+llm.EnvAPIKey+"; prefer the environment)")

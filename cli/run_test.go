@@ -98,7 +98,7 @@ func TestLoadVars(t *testing.T) {
 
 // TestRunInterrupted: Ctrl-C while a step waits on its tool ends the run
 // with exit status 130 and a record whose verdict is interrupted, never
-// failed. The signal is sent once the server holds the request, so the
+// failed; the step whose request was sent is interrupted in flight. The signal is sent once the server holds the request, so the
 // process is known to be mid-call.
 func TestRunInterrupted(t *testing.T) {
 	bin := testutil.ReelierBinary(t)
@@ -144,7 +144,7 @@ func TestRunInterrupted(t *testing.T) {
 	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Verdict != runlog.VerdictInterrupted || rec.Totals.Failed != 0 || rec.Steps[0].Skip != "interrupted" || rec.Steps[1].Skip != "interrupted" {
+	if rec.Verdict != runlog.VerdictInterrupted || rec.Totals.Failed != 0 || rec.Steps[0].Outcome != runlog.Interrupted || rec.Steps[1].Skip != "interrupted" {
 		t.Fatalf("record %+v", rec)
 	}
 }

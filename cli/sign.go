@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/reelier/reelier/internal/termtext"
@@ -120,20 +119,7 @@ func signFromEnv() bool {
 // findAttest is the reelier-attest program: $REELIER_ATTEST, else the one
 // beside this executable, else the one on PATH.
 func findAttest() (string, error) {
-	if p := os.Getenv(envAttest); p != "" {
-		return p, nil
-	}
-	name := attestProgram
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(attestProgram); err == nil {
+	if p, ok := findProgram(attestProgram, envAttest); ok {
 		return p, nil
 	}
 	return "", fmt.Errorf("signing and verifying need the %s program, found neither beside reelier nor on PATH: go install github.com/reelier/reelier/cmd/%s@latest (or set %s)", attestProgram, attestProgram, envAttest)

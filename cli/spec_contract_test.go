@@ -43,12 +43,13 @@ func TestSpecReplayContract(t *testing.T) {
 	rec := runlog.Record{Verdict: "passed", Path: "p", SkillSHA256: "h", Provenance: &runlog.Provenance{Provider: "local"},
 		ToolDrift:     &runlog.ToolDrift{Tools: []runlog.DriftedTool{{Tool: "t", Changes: []string{"c"}}}},
 		Servers:       []runlog.ServerUse{{Name: "memory", Command: "npx"}},
-		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, RunID: "r", Steps: []runlog.StepRecord{{
+		OpenQuestions: []runlog.OpenQuestion{{Line: 12, Step: 1}}, RunID: "r", Injected: &runlog.Injection{Step: 1, Kind: runlog.InjectError}, Steps: []runlog.StepRecord{{
 			Kind: runlog.KindCheck, Action: &runlog.ActionRecord{Tool: "t", Args: []byte("{}")}, Binds: map[string]json.RawMessage{"x": []byte("1")},
 			Observation: &runlog.Digest{SHA256: "s"}, Attempts: 2, Tries: []runlog.Digest{{}}, Skip: "interrupted",
 			Approval: &runlog.ApprovalRecord{Status: replay.ApprovalStale, Digest: "sha256:…", Changed: []string{"args"}},
 			Write:    &runlog.WriteRecord{IdempotencyKey: "k", Resource: "mcptest://items/1"},
 			Policy:   &runlog.PolicyDecision{Digest: "sha256:0", Rule: "r", Action: "deny"},
+			LLM:      &runlog.LLMUsage{InputTokens: 1, Models: []runlog.ModelUsage{{Model: "m", InputTokens: 1, CostMicroUSD: new(int64)}}},
 		}}}
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -77,6 +78,28 @@ func TestSpecReplayContract(t *testing.T) {
 	if len(spec) != len(added) {
 		t.Errorf("SPEC.md lists %d added fields %q, the record has %d %q", len(spec), spec, len(added), added)
 	}
+	// The llm row names what the models' entries hold.
+	{
+		var st map[string]json.RawMessage
+		json.Unmarshal(steps[0]["llm"], &st)
+		var models []map[string]json.RawMessage
+		json.Unmarshal(st["models"], &models)
+		row := ""
+		for _, r := range tables["The run record"] {
+			if r[0] == "`llm`" {
+				row = r[2]
+			}
+		}
+		names := []string{"models"}
+		for k := range models[0] {
+			names = append(names, k)
+		}
+		for _, k := range names {
+			if !strings.Contains(row, `"`+k+`"`) {
+				t.Errorf("SPEC.md's llm row does not name %q", k)
+			}
+		}
+	}
 	// The kind row names every failure kind, the approval row every
 	// approval status, and the write row the _meta key the key is sent
 	// under.
@@ -99,6 +122,21 @@ func TestSpecReplayContract(t *testing.T) {
 	}
 	if !strings.Contains(meaning["skip"], "`policy dry-run`") {
 		t.Errorf("SPEC.md's run record row skip does not list `policy dry-run`")
+	}
+	for _, k := range runlog.InjectKinds {
+		if !strings.Contains(meaning["injected"], "`"+k+"`") {
+			t.Errorf("SPEC.md's run record row injected does not name the kind %q", k)
+		}
+	}
+	var kinds []string
+	for _, r := range tables["Injected failures"] {
+		kinds = append(kinds, strings.Fields(strings.Trim(r[0], "`"))[0])
+	}
+	for i := range kinds {
+		kinds[i] = strings.Trim(kinds[i], "`")
+	}
+	if !reflect.DeepEqual(kinds, runlog.InjectKinds) {
+		t.Errorf("SPEC.md's Injected failures table lists %q, the code %q", kinds, runlog.InjectKinds)
 	}
 	for _, k := range []string{`"digest"`, `"rule"`, `"action"`} {
 		if !strings.Contains(meaning["policy"], k) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // nodeArena is the storage Write builds each step's nodes in: chunks of
@@ -300,16 +301,7 @@ type argReader struct {
 	ord   int // the last scalar leaf's position
 }
 
-func (r *argReader) space() {
-	for r.i < len(r.s) {
-		switch r.s[r.i] {
-		case ' ', '\t', '\r', '\n':
-			r.i++
-		default:
-			return
-		}
-	}
-}
+func (r *argReader) space() { r.i = jsondata.SpaceEnd(r.s, r.i) }
 
 // leaf returns the scalar v, or the hole that replaces it.
 func (r *argReader) leaf(v ast.Value) ast.Value {

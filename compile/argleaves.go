@@ -6,6 +6,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // rawArgLeaves lists the string and number leaves of a call's recorded
@@ -43,16 +44,7 @@ type leafWalker struct {
 	out   []argLeaf
 }
 
-func (w *leafWalker) space() {
-	for w.i < len(w.s) {
-		switch w.s[w.i] {
-		case ' ', '\t', '\r', '\n':
-			w.i++
-		default:
-			return
-		}
-	}
-}
+func (w *leafWalker) space() { w.i = jsondata.SpaceEnd(w.s, w.i) }
 
 // value reads the value at w.i, a member of the object key member.
 func (w *leafWalker) value(member string) bool {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/tool/jsondata"
@@ -144,17 +145,7 @@ type docCollector struct {
 
 // isPathKeyBytes and isDigitBytes are isPathKey and isDigits on a key as
 // written.
-func isPathKeyBytes(k []byte) bool {
-	if len(k) == 0 {
-		return false
-	}
-	for _, c := range k {
-		if !isWordByte(c) {
-			return false
-		}
-	}
-	return true
-}
+func isPathKeyBytes(k []byte) bool { return words.IsWord(k) }
 
 func isDigitBytes(k []byte) bool {
 	for _, c := range k {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/tool/jsondata"
 )
@@ -96,21 +97,7 @@ func (s *source) display() string {
 }
 
 // isPathKey reports whether a key can be a path segment: [A-Za-z0-9_]+.
-func isPathKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if !isWordByte(k[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+func isPathKey(k string) bool { return words.IsWord(k) }
 
 // slot is one value that some call's arguments hold. src is the most
 // recent place an earlier result held it, as the records are walked.

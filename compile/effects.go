@@ -189,13 +189,8 @@ func hints(a *trace.Annotations) string {
 		return ""
 	}
 	var parts []string
-	for _, h := range []struct {
-		name string
-		v    *bool
-	}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}} {
-		if h.v != nil {
-			parts = append(parts, fmt.Sprintf("%s: %t", h.name, *h.v))
-		}
+	for _, h := range a.Declared() {
+		parts = append(parts, fmt.Sprintf("%sHint: %t", h.Name, h.Value))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/reelier/reelier/internal/jsregex"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/replay"
 	"github.com/reelier/reelier/tool/jsondata"
@@ -322,8 +323,8 @@ func containsWord(s, w string) bool {
 			return false
 		}
 		at := i + j
-		before := at == 0 || !isWordByte(s[at-1])
-		after := at+len(w) == len(s) || !isWordByte(s[at+len(w)])
+		before := at == 0 || !words.IsIdentByte(s[at-1])
+		after := at+len(w) == len(s) || !words.IsIdentByte(s[at+len(w)])
 		if before && after {
 			return true
 		}

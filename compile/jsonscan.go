@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // A segment of a path into a result: an object key or an array index.
@@ -63,16 +65,7 @@ func (x *scanner) emit(kind byte, raw []byte, esc bool) {
 	}
 }
 
-func (x *scanner) ws() {
-	for x.i < len(x.s) {
-		switch x.s[x.i] {
-		case ' ', '\t', '\n', '\r':
-			x.i++
-		default:
-			return
-		}
-	}
-}
+func (x *scanner) ws() { x.i = jsondata.SpaceEnd(x.s, x.i) }
 
 func (x *scanner) value() {
 	x.ws()

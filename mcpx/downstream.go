@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/shlex"
@@ -62,6 +64,11 @@ const retryModern = "it refused the %s handshake (%v): spoken to on protocol rev
 // stdin is closed before killing it.
 const stopGrace = 3 * time.Second
 
+// cancelWait is how long close waits for the cancellation notifications
+// the SDK owes the calls a stop cut short, which it writes off the
+// caller's path.
+const cancelWait = time.Second
+
 // stderrDrain is how long a server's stderr is read after it exited.
 const stderrDrain = time.Second
 
@@ -91,6 +98,10 @@ type Downstream struct {
 
 	pipe *pipeWriter // the server's stdin, for a local server
 	raw  rawCalls    // calls made with CallRaw (rawcall.go)
+	// cancelled counts the SDK calls whose context ended before their
+	// answer (Ctrl-C): each is owed a notifications/cancelled, which
+	// close waits for (cancelWait at most) before it closes the session.
+	cancelled atomic.Int64
 
 	remote *remote     // set for a server reached over HTTP (remote.go)
 	notes  []string    // what Start reports about the server once it started
@@ -119,28 +130,27 @@ func (d *Downstream) ServerName() string {
 
 // ReadResource reads a resource from the server.
 func (d *Downstream) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	if err := d.gone(); err != nil {
-		return nil, d.fault(ctx, err)
-	}
-	ctx, stop := d.limit(ctx, params.Meta["progressToken"])
-	defer stop()
-	res, err := d.session.ReadResource(ctx, params)
-	if err != nil {
-		return nil, d.fault(ctx, err)
-	}
-	return res, nil
+	return forward(ctx, d, params.Meta, d.session.ReadResource, params)
 }
 
 // GetPrompt gets a prompt from the server by the server's own name for it.
 func (d *Downstream) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	return forward(ctx, d, params.Meta, d.session.GetPrompt, params)
+}
+
+// forward sends one request to the server under the call limits (see
+// limit; meta's progress token keeps a call alive): refused at once when
+// the server is gone, a failure named for the downstream (fault).
+func forward[P, R any](ctx context.Context, d *Downstream, meta mcp.Meta, send func(context.Context, P) (R, error), params P) (R, error) {
+	var none R
 	if err := d.gone(); err != nil {
-		return nil, d.fault(ctx, err)
+		return none, d.fault(ctx, err)
 	}
-	ctx, stop := d.limit(ctx, params.Meta["progressToken"])
+	ctx, stop := d.limit(ctx, meta["progressToken"])
 	defer stop()
-	res, err := d.session.GetPrompt(ctx, params)
+	res, err := send(ctx, params)
 	if err != nil {
-		return nil, d.fault(ctx, err)
+		return none, d.fault(ctx, err)
 	}
 	return res, nil
 }
@@ -274,7 +284,7 @@ func (d *Downstream) spawn(argv []string, stderr *lineWriter, maxMessage int) (m
 		return nil, err
 	}
 	d.stdin = inW
-	d.pipe = &pipeWriter{f: inW}
+	d.pipe = &pipeWriter{f: inW, wrote: make(chan struct{}, 1)}
 	go func() {
 		d.waitErr = d.cmd.Wait()
 		if stderr != nil {
@@ -435,38 +445,38 @@ func (d *Downstream) list(ctx context.Context) error {
 		}
 	}
 	caps := d.session.InitializeResult().Capabilities
+	var err error
 	if caps != nil && caps.Resources != nil {
-		for r, err := range d.session.Resources(ctx, nil) {
-			if refused(err) {
-				d.refusedList("resources", "resources/list")
-				break
-			} else if err != nil {
-				return fmt.Errorf("listing resources: %w", err)
-			}
-			d.resources = append(d.resources, r)
+		if d.resources, err = listAll(d, d.session.Resources(ctx, nil), "resources", "resources/list", "resources"); err != nil {
+			return err
 		}
-		for t, err := range d.session.ResourceTemplates(ctx, nil) {
-			if refused(err) {
-				d.refusedList("resources", "resources/templates/list")
-				break
-			} else if err != nil {
-				return fmt.Errorf("listing resource templates: %w", err)
-			}
-			d.templates = append(d.templates, t)
+		if d.templates, err = listAll(d, d.session.ResourceTemplates(ctx, nil), "resources", "resources/templates/list", "resource templates"); err != nil {
+			return err
 		}
 	}
 	if caps != nil && caps.Prompts != nil {
-		for p, err := range d.session.Prompts(ctx, nil) {
-			if refused(err) {
-				d.refusedList("prompts", "prompts/list")
-				break
-			} else if err != nil {
-				return fmt.Errorf("listing prompts: %w", err)
-			}
-			d.prompts = append(d.prompts, p)
+		if d.prompts, err = listAll(d, d.session.Prompts(ctx, nil), "prompts", "prompts/list", "prompts"); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// listAll reads one of the server's lists (what, for the error) to its
+// end. A server that refuses the method although it declared the
+// capability is noted (refusedList) and keeps what it listed before.
+func listAll[T any](d *Downstream, pages iter.Seq2[T, error], capability, method, what string) ([]T, error) {
+	var out []T
+	for x, err := range pages {
+		if refused(err) {
+			d.refusedList(capability, method)
+			break
+		} else if err != nil {
+			return out, fmt.Errorf("listing %s: %w", what, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // gone returns why the server can no longer be called, or nil.
@@ -508,6 +518,9 @@ func (d *Downstream) close() {
 		if d.remote != nil {
 			d.closeRemote()
 			return
+		}
+		if n := d.cancelled.Load(); n > 0 && d.pipe != nil {
+			d.pipe.awaitCancels(n, cancelWait)
 		}
 		if d.session != nil {
 			d.session.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/policy"
+	"github.com/reelier/reelier/policy/engine"
 )
 
 func fsRoute(raw string) *Route {
@@ -79,7 +80,7 @@ func BenchmarkPolicyFastPath(b *testing.B) {
 	if err := os.WriteFile(f, []byte(src.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	p, err := policy.Load("", f)
+	p, err := engine.Load("", f)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -72,12 +72,43 @@ type rawCalls struct {
 type pipeWriter struct {
 	mu sync.Mutex
 	f  *os.File
+	// cancels counts the notifications/cancelled written (the SDK sends
+	// one, off the caller's path, for a call whose context ended); wrote
+	// is signalled after each, so close can wait for one it expects.
+	cancels atomic.Int64
+	wrote   chan struct{}
 }
+
+// cancelledMethod is how the SDK's compact encoding names the method of
+// a cancellation notification.
+var cancelledMethod = []byte(`"method":"notifications/cancelled"`)
 
 func (w *pipeWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.f.Write(p)
+	n, err := w.f.Write(p)
+	if err == nil && bytes.Contains(p, cancelledMethod) {
+		w.cancels.Add(1)
+		select {
+		case w.wrote <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+// awaitCancels waits, at most limit, until want cancellation
+// notifications have been written.
+func (w *pipeWriter) awaitCancels(want int64, limit time.Duration) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for w.cancels.Load() < want {
+		select {
+		case <-w.wrote:
+		case <-t.C:
+			return
+		}
+	}
 }
 
 func (w *pipeWriter) Close() error { return w.f.Close() }

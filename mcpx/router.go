@@ -434,6 +434,11 @@ func (r *Router) Call(ctx context.Context, name string, args json.RawMessage, me
 	defer d.tap.release(cp)
 	res, err := d.session.CallTool(cctx, &mcp.CallToolParams{Meta: meta, Name: route.Tool.Name, Arguments: args})
 	if err != nil {
+		if cctx.Err() != nil {
+			// The SDK sends notifications/cancelled for it; close waits
+			// for that before it ends the session.
+			d.cancelled.Add(1)
+		}
 		return nil, nil, d.fault(lctx, err)
 	}
 	// On 2026-07-28 a call that needed input has one result a round

@@ -101,6 +101,24 @@ func (s ServerSpec) Host() string {
 	return urlLabel(s.URL)
 }
 
+// MockFail is the --fail value of a `reelier mock` command (the failure
+// it injects, STEP[=KIND]); "" for any other server or a mock without it.
+func (s ServerSpec) MockFail() string {
+	if !s.IsMock() {
+		return ""
+	}
+	argv, _ := shlex.Split(s.Command)
+	for i, a := range argv {
+		if v, ok := strings.CutPrefix(a, "--fail="); ok {
+			return v
+		}
+		if a == "--fail" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
+
 // IsMock reports a server that is `reelier mock`: its program is reelier
 // and its first argument that is not a flag is the mock subcommand. Such
 // a server serves recordings back; a run against it checked the skill

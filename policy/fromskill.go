@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,9 +16,12 @@ import (
 // each step's tool with the argument keys its action writes, each of the
 // JSON type written (a string that is one template hole, "{{x}}", may
 // fill to any type) — and denies every other call (default: deny). The
-// file returned is checked: it loads. name names the skill in the file's
-// header comment.
-func FromSkill(s *ast.Skill, name string) ([]byte, error) {
+// file returned is checked with e: it loads. name names the skill in the
+// file's header comment.
+func FromSkill(s *ast.Skill, name string, e Engine) ([]byte, error) {
+	if e == nil {
+		return nil, errors.New("policy from-skill: no policy engine to check the policy written")
+	}
 	type rule struct {
 		Name    string `yaml:"name"`
 		When    string `yaml:"when"`
@@ -57,7 +61,7 @@ func FromSkill(s *ast.Skill, name string) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	if _, err := Parse(name+" (policy)", b.Bytes()); err != nil {
+	if _, err := e.Parse(name+" (policy)", b.Bytes()); err != nil {
 		return nil, fmt.Errorf("the policy written for %s does not load: %w", name, err)
 	}
 	return b.Bytes(), nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/policy"
+	"github.com/reelier/reelier/policy/engine"
 )
 
 const fromSkillSample = `---
@@ -41,11 +42,11 @@ func TestFromSkill(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	out, err := policy.FromSkill(sk, "triage.skill.md")
+	out, err := policy.FromSkill(sk, "triage.skill.md", engine.CEL{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := policy.Parse("out.yaml", out)
+	p, err := engine.Parse("out.yaml", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -100,11 +101,11 @@ func FuzzFromSkill(f *testing.F) {
 		if sk == nil || diags.HasErrors() {
 			return
 		}
-		out, err := policy.FromSkill(sk, "f.skill.md")
+		out, err := policy.FromSkill(sk, "f.skill.md", engine.CEL{})
 		if err != nil {
 			t.Fatalf("FromSkill: %v", err)
 		}
-		if _, err := policy.Parse("out.yaml", out); err != nil {
+		if _, err := engine.Parse("out.yaml", out); err != nil {
 			t.Fatalf("the policy written does not load: %v\n%s", err, out)
 		}
 	})

@@ -1,261 +1,85 @@
 package policy
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
-const sample = `version: 1
-default: allow
-rules:
-  - name: no-deletes
-    when: tool.startsWith("delete_") || (annotations.destructiveHint && !annotations.readOnlyHint && effect != "read")
-    action: deny
-    message: deletes are reviewed by a person
-  - name: writes-rehearsed
-    when: effect == "write" && server.name == "fs"
-    action: dry-run
-    message: writes to fs are rehearsed
-  - name: mode
-    when: has(args.mode) && args.mode == "delete"
-    action: ask
-    message: confirm the delete mode
-`
-
-func mustParse(t *testing.T, src string) *Policy {
-	t.Helper()
-	p, err := Load("", write(t, "p.yaml", src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+// fixed is a Decider that decides every call the same way and counts.
+type fixed struct {
+	d Decision
+	n atomic.Int32
 }
 
-func write(t *testing.T, name, src string) string {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
+func (f *fixed) Decide(Call) Decision { f.n.Add(1); return f.d }
 
-func TestDecide(t *testing.T) {
-	p := mustParse(t, sample)
+// TestDecideWithoutCEL: what Policy.Decide settles before any engine —
+// no policy allows, no rules is the default, rules with no Decider deny
+// (a policy never fails open) — and that it hands every other call to
+// the engine's Decider.
+func TestDecideWithoutCEL(t *testing.T) {
+	engine := &fixed{d: Decision{Action: DryRun, Rule: "r", Digest: "sha256:e"}}
+	rules := []Rule{{Name: "r", When: "true", Action: DryRun}}
 	tests := []struct {
-		name string
-		call Call
-		want Action
-		rule string
+		name      string
+		p         *Policy
+		want      Action
+		rule      string
+		msg       string
+		engineRan bool
 	}{
-		{"delete verb", Call{Tool: "delete_file"}, Deny, "no-deletes"},
-		{"destructive hint", Call{Tool: "move", Annotations: map[string]any{"destructiveHint": true}}, Deny, "no-deletes"},
-		{"hint defaults", Call{Tool: "move", Effect: "write"}, Deny, "no-deletes"},
-		{"write on fs", Call{Tool: "write_file", Effect: "write", Server: Server{Name: "fs"}, Annotations: map[string]any{"destructiveHint": false}}, DryRun, "writes-rehearsed"},
-		{"write elsewhere", Call{Tool: "write_file", Effect: "write", Server: Server{Name: "other"}, Annotations: map[string]any{"destructiveHint": false}}, Allow, ""},
-		{"mode delete", Call{Tool: "edit", Annotations: map[string]any{"readOnlyHint": true}, Args: map[string]any{"mode": "delete"}}, Ask, "mode"},
-		{"mode absent", Call{Tool: "edit", Annotations: map[string]any{"readOnlyHint": true}, Args: map[string]any{"path": "x"}}, Allow, ""},
-		{"read", Call{Tool: "read_file", Effect: "read"}, Allow, ""},
+		{"no policy", nil, Allow, "", "", false},
+		{"no rules, default deny", &Policy{Default: Deny, Digest: "sha256:d"}, Deny, "", "", false},
+		{"no rules, default allow", &Policy{Default: Allow, Digest: "sha256:d"}, Allow, "", "", false},
+		{"rules, no engine", &Policy{Default: Allow, Digest: "sha256:d", Rules: rules}, Deny, "", "no policy engine", false},
+		{"rules, an engine", &Policy{Default: Allow, Digest: "sha256:d", Rules: rules, Decider: engine}, DryRun, "r", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := p.Decide(tt.call)
-			if d.Action != tt.want || d.Rule != tt.rule {
-				t.Fatalf("Decide = %+v, want %s by %q", d, tt.want, tt.rule)
+			before := engine.n.Load()
+			d := tt.p.Decide(Call{Tool: "write_file"})
+			if d.Action != tt.want || d.Rule != tt.rule || !strings.Contains(d.Message, tt.msg) {
+				t.Fatalf("Decide = %+v, want %s by %q saying %q", d, tt.want, tt.rule, tt.msg)
 			}
-			withStatic := tt.call
-			withStatic.Static = NewStatic(tt.call.Server, tt.call.Annotations)
-			withStatic.Server, withStatic.Annotations = Server{Name: "ignored"}, nil
-			if ds := p.Decide(withStatic); ds != d {
-				t.Fatalf("with Static: %+v; without: %+v", ds, d)
-			}
-			if !strings.HasPrefix(d.Digest, "sha256:") || len(d.Digest) != 71 {
-				t.Fatalf("digest %q", d.Digest)
+			if ran := engine.n.Load() != before; ran != tt.engineRan {
+				t.Fatalf("the engine ran: %v, want %v", ran, tt.engineRan)
 			}
 		})
 	}
 }
 
-func TestDecideFailsClosed(t *testing.T) {
-	p := mustParse(t, "default: allow\nrules:\n  - name: unguarded\n    when: args.mode == \"x\"\n    action: allow\n")
-	d := p.Decide(Call{Tool: "t", Args: map[string]any{}})
-	if d.Action != Deny || d.Rule != "unguarded" || !strings.Contains(d.Message, "no such key") {
-		t.Fatalf("Decide = %+v, want deny by unguarded naming the missing key", d)
+// TestStaticPrepared: however many calls ask at once for an engine's
+// form of a tool's server and annotations, every caller gets the same
+// value, and once it is kept it is never built again.
+func TestStaticPrepared(t *testing.T) {
+	s := NewStatic(Server{Name: "fs"}, map[string]any{"readOnlyHint": true})
+	var builds atomic.Int32
+	build := func(s *Static) any {
+		builds.Add(1)
+		return &struct{ name string }{s.Server.Name}
 	}
-	var nilP *Policy
-	if d := nilP.Decide(Call{Tool: "t"}); d.Action != Allow {
-		t.Fatalf("nil policy: %+v", d)
+	var wg sync.WaitGroup
+	got := make([]any, 16)
+	for k := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[k] = s.Prepared(build)
+		}()
 	}
-	p = mustParse(t, "default: deny\nrules: []\n")
-	if d := p.Decide(Call{Tool: "t"}); d.Action != Deny || d.Rule != "" {
-		t.Fatalf("empty deny-default policy: %+v", d)
-	}
-}
-
-func TestParseErrors(t *testing.T) {
-	tests := []struct {
-		name, src, want string
-	}{
-		{"not yaml", "rules: [\n", "p.yaml:1:1: not YAML:"},
-		{"not a mapping", "- a\n", "p.yaml:1:1: a policy is a mapping"},
-		{"no rules", "default: deny\n", "p.yaml:1:1: a policy has `rules:`"},
-		{"unknown top field", "rules: []\nrulez: []\n", `p.yaml:2:1: unknown field "rulez"`},
-		{"unknown rule field", "rules:\n  - name: a\n    when: \"true\"\n    action: deny\n    mesage: x\n", `p.yaml:5:5: unknown field "mesage" in a rule`},
-		{"bad action", "rules:\n  - name: a\n    when: \"true\"\n    action: block\n", `p.yaml:4:13: action: "block" is not an action`},
-		{"bad default", "default: maybe\nrules: []\n", `p.yaml:1:10: default: "maybe" is not an action`},
-		{"no when", "rules:\n  - name: a\n    action: deny\n", `p.yaml:2:5: rule "a" needs a ` + "`when:`"},
-		{"no name", "rules:\n  - when: \"true\"\n    action: deny\n", "p.yaml:2:5: a rule needs a name"},
-		{"duplicate name", "rules:\n  - {name: a, when: \"true\", action: deny}\n  - {name: a, when: \"true\", action: deny}\n", `p.yaml:3:5: rule "a": the name is used twice`},
-		{"syntax error plain", "rules:\n  - name: a\n    when: tool == \n    action: deny\n", `p.yaml:3:`},
-		{"unknown variable", "rules:\n  - name: a\n    when: tool == \"x\" && toll == \"y\"\n    action: deny\n", `p.yaml:3:26: rule "a": undeclared reference to 'toll'`},
-		{"type error", "rules:\n  - name: a\n    when: tool == 3\n    action: deny\n", `p.yaml:3:16: rule "a": found no matching overload for '_==_'`},
-		{"quoted column", "rules:\n  - name: a\n    when: \"effect + 1 == 2\"\n    action: deny\n", `p.yaml:3:19: rule "a": found no matching overload for '_+_'`},
-		{"block scalar", "rules:\n  - name: a\n    when: |\n      tool == \"x\" &&\n        nope\n    action: deny\n", `p.yaml:5:9: rule "a": undeclared reference to 'nope'`},
-		{"not bool", "rules:\n  - name: a\n    when: tool\n    action: deny\n", `p.yaml:3:11: rule "a": the condition is a string, not a bool`},
-		{"version", "version: 2\nrules: []\n", `p.yaml:1:10: unknown version "2"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load("", write(t, "p.yaml", tt.src))
-			if err == nil {
-				t.Fatal("loaded")
-			}
-			got := err.Error()
-			i := strings.Index(got, "p.yaml:")
-			if i < 0 || !strings.HasPrefix(got[i:], tt.want) {
-				t.Fatalf("error\n%s\nwant it to start with\n%s", got, tt.want)
-			}
-			var es Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("%T is not Errors", err)
-			}
-		})
-	}
-}
-
-func TestSymlinkOutOfProject(t *testing.T) {
-	proj := t.TempDir()
-	outside := write(t, "elsewhere.yaml", "rules: []\n")
-	if err := os.MkdirAll(filepath.Join(proj, ".reelier"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(proj, FileName)
-	if err := os.Symlink(outside, link); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Load(proj, link)
-	if err == nil || !strings.Contains(err.Error(), "a symbolic link out of the project") {
-		t.Fatalf("err = %v", err)
-	}
-	// A link inside the project is fine.
-	in := filepath.Join(proj, "in.yaml")
-	if err := os.WriteFile(in, []byte("rules: []\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(link)
-	if err := os.Symlink(in, link); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(proj, link); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestLoadCombines(t *testing.T) {
-	a := write(t, "a.yaml", "rules:\n  - {name: a, when: 'tool == \"x\"', action: deny}\n")
-	b := write(t, "b.yaml", "default: deny\nrules:\n  - {name: b, when: 'tool == \"y\"', action: allow}\n")
-	p, err := Load("", a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Rules) != 2 || p.Rules[0].Name != "a" || p.Default != Deny {
-		t.Fatalf("combined %+v", p)
-	}
-	if d := p.Decide(Call{Tool: "z"}); d.Action != Deny || d.Rule != "" {
-		t.Fatalf("%+v", d)
-	}
-	pa, _ := Load("", a)
-	if pa.Digest == p.Digest {
-		t.Fatal("the digest of two files is the first's")
-	}
-}
-
-func TestFindOrder(t *testing.T) {
-	proj := t.TempDir()
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	t.Setenv("HOME", cfg)
-	if got := Find(proj); len(got) != 0 {
-		t.Fatalf("Find = %v with no files", got)
-	}
-	os.MkdirAll(filepath.Join(proj, ".reelier"), 0o755)
-	os.WriteFile(filepath.Join(proj, FileName), []byte("rules: []\n"), 0o644)
-	os.MkdirAll(filepath.Join(cfg, "reelier"), 0o755)
-	os.WriteFile(filepath.Join(cfg, UserFileName), []byte("rules: []\n"), 0o644)
-	got := Find(proj)
-	if len(got) != 2 || got[0] != filepath.Join(proj, FileName) || got[1] != filepath.Join(cfg, UserFileName) {
-		t.Fatalf("Find = %v", got)
-	}
-}
-
-func FuzzLoad(f *testing.F) {
-	f.Add([]byte(sample))
-	f.Add([]byte("rules:\n  - name: a\n    when: |\n      tool == \"x\" &&\n        nope\n    action: deny\n"))
-	f.Add([]byte("default: deny\nrules: []\n"))
-	f.Add([]byte("rules:\n  - {name: a, when: 'args.x.y[0] > 1.5', action: ask, message: m}\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Parse("f.yaml", data)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.yaml:") {
-				t.Fatalf("error not at its place: %v", err)
-			}
-			return
-		}
-		var args map[string]any
-		json.Unmarshal([]byte(`{"mode":"delete","n":1,"x":{"y":[2]}}`), &args)
-		d := p.Decide(Call{Tool: "delete_file", Args: args, Effect: "write", Server: Server{Name: "fs"}})
-		if !d.Action.valid() {
-			t.Fatalf("decision %+v", d)
-		}
-	})
-}
-
-func BenchmarkDecide50(b *testing.B) {
-	var src strings.Builder
-	src.WriteString("rules:\n")
-	for k := 0; k < 49; k++ {
-		fmt.Fprintf(&src, "  - name: r%d\n    when: 'server.name == \"s%d\" && tool.startsWith(\"t%d_\") && has(args.path) && args.path.startsWith(\"/etc\")'\n    action: deny\n", k, k, k)
-	}
-	src.WriteString("  - name: last\n    when: annotations.readOnlyHint == true\n    action: allow\n")
-	p, err := Parse("b.yaml", []byte(src.String()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var args map[string]any
-	json.Unmarshal([]byte(`{"path":"/tmp/x","content":"hello"}`), &args)
-	c := Call{Server: Server{Name: "fs"}, Tool: "write_file", Args: args,
-		Annotations: map[string]any{"readOnlyHint": false}, Effect: "write"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if d := p.Decide(c); d.Action != Allow {
-			b.Fatal(d)
+	wg.Wait()
+	for _, g := range got {
+		if g != got[0] {
+			t.Fatalf("callers got different values: %p, %p", g, got[0])
 		}
 	}
-}
-
-func TestCostLimit(t *testing.T) {
-	p := mustParse(t, "rules:\n  - name: heavy\n    when: 'args.xs.all(a, args.xs.all(b, args.xs.all(c, a + b + c >= 0)))'\n    action: allow\n")
-	xs := make([]any, 200)
-	for k := range xs {
-		xs[k] = float64(k)
+	if n := builds.Load(); n < 1 || n > int32(len(got)) {
+		t.Fatalf("%d builds", n)
 	}
-	d := p.Decide(Call{Tool: "t", Args: map[string]any{"xs": xs}})
-	if d.Action != Deny || !strings.Contains(d.Message, "cost") {
-		t.Fatalf("Decide = %+v, want deny over the cost limit", d)
+	builds.Store(0)
+	if s.Prepared(build) != got[0] || builds.Load() != 0 {
+		t.Fatal("a later call built again")
 	}
 }

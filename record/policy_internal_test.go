@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reelier/reelier/policy"
+	"github.com/reelier/reelier/policy/engine"
 	"github.com/reelier/reelier/redact"
 )
 
@@ -35,7 +35,7 @@ rules:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pol, err := policy.Load("", f)
+	pol, err := engine.Load("", f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reelier/reelier/testkit/testutil"
 	"github.com/reelier/reelier/trace"
 )
 
@@ -26,24 +27,105 @@ type policyAgentResult struct {
 
 // runPolicyAgent runs the TypeScript SDK agent against `reelier mcp` with
 // the policy file pol, recording into traceDir, and returns what it saw.
+// The reelier it runs has reelier-seatbelt beside it: the policy is
+// evaluated there, after the hand-off, as a user's would be.
 func runPolicyAgent(t *testing.T, elicit, pol, traceDir, wrap string, calls string) policyAgentResult {
+	t.Helper()
+	got, stderr, err := policyAgent(t, testutil.SeatbeltBinary(t), nil, elicit, pol, traceDir, wrap, calls)
+	if err != nil {
+		t.Fatalf("the TypeScript agent: %v\nstderr:\n%s", err, stderr)
+	}
+	return got
+}
+
+// policyAgent runs the agent with bin as reelier and env as its
+// environment (nil: this process's), returning what it printed, its
+// stderr and how it ended.
+func policyAgent(t *testing.T, bin string, env []string, elicit, pol, traceDir, wrap string, calls string) (policyAgentResult, string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join("testdata", "policy_agent.mjs"),
 		"--elicit", elicit, "--call", calls,
-		"--", reelierBin(t), "mcp", "--policy", pol, "--trace-dir", traceDir, "--wrap", wrap)
+		"--", bin, "mcp", "--policy", pol, "--trace-dir", traceDir, "--wrap", wrap)
+	cmd.Env = env
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("the TypeScript agent: %v\nstderr:\n%s", err, stderr.String())
+		return policyAgentResult{}, stderr.String(), err
 	}
 	var got policyAgentResult
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("agent output %q: %v", out, err)
 	}
-	return got
+	return got, stderr.String(), nil
+}
+
+// TestPolicySeatbeltMissingNPM: reelier alone, without the
+// reelier-seatbelt program beside it or on PATH, under a policy: the
+// proxy does not start (exit 2, the message naming the policy and the
+// install command), so the TypeScript agent's write never reaches the
+// official filesystem server — the file is not there. With the program
+// put beside the same reelier, the same agent's write lands: the policy
+// (which allows it) is evaluated after the hand-off.
+func TestPolicySeatbeltMissingNPM(t *testing.T) {
+	pkg := npmPackage(t, "@modelcontextprotocol/server-filesystem")
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrap := fmt.Sprintf("node '%s' '%s'", filepath.Join(pkg, "dist", "index.js"), root)
+	pol := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(pol, []byte("default: deny\nrules:\n  - name: writes\n    when: tool == \"write_file\"\n    action: allow\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	built := testutil.SeatbeltBinary(t)
+	solo := filepath.Join(t.TempDir(), "reelier")
+	copyFile(t, built, solo)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "REELIER_SEATBELT") {
+			env = append(env, kv)
+		}
+	}
+	target := filepath.Join(root, "landed.txt")
+	calls, _ := json.Marshal([][]any{{"write_file", map[string]any{"path": target, "content": "through the seatbelt"}}})
+
+	_, stderr, err := policyAgent(t, solo, env, "none", pol, t.TempDir(), wrap, string(calls))
+	if err == nil {
+		t.Fatal("the agent's session went on with no seatbelt program")
+	}
+	want := "reelier: the policy " + pol + " needs the reelier-seatbelt program, which holds the policy engine (CEL), and it was found neither beside reelier nor on PATH, so nothing runs: go install github.com/reelier/reelier/cmd/reelier-seatbelt@latest"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say why:\n%s", stderr)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatalf("the write reached the server with no seatbelt: %s exists (%v)", target, err)
+	}
+
+	copyFile(t, filepath.Join(filepath.Dir(built), "reelier-seatbelt"), filepath.Join(filepath.Dir(solo), "reelier-seatbelt"))
+	got, stderr, err := policyAgent(t, solo, env, "none", pol, t.TempDir(), wrap, string(calls))
+	if err != nil {
+		t.Fatalf("with the program beside reelier: %v\n%s", err, stderr)
+	}
+	if len(got.Results) != 1 || got.Results[0].IsError {
+		t.Fatalf("the allowed write: %+v", got.Results)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "through the seatbelt" {
+		t.Fatalf("the allowed write did not land: %q, %v", b, err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestPolicyFilesystemNPM: the official filesystem server from npm behind
@@ -200,7 +282,7 @@ func TestPolicyFromSkillMemoryNPM(t *testing.T) {
 		t.Fatalf("compile: %v\n%s", err, out)
 	}
 	pol := filepath.Join(work, "policy.yaml")
-	if out, err := exec.Command(reelierBin(t), "policy", "from-skill", skill, "-o", pol).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testutil.SeatbeltBinary(t), "policy", "from-skill", skill, "-o", pol).CombinedOutput(); err != nil {
 		t.Fatalf("policy from-skill: %v\n%s", err, out)
 	}
 	calls, _ := json.Marshal([][]any{

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // Redacted replaces a secret that matched a shape or a credential field.
@@ -201,9 +203,9 @@ func (sc *scanner) run() {
 		case ' ', '\t', '\n', '\r':
 			i++
 		case '"':
-			end := stringEnd(src, i)
+			end := jsondata.StringEnd(src, i)
 			tok := src[i:end]
-			if j := skipSpace(src, end); j < len(src) && src[j] == ':' {
+			if j := jsondata.SpaceEnd(src, end); j < len(src) && src[j] == ':' {
 				member = sc.name(tok)
 			} else {
 				s := sc.str(valueKey(), tok)
@@ -262,26 +264,6 @@ func (sc *scanner) str(key string, tok []byte) string {
 	sc.changed = true
 	sc.out = appendString(sc.out, red)
 	return s
-}
-
-// stringEnd returns the index just past the string token starting at i.
-func stringEnd(src []byte, i int) int {
-	for j := i + 1; j < len(src); j++ {
-		switch src[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(src)
-}
-
-func skipSpace(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // decodeString returns the text of a valid JSON string token.

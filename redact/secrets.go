@@ -3,6 +3,7 @@ package redact
 import (
 	"context"
 	"encoding/base64"
+	"math/bits"
 	"sort"
 	"strings"
 )
@@ -348,21 +349,36 @@ func randomParts(body string) bool {
 	return false
 }
 
-// classes counts the character classes (upper case, lower case, digits)
-// in s.
-func classes(s string) int {
-	var up, low, dig int
+// The character classes classMask tells apart.
+const (
+	classUpper = 1 << iota
+	classLower
+	classDigit
+	classOther
+)
+
+// classMask returns the character classes that stand in s, one bit each.
+func classMask(s string) int {
+	m := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case isUpper(c):
-			up = 1
+			m |= classUpper
 		case isLower(c):
-			low = 1
+			m |= classLower
 		case isDigit(c):
-			dig = 1
+			m |= classDigit
+		default:
+			m |= classOther
 		}
 	}
-	return up + low + dig
+	return m
+}
+
+// classes counts the character classes (upper case, lower case, digits)
+// in s.
+func classes(s string) int {
+	return bits.OnesCount(uint(classMask(s) &^ classOther))
 }
 
 var githubPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}
@@ -757,19 +773,11 @@ func findAWSSecret(key, s string, keyID bool) []Match {
 	return out
 }
 
+// awsSecretShape reports whether s mixes upper case, lower case and
+// something else (digits, '/', '+'), as a secret access key does.
 func awsSecretShape(s string) bool {
-	var up, low, other bool
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case isUpper(c):
-			up = true
-		case isLower(c):
-			low = true
-		default:
-			other = true
-		}
-	}
-	return up && low && other
+	m := classMask(s)
+	return m&classUpper != 0 && m&classLower != 0 && m&(classDigit|classOther) != 0
 }
 
 // awsWord reports whether s mentions AWS or a secret, in any case.

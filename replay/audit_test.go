@@ -75,30 +75,68 @@ func TestCallTimeout(t *testing.T) {
 }
 
 // TestInterrupted: a run stopped from outside while a step runs is
-// interrupted, never failed; the step in flight and later ones are skipped.
+// interrupted, never failed. A step whose call was sent is interrupted in
+// flight, with the action that was sent on its record; a step the stop
+// reached before its call went out, and every later one, is skipped as
+// interrupted with no action.
 func TestInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	fake := &scripted{effect: ast.EffectRead, answer: func(c context.Context, n int, _ []byte) (*tool.Observation, error) {
-		if n == 1 {
-			return body(`{"ok": true}`), nil
-		}
-		cancel() // Ctrl-C while the second call is in flight
-		<-c.Done()
-		return nil, c.Err()
-	}}
-	src := skill(step{action: `t {}`, asserts: []string{"status == 200"}}, step{action: `t {}`, asserts: []string{"status == 200"}}, step{action: `t {}`})
-	res := replay.Run(ctx, parse(t, src), replay.Options{Tools: tool.Registry{"t": fake}, Clock: fixedClock})
-	rec := res.Record
-	if rec.Verdict != runlog.VerdictInterrupted || rec.Passed || rec.Totals.Failed != 0 {
-		t.Fatalf("verdict %s passed %v failed %d", rec.Verdict, rec.Passed, rec.Totals.Failed)
-	}
-	for i, want := range []string{"", replay.SkipInterrupted, replay.SkipInterrupted} {
-		if rec.Steps[i].Skip != want {
-			t.Errorf("step %d skip %q, want %q", i+1, rec.Steps[i].Skip, want)
-		}
-	}
-	if rec.Steps[0].Outcome != runlog.Passed || fake.calls != 2 {
-		t.Fatalf("step 1 %s, %d calls", rec.Steps[0].Outcome, fake.calls)
+	for _, tc := range []struct {
+		name string
+		// beforeSend cancels as step 2 starts, before its call is made;
+		// otherwise the cancel comes while step 2's call is in flight.
+		beforeSend bool
+		calls      int
+		outcome    runlog.Outcome
+		skips      []string
+	}{
+		{name: "in flight", calls: 2, outcome: runlog.Interrupted, skips: []string{"", "", replay.SkipInterrupted}},
+		{name: "before the call was sent", beforeSend: true, calls: 1, outcome: runlog.Skipped, skips: []string{"", replay.SkipInterrupted, replay.SkipInterrupted}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			fake := &scripted{effect: ast.EffectRead, answer: func(c context.Context, n int, _ []byte) (*tool.Observation, error) {
+				if n == 1 {
+					return body(`{"ok": true}`), nil
+				}
+				cancel() // Ctrl-C while the second call is in flight
+				<-c.Done()
+				return nil, c.Err()
+			}}
+			opts := replay.Options{Tools: tool.Registry{"t": fake}, Clock: fixedClock}
+			if tc.beforeSend {
+				opts.OnStepStart = func(st *ast.Step) {
+					if st.Number == 2 {
+						cancel()
+					}
+				}
+			}
+			src := skill(step{action: `t {}`, asserts: []string{"status == 200"}}, step{action: `t {"id": 7}`, asserts: []string{"status == 200"}}, step{action: `t {}`})
+			res := replay.Run(ctx, parse(t, src), opts)
+			rec := res.Record
+			if rec.Verdict != runlog.VerdictInterrupted || rec.Passed || rec.Totals.Failed != 0 {
+				t.Fatalf("verdict %s passed %v failed %d", rec.Verdict, rec.Passed, rec.Totals.Failed)
+			}
+			for i, want := range tc.skips {
+				if rec.Steps[i].Skip != want {
+					t.Errorf("step %d skip %q, want %q", i+1, rec.Steps[i].Skip, want)
+				}
+			}
+			if rec.Steps[0].Outcome != runlog.Passed || fake.calls != tc.calls {
+				t.Fatalf("step 1 %s, %d calls, want %d", rec.Steps[0].Outcome, fake.calls, tc.calls)
+			}
+			s2 := rec.Steps[1]
+			if s2.Outcome != tc.outcome || len(s2.Failures) != 0 || s2.Kind != "" {
+				t.Fatalf("step 2 %+v, want %s", s2, tc.outcome)
+			}
+			sent := s2.Action != nil && s2.Action.Tool == "t" && string(s2.Action.Args) == `{"id":7}`
+			if sent != (tc.outcome == runlog.Interrupted) {
+				t.Errorf("step 2 action %+v: the record must keep what was sent, and only what was sent", s2.Action)
+			}
+			if want := map[bool]int{true: 1}[tc.outcome == runlog.Interrupted]; rec.Totals.Interrupted != want {
+				t.Errorf("totals.interrupted %d, want %d", rec.Totals.Interrupted, want)
+			}
+		})
 	}
 }
 

@@ -105,7 +105,14 @@ func (d *Divergence) Rerun(ctx context.Context, args ast.Value) (*Action, *tool.
 		// The same step of the same run: the same idempotency key.
 		ctx = tool.WithIdempotencyKey(ctx, IdempotencyKey(d.r.runID, d.r.skill.Name(), d.Step.Number))
 	}
-	obs, err := d.r.call(ctx, d.tool, filled)
+	var obs *tool.Observation
+	if inj := d.r.injection(d.Step); inj != nil {
+		// The injected failure holds for the step's re-execution too:
+		// the server is never asked.
+		obs, err = d.r.injectedCall(inj, d.tool)
+	} else {
+		obs, err = d.r.call(ctx, d.tool, filled)
+	}
 	switch {
 	case err != nil:
 		return act, nil, fmt.Errorf("Tool execution failed: %w", err)

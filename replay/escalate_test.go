@@ -104,7 +104,7 @@ func TestHealingVerdicts(t *testing.T) {
 			return &replay.Healing{Attempted: 2, Usage: usage, Failures: []replay.Failure{{Message: "Level 1 heal failed: x"}}}
 		}, check: func(t *testing.T, res *replay.Result) {
 			rec := res.Record.Steps[1]
-			if rec.Outcome != runlog.Failed || rec.Level != 0 || *rec.EscalationAttempted != 2 || *rec.LLM != *usage ||
+			if rec.Outcome != runlog.Failed || rec.Level != 0 || *rec.EscalationAttempted != 2 || rec.LLM != usage ||
 				len(rec.Failures) != 2 || rec.Failures[1] != "Level 1 heal failed: x" || rec.Why.Trigger != rec.Failures[0] {
 				t.Errorf("record %+v", rec)
 			}
@@ -137,7 +137,7 @@ func TestHealingVerdicts(t *testing.T) {
 		}, check: func(t *testing.T, res *replay.Result) {
 			rec := res.Record.Steps[1]
 			want := "The Level 1 heal did not hold when the runner checked it: json.count == 9 failed: got 2"
-			if rec.Outcome != runlog.Failed || rec.Level != 0 || rec.Failures[len(rec.Failures)-1] != want || *rec.LLM != *usage {
+			if rec.Outcome != runlog.Failed || rec.Level != 0 || rec.Failures[len(rec.Failures)-1] != want || rec.LLM != usage {
 				t.Errorf("record %+v", rec)
 			}
 		}},

@@ -77,6 +77,11 @@ type Options struct {
 	// (policy.go): a step it does not allow is refused (dry-run: skipped,
 	// "policy dry-run"), and every decision is on the step's record.
 	Policy *policy.Policy
+	// Inject, when set, fails one step on purpose (reelier run --fail):
+	// its call is not sent but answered with an error result (error) or
+	// its time limit (timeout), or its tool is reported drifted before
+	// step 1 (schema). The record keeps it (Record.Injected).
+	Inject *runlog.Injection
 }
 
 // Result is a finished run: its record and the details behind it.
@@ -172,8 +177,9 @@ const (
 
 // Run replays the skill once. It never returns an error: everything that
 // goes wrong is a failed step in the result. When ctx is cancelled (Ctrl-C)
-// the step in flight and every later one are skipped as interrupted and the
-// verdict is interrupted, never failed.
+// the step whose request is with its tool is interrupted in flight
+// (runlog.Interrupted, what was sent on its record), every later one is
+// skipped as interrupted, and the verdict is interrupted, never failed.
 func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	began := time.Now()
 	start := opts.now()
@@ -194,6 +200,15 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 	// The drift check, before any step: the tools the skill was compiled
 	// against, compared with what the servers offer now.
 	drift := CheckTools(skill, opts.Tools, opts.Redactor)
+	if inj := opts.Inject; inj != nil {
+		res.Record.Injected = inj
+		if inj.Kind == runlog.InjectSchema {
+			if drift == nil {
+				drift = &runlog.ToolDrift{}
+			}
+			drift.Tools = append(drift.Tools, injectedDrift(skill, inj))
+		}
+	}
 	if drift != nil {
 		drift.Ignored = opts.IgnoreToolDrift
 		res.Record.ToolDrift = drift
@@ -221,10 +236,20 @@ func Run(ctx context.Context, skill *ast.Skill, opts Options) *Result {
 			r.step(ctx, sr)
 			rec.Ms = runlog.Millis(time.Since(t0))
 			if ctx.Err() != nil && rec.Outcome == runlog.Failed {
-				// Stopped from outside while it ran: not a failure.
+				// Stopped from outside while it ran: not a failure. A
+				// step whose request was sent is interrupted in flight
+				// (the server may have acted on it: what was sent stays
+				// on the record); one stopped before it was sent is
+				// not run.
 				interrupted = true
-				*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Skipped, Failures: []string{},
-					Skip: SkipInterrupted, Ms: rec.Ms, Action: rec.Action}
+				if sr.Action != nil {
+					*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Interrupted, Failures: []string{},
+						Ms: rec.Ms, Action: rec.Action, Write: rec.Write, Policy: rec.Policy, Approval: rec.Approval,
+						Observation: rec.Observation, Attempts: rec.Attempts, Tries: rec.Tries}
+				} else {
+					*rec = runlog.StepRecord{N: st.Number, Title: st.Title, Outcome: runlog.Skipped, Failures: []string{},
+						Skip: SkipInterrupted, Ms: rec.Ms, Policy: rec.Policy, Approval: rec.Approval}
+				}
 				sr.Failures = nil
 			}
 			diverged = rec.Outcome == runlog.Failed
@@ -464,12 +489,13 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 		r.recordAction(sr.Record, &Action{Tool: st.Action.Tool, Args: args})
 		return stepFailure(runlog.KindPolicy, refusal), false
 	}
-	sr.Action = &Action{Tool: st.Action.Tool, Args: args}
-	callCtx := ctx
-	if approval.IsWrite(effect) {
-		callCtx = r.writeReceipt(ctx, sr.Record, st)
+	if ctx.Err() != nil {
+		// Stopped before the request went out: nothing was sent, so the
+		// step is not run (Run records it skipped, "interrupted").
+		return stepFailure(runlog.KindTool, "interrupted before the call was sent"), false
 	}
-	obs, err := r.call(callCtx, tool, args)
+	sr.Action = &Action{Tool: st.Action.Tool, Args: args}
+	obs, err := r.send(ctx, sr, tool, effect, args)
 	if w := sr.Record.Write; w != nil {
 		w.Resource = r.resourceOf(obs)
 	}
@@ -490,7 +516,33 @@ func (r *runner) execute(ctx context.Context, sr *StepResult, local *scope) ([]F
 	for _, b := range ev.binds {
 		local.set(b.name, b.value)
 	}
+	if r.injection(st) != nil && len(ev.failures) == 0 {
+		// No check caught the injected error result: the step fails on
+		// it anyway, as a tool error.
+		ev.failures = stepFailure(runlog.KindTool, "Tool returned an error result: "+obs.Body)
+	}
 	return ev.failures, len(st.Asserts) > 0
+}
+
+// send makes the step's call — or, for the step a failure is injected at,
+// stands in for it (nothing is sent).
+func (r *runner) send(ctx context.Context, sr *StepResult, t tool.Tool, effect ast.Effect, args []byte) (*tool.Observation, error) {
+	if inj := r.injection(sr.Step); inj != nil {
+		return r.injectedCall(inj, t)
+	}
+	if approval.IsWrite(effect) {
+		ctx = r.writeReceipt(ctx, sr.Record, sr.Step)
+	}
+	return r.call(ctx, t, args)
+}
+
+// injection is the run's injected failure when it names st and stands in
+// for its call (error, timeout); nil otherwise.
+func (r *runner) injection(st *ast.Step) *runlog.Injection {
+	if inj := r.opts.Inject; inj != nil && inj.Step == st.Number && inj.Kind != runlog.InjectSchema {
+		return inj
+	}
+	return nil
 }
 
 // gate returns the refusal message for a step whose effect the run does not
@@ -566,13 +618,7 @@ func stepFailure(kind runlog.Kind, msg string) []Failure {
 // call calls the tool within the run's limit. A call that runs out of time
 // fails naming the limit and where it came from.
 func (r *runner) call(ctx context.Context, tool tool.Tool, args []byte) (*tool.Observation, error) {
-	limit := r.limits.Timeout
-	if limit <= 0 {
-		limit = DefaultTimeout
-		if t, ok := tool.(interface{ Timeout() time.Duration }); ok {
-			limit = t.Timeout()
-		}
-	}
+	limit := r.callLimit(tool)
 	callCtx, cancel := context.WithTimeoutCause(ctx, limit, errTimedOut)
 	defer cancel()
 	obs, err := tool.Call(callCtx, args)
@@ -580,6 +626,19 @@ func (r *runner) call(ctx context.Context, tool tool.Tool, args []byte) (*tool.O
 		return nil, fmt.Errorf("no answer within %s (%s)", limit, r.limits.source(limit))
 	}
 	return obs, err
+}
+
+// callLimit is a call's time limit: the run's, else the tool's own, else
+// DefaultTimeout.
+func (r *runner) callLimit(t tool.Tool) time.Duration {
+	limit := r.limits.Timeout
+	if limit <= 0 {
+		limit = DefaultTimeout
+		if tt, ok := t.(interface{ Timeout() time.Duration }); ok {
+			limit = tt.Timeout()
+		}
+	}
+	return limit
 }
 
 var errTimedOut = errors.New("the call's time limit passed")

@@ -149,9 +149,13 @@ func (s *Server) pushOptions(in PushInput) (push.Options, error) {
 	if err != nil {
 		return push.Options{}, err
 	}
+	bundles, err := s.workName("the signed receipts", base, runlog.BundleDir(runlog.DefaultDir, name))
+	if err != nil {
+		return push.Options{}, err
+	}
 	return push.Options{
-		Skill: name, SkillMd: src, Root: s.work.root, RunsFile: runs, StatePath: state,
-		All: in.All, WithSkill: in.WithSkill,
+		Skill: name, SkillMd: src, Root: s.work.root, RunsFile: runs, StatePath: state, BundlesDir: bundles,
+		All: in.All, WithSkill: in.WithSkill, Ledger: push.LedgerFromEnv(s.opts.Getenv),
 	}, nil
 }
 

@@ -227,7 +227,7 @@ func readTranscript(a *area, given, p string) (*session.Session, error) {
 	if info, err := f.Stat(); err == nil && info.IsDir() {
 		return nil, fmt.Errorf("transcriptPath %q is a directory; reelier_scan looks through a folder of transcripts", given)
 	}
-	sess, err := session.Read(f, session.Options{Keep: true})
+	sess, err := session.ReadAny(p, f, session.Options{Keep: true})
 	if err != nil {
 		return nil, fmt.Errorf("reading transcriptPath %q: %w", given, err)
 	}

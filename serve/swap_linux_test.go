@@ -192,9 +192,16 @@ func TestWritesStayInsideUnderSwaps(t *testing.T) {
 	if n := strings.Count(mustRead(t, filepath.Join(real, "runs", "one.jsonl")), "\n"); n != tools[1].ok {
 		t.Errorf(".reelier/runs/one.jsonl holds %d records, want %d", n, tools[1].ok)
 	}
-	var st map[string]map[string]any
-	if err := json.Unmarshal([]byte(mustRead(t, filepath.Join(real, "push-state.json"))), &st); err != nil || st["pushed"]["pushed"] != 1.0 {
-		t.Errorf("push state %v (%v), want pushed's cursor at 1", st, err)
+	var st struct {
+		Ledgers map[string]map[string]map[string]any `json:"ledgers"`
+	}
+	err = json.Unmarshal([]byte(mustRead(t, filepath.Join(real, "push-state.json"))), &st)
+	pushed := 0.0
+	for _, ledger := range st.Ledgers {
+		pushed, _ = ledger["pushed"]["pushed"].(float64)
+	}
+	if err != nil || len(st.Ledgers) != 1 || pushed != 1 {
+		t.Errorf("push state %v (%v), want one ledger with pushed's cursor at 1", st, err)
 	}
 }
 

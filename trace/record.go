@@ -31,6 +31,28 @@ type Annotations struct {
 	IdempotentHint  *bool `json:"idempotentHint,omitempty"`
 }
 
+// Hint is one declared annotation hint: Name is the hint without its
+// "Hint" suffix (readOnly, destructive, idempotent).
+type Hint struct {
+	Name  string
+	Value bool
+}
+
+// Declared returns the hints the downstream declared, in the order
+// readOnly, destructive, idempotent.
+func (a Annotations) Declared() []Hint {
+	var out []Hint
+	for _, h := range [...]struct {
+		name string
+		v    *bool
+	}{{"readOnly", a.ReadOnlyHint}, {"destructive", a.DestructiveHint}, {"idempotent", a.IdempotentHint}} {
+		if h.v != nil {
+			out = append(out, Hint{h.name, *h.v})
+		}
+	}
+	return out
+}
+
 // Meta opens every trace.
 type Meta struct {
 	T         Kind     `json:"t"`

@@ -8,7 +8,8 @@ import (
 
 // TestHarnessSmoke runs the whole harness once at toy sizes: it builds
 // reelier and every limit program, generates the inputs, runs each
-// workload and its limit, and measures the proxy paths. It checks that
+// workload and its limit, measures the proxy paths and the seatbelt's
+// hand-off. It checks that
 // every table row is there, not the figures (those come from a full run:
 // `go run ./bench/ab`).
 func TestHarnessSmoke(t *testing.T) {
@@ -29,6 +30,7 @@ func TestHarnessSmoke(t *testing.T) {
 		"default protocol revision (2026-07-28", "revision 2025-11-25 (the proxy's fast path)", "limit echo server",
 		"| SDK client ×16 goroutines, 2026-07-28, mcptest | reelier mcp |", "| SDK client ×16 goroutines, 2025-11-25, mcptest | reelier mcp |",
 		"| raw client pipelining (64 in flight), rawecho | reelier mcp |",
+		"| reelier mcp, no policy |", "| reelier mcp --policy (hand-off to reelier-seatbelt) |", "| reelier-seatbelt mcp --policy (no hand-off) |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())

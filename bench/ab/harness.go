@@ -49,7 +49,7 @@ func DefaultConfig() Config {
 
 // binaries built by Build.
 type binaries struct {
-	reelier, base, hello, copy, jsonl, relay, echoserver, rawecho, measure string
+	reelier, seatbelt, base, hello, copy, jsonl, relay, echoserver, rawecho, measure string
 }
 
 // moduleRoot returns the folder of the go.mod that holds this package.
@@ -77,6 +77,7 @@ func build(dir string) (binaries, error) {
 	}
 	b := binaries{
 		reelier:    filepath.Join(dir, "reelier"),
+		seatbelt:   filepath.Join(dir, "reelier-seatbelt"),
 		hello:      filepath.Join(dir, "hello"),
 		copy:       filepath.Join(dir, "copy"),
 		jsonl:      filepath.Join(dir, "jsonl"),
@@ -87,6 +88,7 @@ func build(dir string) (binaries, error) {
 	}
 	pkgs := [][2]string{
 		{b.reelier, "./cmd/reelier"},
+		{b.seatbelt, "./cmd/reelier-seatbelt"},
 		{b.hello, "./bench/ab/limits/hello"},
 		{b.copy, "./bench/ab/limits/copy"},
 		{b.jsonl, "./bench/ab/limits/jsonl"},
@@ -287,8 +289,6 @@ func Run(c Config) error {
 	}
 	for round := 0; round < c.Rounds; round++ {
 		for _, r := range results {
-			// Alternate which goes first, so neither always runs on a
-			// cache the other warmed.
 			progs := []func() error{
 				func() error { return r.add(&r.reelier, b.measure, b.reelier, r.w.args, r.w.codes) },
 				func() error { return r.add(&r.limit, b.measure, r.w.limit, r.w.limitArgs, []int{0}) },
@@ -296,13 +296,8 @@ func Run(c Config) error {
 			if b.base != "" {
 				progs = append(progs, func() error { return r.add(&r.base, b.measure, b.base, r.w.args, r.w.codes) })
 			}
-			if round%2 == 1 {
-				slices.Reverse(progs)
-			}
-			for _, p := range progs {
-				if err := p(); err != nil {
-					return err
-				}
+			if err := interleave(round, progs); err != nil {
+				return err
 			}
 		}
 	}
@@ -316,6 +311,11 @@ func Run(c Config) error {
 	if c.ProxyCalls > 0 && (c.Only == nil || c.Only.MatchString("proxy")) {
 		if err := proxyBench(c, b); err != nil {
 			return fmt.Errorf("proxy: %w", err)
+		}
+	}
+	if c.Only == nil || c.Only.MatchString("handoff") {
+		if err := handoffBench(c, b); err != nil {
+			return fmt.Errorf("handoff: %w", err)
 		}
 	}
 	return nil
@@ -395,4 +395,19 @@ func yes(ok bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// interleave runs one round of progs: in order on even rounds, reversed on
+// odd ones, so that no program always runs on a cache another warmed. It
+// stops at the first error.
+func interleave(round int, progs []func() error) error {
+	if round%2 == 1 {
+		slices.Reverse(progs)
+	}
+	for _, p := range progs {
+		if err := p(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

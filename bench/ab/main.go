@@ -10,6 +10,9 @@
 // (its fast path), and with a raw JSON-RPC client and the limit server
 // rawecho, whose own cost is next to nothing (see proxy.go).
 //
+// Last, the one-time cost of the seatbelt's hand-off to reelier-seatbelt
+// on a proxy's start (handoff.go).
+//
 //	go run ./bench/ab [-rounds 21] [-base OLD-REELIER] [-only REGEXP]
 package main
 
@@ -25,7 +28,7 @@ func main() {
 	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per workload")
 	flag.StringVar(&c.Work, "work", "", "folder for binaries, inputs and outputs (default: a temporary one, removed)")
 	flag.StringVar(&c.Base, "base", "", "another reelier binary to run interleaved as the A of an A/B")
-	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy, \"scaling\" for the dry-run scaling)")
+	only := flag.String("only", "", "run only the workloads whose names match this regular expression (\"proxy\" for the proxy, \"scaling\" for the dry-run scaling, \"handoff\" for the seatbelt's hand-off)")
 	flag.IntVar(&c.ProxyCalls, "proxy-calls", c.ProxyCalls, "timed calls per proxy path (0 skips the proxy)")
 	flag.IntVar(&c.ProxyThroughput, "proxy-throughput", c.ProxyThroughput, "calls for the throughput figure")
 	flag.Parse()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/reelier/reelier/testkit/skillgen"
@@ -51,13 +50,8 @@ func scalingBench(c Config, b binaries) error {
 				return err
 			})
 		}
-		if round%2 == 1 {
-			slices.Reverse(progs)
-		}
-		for _, p := range progs {
-			if err := p(); err != nil {
-				return err
-			}
+		if err := interleave(round, progs); err != nil {
+			return err
 		}
 	}
 	load1 := loadAverage()

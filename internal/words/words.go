@@ -25,7 +25,14 @@ func Suffix(n int) string {
 
 // IsIdent reports whether s is an identifier: [A-Za-z_][A-Za-z0-9_]*.
 func IsIdent(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
+	return IsWord(s) && !(s[0] >= '0' && s[0] <= '9')
+}
+
+// IsWord reports whether s is a word: [A-Za-z0-9_]+, an identifier that
+// may start with a digit (a path segment written bare, an argument name
+// shown unquoted).
+func IsWord[T ~string | ~[]byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -225,7 +225,7 @@ func parseLine(line string) (Approval, *Error) {
 			a.Step = n
 		case a.Digest == "":
 			hexPart, ok := strings.CutPrefix(f, "sha256:")
-			if !ok || !isHex(hexPart, 64) {
+			if !ok || !tooldef.IsLowerHex(hexPart, 64) {
 				return a, &Error{Col: col, Msg: fmt.Sprintf("want sha256: and 64 lower-case hex digits, not %q", clip(f))}
 			}
 			a.Digest = f
@@ -237,7 +237,7 @@ func parseLine(line string) (Approval, *Error) {
 			if _, dup := a.Parts[name]; dup {
 				return a, &Error{Col: col, Msg: fmt.Sprintf("%s= is given twice", name)}
 			}
-			if !isHex(v, 8) {
+			if !tooldef.IsLowerHex(v, 8) {
 				return a, &Error{Col: col + len(name) + 1, Msg: fmt.Sprintf("want 8 lower-case hex digits after %s=, not %q", name, clip(v))}
 			}
 			a.Parts[name] = v
@@ -257,19 +257,6 @@ func firstField(fields []string) int {
 		}
 	}
 	return 0
-}
-
-func isHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func clip(s string) string {

@@ -376,6 +376,33 @@ func (s *Step) Fields() []*Bullet {
 	return out
 }
 
+// Holes returns the template holes the step fills from inputs and the
+// earlier steps' binds, in file order: those of the action's arguments,
+// then those of its selection asserts and binds (in `where` values and in
+// an assert's compared value).
+func (s *Step) Holes() []*Hole {
+	var out []*Hole
+	if s.Action != nil {
+		out = Holes(s.Action.Args)
+	}
+	for _, af := range s.Asserts {
+		sa, ok := af.Expr.(*SelectionAssert)
+		if !ok {
+			continue
+		}
+		out = append(out, sa.Sel.Holes()...)
+		if str, ok := sa.Value.(*String); ok {
+			out = append(out, str.Holes...)
+		}
+	}
+	for _, bf := range s.Binds {
+		if sb, ok := bf.Expr.(*SelectionBind); ok {
+			out = append(out, sb.Sel.Holes()...)
+		}
+	}
+	return out
+}
+
 // EffectValue returns the step's effect, or "" when it has none.
 func (s *Step) EffectValue() Effect {
 	if s.Effect == nil {

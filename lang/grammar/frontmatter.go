@@ -282,12 +282,7 @@ func (r *yamlReader) entries(m *yaml.Node, parent string) []*ast.FrontmatterEntr
 	seen := map[string]*ast.FrontmatterEntry{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		limit := r.end
-		if i+2 < len(m.Content) {
-			limit = r.offset(m.Content[i+2])
-		} else if m.Style&yaml.FlowStyle != 0 {
-			limit = r.closing(r.offset(v), limit)
-		}
+		limit := r.extent(m, i+2, v, r.end)
 		if !r.subset(k, "a key") {
 			continue
 		}
@@ -312,6 +307,19 @@ func (r *yamlReader) entries(m *yaml.Node, parent string) []*ast.FrontmatterEntr
 		out = append(out, e)
 	}
 	return out
+}
+
+// extent returns how far the node n of the collection c may extend: to
+// the start of c.Content[next] when there is one; after the last, to
+// limit, or in a flow collection ({…}, […]) to its closing bracket.
+func (r *yamlReader) extent(c *yaml.Node, next int, n *yaml.Node, limit int) int {
+	switch {
+	case next < len(c.Content):
+		return r.offset(c.Content[next])
+	case c.Style&yaml.FlowStyle != 0:
+		return r.closing(r.offset(n), limit)
+	}
+	return limit
 }
 
 // value fills e from the value node v, reporting what the subset does not
@@ -343,12 +351,7 @@ func (r *yamlReader) value(e *ast.FrontmatterEntry, v *yaml.Node, parent string,
 		} else {
 			e.Kind = ast.ListValue
 			for j, it := range v.Content {
-				itLimit := limit
-				if j+1 < len(v.Content) {
-					itLimit = r.offset(v.Content[j+1])
-				} else if v.Style&yaml.FlowStyle != 0 {
-					itLimit = r.closing(r.offset(it), limit)
-				}
+				itLimit := r.extent(v, j+1, it, limit)
 				if !r.subset(it, "a list item") {
 					continue
 				}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/tool/jsondata"
 )
 
 // jsonError is a JSON syntax error at a byte offset of the fragment, or
@@ -86,16 +87,7 @@ func (p *jsonParser) describe() string {
 	return fmt.Sprintf("%q", r)
 }
 
-func (p *jsonParser) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *jsonParser) space() { p.i = jsondata.SpaceEnd(p.src, p.i) }
 
 func (p *jsonParser) value() (ast.Value, *jsonError) {
 	if p.i >= len(p.src) {

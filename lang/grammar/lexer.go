@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/reelier/reelier/internal/words"
 )
 
 // Token types shared by the mini-language lexers. They are negative, below
@@ -112,7 +113,7 @@ func (s *scanner) skipSpace() bool {
 
 func (s *scanner) word(extra byte) int {
 	j := s.i
-	for j < len(s.src) && (isWordByte(s.src[j]) || (extra != 0 && s.src[j] == extra)) {
+	for j < len(s.src) && (words.IsIdentByte(s.src[j]) || (extra != 0 && s.src[j] == extra)) {
 		j++
 	}
 	return j
@@ -135,10 +136,6 @@ func (s *scanner) upToLast(t lexer.TokenType) {
 		return
 	}
 	s.emit(t, s.i, end+1)
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // operator emits the token at one of = ! < >, taking a following = with
@@ -167,7 +164,7 @@ func exprMode(s *scanner) {
 	for s.skipSpace() {
 		c := s.src[s.i]
 		switch {
-		case isWordByte(c):
+		case words.IsIdentByte(c):
 			s.emit(tWord, s.i, s.word(0))
 		case c == '.':
 			s.emit(tDot, s.i, s.i+1)
@@ -191,7 +188,7 @@ func lineMode(s *scanner) {
 	if s.skipSpace() && s.src[s.i] == '-' {
 		s.emit(tDash, s.i, s.i+1)
 	}
-	if s.skipSpace() && isWordByte(s.src[s.i]) {
+	if s.skipSpace() && words.IsIdentByte(s.src[s.i]) {
 		s.emit(tWord, s.i, s.word('-'))
 	}
 	if s.skipSpace() && s.src[s.i] == ':' {
@@ -222,7 +219,7 @@ func holeMode(s *scanner) {
 	for s.skipSpace() {
 		c := s.src[s.i]
 		switch {
-		case isWordByte(c):
+		case words.IsIdentByte(c):
 			s.emit(tWord, s.i, s.word(0))
 		case c == '+' || c == '-':
 			s.emit(tSign, s.i, s.i+1)

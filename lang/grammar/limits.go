@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -78,7 +79,7 @@ func checkSize(src string, bind bool) *exprError {
 		n, at, end := 0, 0, start+len("json")
 		for end < len(src) && src[end] == '.' {
 			j := end + 1
-			for j < len(src) && isWordByte(src[j]) {
+			for j < len(src) && words.IsIdentByte(src[j]) {
 				j++
 			}
 			if j == end+1 {

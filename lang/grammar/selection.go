@@ -34,7 +34,7 @@ func selMode(s *scanner) {
 				j++
 			}
 			s.emit(tNumber, s.i, j)
-		case isWordByte(c):
+		case words.IsIdentByte(c):
 			s.emit(tWord, s.i, s.word(0))
 		case c == '.':
 			s.emit(tDot, s.i, s.i+1)
@@ -206,7 +206,7 @@ func validOrdering(o ast.Ordering) bool {
 // gets a suggestion instead of the generic rejection.
 func selectionStart(src string, i int) bool {
 	j := i
-	for j < len(src) && isWordByte(src[j]) {
+	for j < len(src) && words.IsIdentByte(src[j]) {
 		j++
 	}
 	if j == i || src[i] >= '0' && src[i] <= '9' {
@@ -386,7 +386,7 @@ func (c *exprCache) parseSelectionBind(src string, org origin) (ast.Bind, *exprE
 // not parse: the misspelt word is the likelier mistake.
 func pickError(src string, i int) *exprError {
 	j := i
-	for j < len(src) && isWordByte(src[j]) {
+	for j < len(src) && words.IsIdentByte(src[j]) {
 		j++
 	}
 	if validPick(src[i:j]) {

@@ -13,6 +13,16 @@ metadata:
     1 sha256:2f0d7ed5a5b9a3c3e1c6c0f0f4a1f3c5b7e9d1a3c5e7f9b1d3f5a7c9e1b3d5f7 tool=9305910f args=0badc0de effect=38f74069
 `
 
+// approvalExampleStep is the end of both approval rules' examples: the
+// frontmatter's close and the one step the approval lines are about.
+const approvalExampleStep = `---
+
+### Step 1 — Add
+- intent: Add a note
+- action: create_entities {"entities": [{"name": "ada", "entityType": "person"}]}
+- effect: idempotent-write
+`
+
 var ruleApprovalStale = &Rule{
 	Name:            "approval_stale",
 	Title:           "A step changed after it was approved",
@@ -28,14 +38,8 @@ no longer matches, naming what changed where the approval line says
 (idempotent-write, destructive) that has no approval in a skill that
 keeps some, which a replay refuses too. Review the step, then run
 ` + "`reelier approve FILE --step N`" + `.`,
-	Example: approvalExampleHead + `---
-
-### Step 1 — Add
-- intent: Add a note
-- action: create_entities {"entities": [{"name": "ada", "entityType": "person"}]}
-- effect: idempotent-write
-`,
-	Run: runApprovalStale,
+	Example: approvalExampleHead + approvalExampleStep,
+	Run:     runApprovalStale,
 }
 
 func runApprovalStale(p *Pass) {
@@ -73,13 +77,7 @@ name: notes
 description: Add a note
 metadata:
   reelier-approvals: 4 sha256:2f0d7ed5a5b9a3c3e1c6c0f0f4a1f3c5b7e9d1a3c5e7f9b1d3f5a7c9e1b3d5f7
----
-
-### Step 1 — Add
-- intent: Add a note
-- action: create_entities {"entities": [{"name": "ada", "entityType": "person"}]}
-- effect: idempotent-write
-`,
+` + approvalExampleStep,
 	Run: runApprovalUnknownStep,
 }
 

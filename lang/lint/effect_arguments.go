@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/verbs"
 )
@@ -105,14 +106,8 @@ func argumentsEffect(args ast.Value) (ast.Effect, string) {
 // quoteMember shows an argument name as written when it is a plain word,
 // quoted otherwise.
 func quoteMember(k string) string {
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return fmt.Sprintf("%q", k)
-		}
-	}
-	if k == "" {
-		return `""`
+	if !words.IsWord(k) {
+		return fmt.Sprintf("%q", k)
 	}
 	return k
 }

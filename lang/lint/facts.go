@@ -73,14 +73,7 @@ func computeFacts(s *ast.Skill) *facts {
 				f.unresolved = append(f.unresolved, &unresolvedUse{useSite: u, suggestion: closest(h.Name, live, f.inputs.vars)})
 			}
 		}
-		if st.Action != nil {
-			for _, h := range ast.Holes(st.Action.Args) {
-				use(h)
-			}
-		}
-		// A selection's holes are filled from the earlier steps' binds,
-		// like the action's.
-		for _, h := range selectionHoles(st) {
+		for _, h := range st.Holes() {
 			use(h)
 		}
 		for _, bf := range st.Binds {
@@ -132,27 +125,4 @@ func closest(name string, live map[string]*bindSite, inputs map[string]bool) str
 	}
 	cands = append(cands, "today")
 	return suggest(name, cands)
-}
-
-// selectionHoles returns the template holes of a step's selection asserts
-// and binds, in file order: those in `where` values and those in an
-// assert's compared value.
-func selectionHoles(st *ast.Step) []*ast.Hole {
-	var out []*ast.Hole
-	for _, af := range st.Asserts {
-		sa, ok := af.Expr.(*ast.SelectionAssert)
-		if !ok {
-			continue
-		}
-		out = append(out, sa.Sel.Holes()...)
-		if str, ok := sa.Value.(*ast.String); ok {
-			out = append(out, str.Holes...)
-		}
-	}
-	for _, bf := range st.Binds {
-		if sb, ok := bf.Expr.(*ast.SelectionBind); ok {
-			out = append(out, sb.Sel.Holes()...)
-		}
-	}
-	return out
 }

@@ -46,13 +46,7 @@ func flowOf(s *ast.Skill) *dataflow {
 				f.uses = append(f.uses, u)
 			}
 		}
-		if st.Action != nil {
-			for _, h := range ast.Holes(st.Action.Args) {
-				read(h)
-			}
-		}
-		// A selection's holes read the earlier steps' binds too.
-		for _, h := range selectionHoles(st) {
+		for _, h := range st.Holes() {
 			read(h)
 		}
 		for _, bf := range st.Binds {
@@ -62,26 +56,6 @@ func flowOf(s *ast.Skill) *dataflow {
 		}
 	}
 	return f
-}
-
-// selectionHoles returns the holes of a step's selection asserts and
-// binds, in file order: in `where` values and an assert's compared value.
-func selectionHoles(st *ast.Step) []*ast.Hole {
-	var out []*ast.Hole
-	for _, af := range st.Asserts {
-		if sa, ok := af.Expr.(*ast.SelectionAssert); ok {
-			out = append(out, sa.Sel.Holes()...)
-			if str, ok := sa.Value.(*ast.String); ok {
-				out = append(out, str.Holes...)
-			}
-		}
-	}
-	for _, bf := range st.Binds {
-		if sb, ok := bf.Expr.(*ast.SelectionBind); ok {
-			out = append(out, sb.Sel.Holes()...)
-		}
-	}
-	return out
 }
 
 // symbol is a variable name under the cursor: in a bind or in a hole.

@@ -215,7 +215,7 @@ func (p *parser) tool() (Tool, error) {
 		seen[key] = true
 		switch key {
 		case "in", "out":
-			if !isDigest(val) {
+			if !IsLowerHex(val, DigestLen) {
 				return t, p.fail("%s= wants %d hex digits, got %q", key, DigestLen, val)
 			}
 			if key == "in" {
@@ -270,8 +270,11 @@ func wordByte(c byte, first bool) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || !first && c >= '0' && c <= '9'
 }
 
-func isDigest(s string) bool {
-	if len(s) != DigestLen {
+// IsLowerHex reports whether s is exactly n lower-case hex digits, the
+// form every digest in a skill file is written in (a signature's, an
+// approval's).
+func IsLowerHex(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

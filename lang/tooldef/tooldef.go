@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/reelier/reelier/internal/words"
 	"github.com/reelier/reelier/lang/ast"
 )
 
@@ -436,18 +437,7 @@ func kindOf(v any) string {
 
 // isWord reports a type word: letters, digits and '_', starting with a
 // letter.
-func isWord(w string) bool {
-	if w == "" {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+func isWord(w string) bool { return words.IsIdent(w) }
 
 // Problem is a line of a skill's reelier-tools metadata that does not
 // read, placed in the skill file.

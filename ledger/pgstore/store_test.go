@@ -49,8 +49,8 @@ func TestConcurrentStarts(t *testing.T) {
 	}
 	defer conn.Close(context.Background())
 	var n int
-	if err := conn.QueryRow(context.Background(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 4 {
-		t.Errorf("%d migration rows (%v), want 4", n, err)
+	if err := conn.QueryRow(context.Background(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 5 {
+		t.Errorf("%d migration rows (%v), want 5", n, err)
 	}
 }
 

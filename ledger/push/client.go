@@ -19,7 +19,7 @@ import (
 // Kind classifies what happened to one run upload (§8.3a).
 type Kind int
 
-// The three kinds of outcome.
+// The kinds of outcome.
 const (
 	// Pushed: the ledger answered 202; the cursor moves past the record.
 	Pushed Kind = iota
@@ -29,6 +29,10 @@ const (
 	// Blocked: a 401, any other status or a network error; nothing was
 	// judged, the batch stops and the cursor stays on this record.
 	Blocked
+	// NotSent: the record is of a run given a failure on purpose
+	// (reelier run --fail: its "injected" field); it says nothing about
+	// the servers, so it is never sent, and the cursor moves past it.
+	NotSent
 )
 
 // Outcome is the result of one run upload.
@@ -44,6 +48,14 @@ type Outcome struct {
 	// Reason explains a rejection: the field errors of a 400 as compact
 	// JSON, or the ledger's size-limit message for a 413.
 	Reason string
+	// Signed is true when the record was sent with its bundle; Unsigned
+	// says why a bundle found for it was not sent (the record had to be
+	// redacted, so the bundle no longer binds it).
+	Signed   bool
+	Unsigned string
+	// Signature and Signer are what the ledger made of the bundle
+	// (wire.Accepted), "" from a ledger older than bundles.
+	Signature, Signer string
 	// Err explains a blocked upload.
 	Err error
 }
@@ -121,20 +133,40 @@ func refused(status int, answer []byte) error {
 // record with nothing to blank is sent byte for byte; the idempotency key
 // is the hash of what is sent.
 func (c *Client) PushRun(ctx context.Context, skill string, record []byte) Outcome {
-	record, err := redact.JSON(c.redactor(), record)
+	return c.PushSignedRun(ctx, skill, record, nil)
+}
+
+// PushSignedRun is PushRun with the record's bundle (nil: none). The
+// bundle binds the record's exact bytes, so it is sent only when
+// redaction left the record as it was; otherwise the record goes
+// unsigned and Outcome.Unsigned says why.
+func (c *Client) PushSignedRun(ctx context.Context, skill string, record, bundle []byte) Outcome {
+	redacted, err := redact.JSON(c.redactor(), record)
 	if err != nil {
 		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("the record is not valid JSON (%v); it was not sent", err)}
 	}
-	status, answer, err := c.post(ctx, wire.RunsPath, wire.EncodeRunUpload(skill, record), wire.IdempotencyKey(skill, record))
+	unsigned := ""
+	if bundle != nil && !bytes.Equal(bytes.TrimSpace(redacted), bytes.TrimSpace(record)) {
+		bundle, unsigned = nil, "a secret in the record was blanked before sending, so its signature no longer binds it; it was sent unsigned"
+	}
+	record = redacted
+	status, answer, err := c.post(ctx, wire.RunsPath, wire.EncodeSignedRunUpload(skill, record, bundle), wire.IdempotencyKey(skill, record))
 	if err != nil {
 		return Outcome{Kind: Blocked, Err: err}
 	}
+	out := c.classify(status, answer)
+	out.Signed, out.Unsigned = bundle != nil, unsigned
+	return out
+}
+
+// classify reads the ledger's answer to a run upload.
+func (c *Client) classify(status int, answer []byte) Outcome {
 	var eb wire.ErrorBody
 	switch status {
 	case http.StatusAccepted:
 		var a wire.Accepted
 		_ = json.Unmarshal(answer, &a) // the id is optional to the client
-		return Outcome{Kind: Pushed, Status: status, ID: a.ID, Duplicate: a.Duplicate}
+		return Outcome{Kind: Pushed, Status: status, ID: a.ID, Duplicate: a.Duplicate, Signature: a.Signature, Signer: a.Signer}
 	case http.StatusBadRequest:
 		reason := excerpt(answer)
 		var raw struct {
@@ -170,7 +202,9 @@ func (c *Client) post(ctx context.Context, path string, body []byte, idemKey str
 	// otherwise resend a POST carrying an Idempotency-Key on its own after
 	// a dropped connection, and the contract is one attempt per request.
 	req.GetBody = nil
-	req.Header.Set("Authorization", "Bearer "+c.Config.Key)
+	if c.Config.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Config.Key)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	if idemKey != "" {
 		req.Header.Set(wire.IdempotencyHeader, idemKey)

@@ -210,7 +210,7 @@ func (d *workdir) options(c *push.Client) push.Options {
 // readState reads the state file; a missing one is empty.
 func (d *workdir) readState(t *testing.T) push.State {
 	t.Helper()
-	st, err := push.ReadState(d.state)
+	st, err := push.ReadState(d.state, "")
 	if err != nil {
 		t.Fatal(err)
 	}

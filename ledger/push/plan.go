@@ -26,12 +26,13 @@ func (p Plan) Count() int { return p.To - p.From }
 func DryRun(opts Options) (Plan, error) {
 	p := Plan{Skill: opts.Skill}
 	fsys := place{opts.Root}
-	st, err := readState(fsys, opts.StatePath)
+	file, err := readState(fsys, opts.StatePath)
 	if IsCorrupt(err) {
 		p.StateCorrupt = err
 	} else if err != nil {
 		return p, err
 	}
+	st := file.peek(opts.Ledger)
 	recs, err := readRecords(fsys, opts.RunsFile)
 	if err != nil {
 		return p, err

@@ -2,9 +2,13 @@ package push
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/reelier/reelier/ledger/wire"
@@ -20,6 +24,10 @@ type Options struct {
 	RunsFile string
 	// StatePath is the cursor file, normally DefaultStatePath.
 	StatePath string
+	// BundlesDir is the folder of the skill's signed receipts
+	// (runlog.BundleDir); "" sends no bundle. A record whose bundle is
+	// there (runlog.BundleName) is sent with it.
+	BundlesDir string
 	// Root, when set, is the directory RunsFile and StatePath are names
 	// in: every file the push reads or writes (the history, the state, its
 	// lock, a corrupt state set aside) is reached through it, so no
@@ -33,6 +41,10 @@ type Options struct {
 	WithSkill bool
 	// Client sends the requests.
 	Client *Client
+	// Ledger keys the state file's cursors: the ledger's base URL without
+	// a trailing slash; "" means Client's. DryRun, which has no client,
+	// reads it ("" there: the only ledger the state file knows).
+	Ledger string
 	// Now is the clock for rejection timestamps; nil means time.Now.
 	Now func() time.Time
 	// Report, when set, is told of each step as it happens.
@@ -124,6 +136,9 @@ type Result struct {
 	// Pushed counts records answered 202, Duplicates those of them the
 	// ledger already held, Rejected the permanent rejections.
 	Pushed, Duplicates, Rejected int
+	// NotSent counts the records of runs with an injected failure
+	// (reelier run --fail), which are never sent.
+	NotSent int
 	// RejectedIndexes are the indexes of the records rejected permanently
 	// in this push, in file order.
 	RejectedIndexes []int
@@ -165,24 +180,31 @@ func Push(ctx context.Context, opts Options) (Result, error) {
 		return res, err
 	}
 	defer unlock()
-	st, err := readState(fsys, opts.StatePath)
+	file, err := readState(fsys, opts.StatePath)
 	if IsCorrupt(err) {
 		report(Event{Kind: StateSetAside, Path: setAside(fsys, opts.StatePath, now()), Err: err})
 	} else if err != nil {
 		return res, fmt.Errorf("reading the push state: %w", err)
 	}
-	b := &batch{opts: opts, st: st, ss: st.skill(opts.Skill), res: &res, now: now, report: report}
+	ledger := opts.Ledger
+	if ledger == "" && opts.Client != nil {
+		ledger = opts.Client.Config.BaseURL
+	}
+	st := file.ledger(ledger)
+	b := &batch{opts: opts, file: file, ss: st.skill(opts.Skill), res: &res, now: now, report: report}
 	return res, b.run(ctx, recs)
 }
 
 // batch is one push in progress.
 type batch struct {
-	opts   Options
-	st     State
-	ss     *SkillState
-	res    *Result
-	now    func() time.Time
-	report func(Event)
+	opts Options
+	file *stateFile
+	ss   *SkillState
+	res  *Result
+	// bundles are the file names in BundlesDir, read once when needed.
+	bundles []string
+	now     func() time.Time
+	report  func(Event)
 }
 
 func (b *batch) run(ctx context.Context, recs []record) error {
@@ -217,6 +239,8 @@ func (b *batch) run(ctx context.Context, recs []record) error {
 			res.Rejected++
 			res.RejectedIndexes = append(res.RejectedIndexes, i)
 			ss.Rejected = append(ss.Rejected, Rejection{Index: i, Reason: out.Reason, At: runlog.Timestamp(b.now())})
+		case NotSent:
+			res.NotSent++
 		case Pushed:
 			res.Pushed++
 			if out.Duplicate {
@@ -238,14 +262,71 @@ func (b *batch) send(ctx context.Context, r record) Outcome {
 	if r.err != nil {
 		return Outcome{Kind: Rejected, Reason: fmt.Sprintf("line %d is not a JSON run record (%v); it was not sent", r.line, r.err)}
 	}
-	return b.opts.Client.PushRun(ctx, b.opts.Skill, r.data)
+	if injected(r.data) {
+		return Outcome{Kind: NotSent}
+	}
+	bundle, err := b.bundle(r)
+	if err != nil {
+		return Outcome{Kind: Rejected, Reason: err.Error() + "; the record was not sent"}
+	}
+	return b.opts.Client.PushSignedRun(ctx, b.opts.Skill, r.data, bundle)
+}
+
+// maxBundle bounds a bundle file read (a receipt's is a few KiB).
+const maxBundle = 16 << 20
+
+// bundle is the record's bundle from BundlesDir, nil when there is none:
+// the file runlog.BundleName names, or else the one bundle of a record
+// that started at the same time — the bundle of this record as it was
+// signed, before a byte of it changed, which the ledger then refuses
+// with the reason (an altered record is never sent as merely unsigned).
+func (b *batch) bundle(r record) ([]byte, error) {
+	if b.opts.BundlesDir == "" {
+		return nil, nil
+	}
+	var head struct {
+		StartedAt string `json:"startedAt"`
+	}
+	if json.Unmarshal(r.data, &head) != nil || head.StartedAt == "" {
+		return nil, nil
+	}
+	fsys := place{b.opts.Root}
+	want := runlog.BundleName(head.StartedAt, wire.RecordSHA256(r.data))
+	name := filepath.Join(b.opts.BundlesDir, want)
+	data, err := fsys.readFileMax(name, maxBundle)
+	if errors.Is(err, fs.ErrNotExist) {
+		if b.bundles == nil {
+			b.bundles = fsys.readDirNames(b.opts.BundlesDir)
+		}
+		prefix := want[:strings.LastIndexByte(want, '-')+1]
+		var same []string
+		for _, n := range b.bundles {
+			if strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".sigstore.json") {
+				same = append(same, n)
+			}
+		}
+		if len(same) != 1 {
+			return nil, nil
+		}
+		name = filepath.Join(b.opts.BundlesDir, same[0])
+		data, err = fsys.readFileMax(name, maxBundle)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("its bundle %s cannot be read: %v", name, err)
+	case !json.Valid(data):
+		return nil, fmt.Errorf("its bundle %s is not JSON", name)
+	}
+	return data, nil
 }
 
 // save writes the state. After an accepted record (index ≥ 0) a failure
 // means the ledger has the record but the cursor does not say so; the next
 // push re-sends it and the idempotency key lets the ledger drop the copy.
 func (b *batch) save(index int) error {
-	err := b.st.save(place{b.opts.Root}, b.opts.StatePath)
+	err := b.file.save(place{b.opts.Root}, b.opts.StatePath)
 	switch {
 	case err == nil:
 		return nil
@@ -282,4 +363,13 @@ func lockState(fsys place, statePath string, report func(Event)) (func(), error)
 		unlockFile(f)
 		f.Close()
 	}, nil
+}
+
+// injected reports a run record with an injected failure (reelier run
+// --fail): its top-level "injected" member is present and not null.
+func injected(data []byte) bool {
+	var top struct {
+		Injected json.RawMessage `json:"injected"`
+	}
+	return json.Unmarshal(data, &top) == nil && len(top.Injected) > 0 && string(top.Injected) != "null"
 }

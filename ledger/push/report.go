@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/internal/exitstatus"
+	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/ledger/wire"
 )
 
 // WriteDryRun prints the plan of a push of the skill file at path:
@@ -83,15 +85,19 @@ func (pr *Reporter) Event(e Event) {
 }
 
 func (pr *Reporter) record(i int, o Outcome) {
+	if o.Unsigned != "" {
+		fmt.Fprintf(pr.Errw, "reelier push: warning: record %d: %s\n", i, o.Unsigned)
+	}
 	switch o.Kind {
 	case Pushed:
+		sig := signatureWords(o)
 		switch {
 		case o.Duplicate:
-			fmt.Fprintf(pr.Out, "record %d: pushed; the ledger already had it as %s\n", i, o.ID)
+			fmt.Fprintf(pr.Out, "record %d: pushed; the ledger already had it as %s\n", i, termtext.Line(o.ID))
 		case o.ID != "":
-			fmt.Fprintf(pr.Out, "record %d: pushed as %s\n", i, o.ID)
+			fmt.Fprintf(pr.Out, "record %d: pushed as %s%s\n", i, termtext.Line(o.ID), sig)
 		default:
-			fmt.Fprintf(pr.Out, "record %d: pushed\n", i)
+			fmt.Fprintf(pr.Out, "record %d: pushed%s\n", i, sig)
 		}
 	case Rejected:
 		status := "not sent"
@@ -102,7 +108,33 @@ func (pr *Reporter) record(i int, o Outcome) {
 			i, status, o.Reason, pr.StatePath)
 	case Blocked:
 		fmt.Fprintf(pr.Errw, "reelier push: record %d: %v\n", i, o.Err)
+	case NotSent:
+		fmt.Fprintf(pr.Out, "record %d: not sent: its run failed on purpose (reelier run --fail), so it says nothing about the servers\n", i)
 	}
+}
+
+// signatureWords is what the ledger said of a pushed record's signature,
+// as ", signed: verified (key …)" or "" when it said nothing.
+func signatureWords(o Outcome) string {
+	switch o.Signature {
+	case wire.SignatureUnsigned:
+		return ""
+	case "":
+		if o.Signed {
+			return ", signed (the ledger did not say whether it verified it)"
+		}
+		return ""
+	case "untrusted":
+		return ", signed, not trusted by the ledger" + signer(o.Signer)
+	}
+	return ", " + termtext.Line(o.Signature) + signer(o.Signer)
+}
+
+func signer(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + termtext.Line(s) + ")"
 }
 
 // Summary prints the one-line account of a
@@ -116,8 +148,12 @@ func (pr *Reporter) Summary(r Result) {
 	if r.Duplicates > 0 {
 		pushed += fmt.Sprintf(" (%d already on the ledger)", r.Duplicates)
 	}
-	fmt.Fprintf(pr.Out, "%s: %s; %s, %d rejected; cursor %d -> %d of %d record(s)\n",
-		r.Skill, skill, pushed, r.Rejected, r.CursorBefore, r.CursorAfter, r.Records)
+	notSent := ""
+	if r.NotSent > 0 {
+		notSent = fmt.Sprintf(", %d not sent (--fail)", r.NotSent)
+	}
+	fmt.Fprintf(pr.Out, "%s: %s; %s, %d rejected%s; cursor %d -> %d of %d record(s)\n",
+		r.Skill, skill, pushed, r.Rejected, notSent, r.CursorBefore, r.CursorAfter, r.Records)
 }
 
 // Rejections prints, after the summary, which records of the push the

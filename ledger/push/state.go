@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,9 +17,61 @@ import (
 // DefaultStatePath is the cursor file, relative to the working directory.
 const DefaultStatePath = ".reelier/push-state.json"
 
-// State is the cursor file's content: one entry per skill name. It is local
-// bookkeeping only; the ledger is never asked what it has seen.
+// State is one ledger's part of the cursor file: one entry per skill name.
+// It is local bookkeeping only; the ledger is never asked what it has
+// seen.
 type State map[string]*SkillState
+
+// stateVersion is the cursor file's format: 2 keys the States by ledger.
+const stateVersion = 2
+
+// stateFile is the cursor file: each ledger's State, keyed by its base
+// URL (no trailing slash), so a push to a second ledger starts afresh
+// there — its skill upload first — and the first ledger's cursors stay.
+// A file from before (version 1: one State, whichever ledger it was) is
+// read as the State of legacyLedger, which the next push adopts for the
+// ledger it goes to; until then it is kept as it was.
+type stateFile struct {
+	Version int              `json:"version"`
+	Ledgers map[string]State `json:"ledgers"`
+}
+
+// legacyLedger keys a version-1 state whose ledger is not known.
+const legacyLedger = ""
+
+// ledger is the State of the ledger at url, adopting a version-1 state
+// when this file has nothing for url yet.
+func (f *stateFile) ledger(url string) State {
+	if st, ok := f.Ledgers[url]; ok {
+		return st
+	}
+	st, ok := f.Ledgers[legacyLedger]
+	if ok && url != legacyLedger {
+		delete(f.Ledgers, legacyLedger)
+	} else if !ok {
+		st = State{}
+	}
+	f.Ledgers[url] = st
+	return st
+}
+
+// peek is the State of the ledger at url as the file has it, changing
+// nothing: url's own, else the version-1 state, else — when url is "" —
+// the only ledger's; empty when none.
+func (f *stateFile) peek(url string) State {
+	if st, ok := f.Ledgers[url]; ok {
+		return st
+	}
+	if st, ok := f.Ledgers[legacyLedger]; ok {
+		return st
+	}
+	if url == "" && len(f.Ledgers) == 1 {
+		for _, st := range f.Ledgers {
+			return st
+		}
+	}
+	return State{}
+}
 
 // SkillState is one skill's push bookkeeping.
 type SkillState struct {
@@ -50,41 +103,90 @@ type Rejection struct {
 // errCorrupt marks a state file that exists but cannot be read as a state.
 var errCorrupt = errors.New("corrupt push state")
 
-// ReadState reads a state file and changes nothing. A missing file is an
-// empty state. A file that is not a valid state yields an empty state and
-// an error wrapping errCorrupt (test it with IsCorrupt); any other error is
-// an I/O failure.
-func ReadState(path string) (State, error) { return readState(place{}, path) }
+// ReadState reads a state file and returns the State of the ledger at
+// url (a base URL without a trailing slash; "" for the only ledger the
+// file knows); it changes nothing. A missing file is an empty state. A
+// file that is not a valid state yields an empty state and an error
+// wrapping errCorrupt (test it with IsCorrupt); any other error is an
+// I/O failure.
+func ReadState(path, url string) (State, error) {
+	f, err := readState(place{}, path)
+	if err != nil {
+		return State{}, err
+	}
+	return f.peek(url), nil
+}
 
-// readState is ReadState in fsys.
-func readState(fsys place, path string) (State, error) {
+// readState reads the cursor file in fsys: version 2, or a version-1
+// file (one State) read as legacyLedger's.
+func readState(fsys place, path string) (*stateFile, error) {
+	empty := &stateFile{Version: stateVersion, Ledgers: map[string]State{}}
 	data, err := fsys.readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return State{}, nil
+		return empty, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var st State
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&st); err != nil {
-		return State{}, fmt.Errorf("%w: %s: %v", errCorrupt, path, err)
+	var probe struct {
+		Version json.RawMessage `json:"version"`
 	}
-	if dec.More() {
-		return State{}, fmt.Errorf("%w: %s: data after the JSON object", errCorrupt, path)
+	if json.Unmarshal(data, &probe) == nil && string(probe.Version) == "2" {
+		var f stateFile
+		if err := decodeOne(data, &f); err != nil {
+			return empty, fmt.Errorf("%w: %s: %v", errCorrupt, path, err)
+		}
+		if f.Ledgers == nil {
+			f.Ledgers = map[string]State{}
+		}
+		for url, st := range f.Ledgers {
+			if st == nil {
+				st = State{}
+				f.Ledgers[url] = st
+			}
+			if err := st.check(); err != nil {
+				return empty, fmt.Errorf("%w: %s: ledger %q: %v", errCorrupt, path, url, err)
+			}
+		}
+		return &f, nil
+	}
+	var st State
+	if err := decodeOne(data, &st); err != nil {
+		return empty, fmt.Errorf("%w: %s: %v", errCorrupt, path, err)
 	}
 	if st == nil {
-		return State{}, fmt.Errorf("%w: %s: not a JSON object", errCorrupt, path)
+		return empty, fmt.Errorf("%w: %s: not a JSON object", errCorrupt, path)
 	}
+	if err := st.check(); err != nil {
+		return empty, fmt.Errorf("%w: %s: %v", errCorrupt, path, err)
+	}
+	empty.Ledgers[legacyLedger] = st
+	return empty, nil
+}
+
+// decodeOne decodes exactly one JSON value.
+func decodeOne(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("data after the JSON object")
+	}
+	return nil
+}
+
+// check drops empty entries and refuses a negative cursor.
+func (st State) check() error {
 	for name, s := range st {
 		switch {
 		case s == nil:
 			delete(st, name)
 		case s.Pushed < 0:
-			return State{}, fmt.Errorf("%w: %s: %q has a negative cursor", errCorrupt, path, name)
+			return fmt.Errorf("%q has a negative cursor", name)
 		}
 	}
-	return st, nil
+	return nil
 }
 
 // IsCorrupt reports whether err from ReadState means the file is corrupt.
@@ -113,8 +215,9 @@ func (st State) skill(name string) *SkillState {
 
 // save replaces the state file atomically: a reader sees the old file or
 // the new one, never a torn write.
-func (st State) save(fsys place, path string) error {
-	data, err := json.MarshalIndent(st, "", "  ")
+func (f *stateFile) save(fsys place, path string) error {
+	f.Version = stateVersion
+	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -133,6 +236,41 @@ func (p place) readFile(name string) ([]byte, error) {
 		return p.root.ReadFile(name)
 	}
 	return os.ReadFile(name)
+}
+
+// readFileMax reads a file of at most max bytes.
+func (p place) readFileMax(name string, max int64) ([]byte, error) {
+	var f *os.File
+	var err error
+	if p.root != nil {
+		f, err = p.root.Open(name)
+	} else {
+		f, err = os.Open(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		err = fmt.Errorf("more than %d bytes", max)
+	}
+	return data, err
+}
+
+// readDirNames lists a folder's file names; none when it cannot be read.
+func (p place) readDirNames(name string) []string {
+	var ents []fs.DirEntry
+	if p.root != nil {
+		ents, _ = fs.ReadDir(p.root.FS(), filepath.ToSlash(name))
+	} else {
+		ents, _ = os.ReadDir(name)
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 func (p place) mkdirAll(name string) error {

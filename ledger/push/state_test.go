@@ -19,7 +19,7 @@ import (
 // from record 0 and writes a fresh state; the ledger recognises the records
 // it already had.
 func TestCorruptStateIsSetAside(t *testing.T) {
-	for _, corrupt := range []string{"{\"weekly\": {\"pushed\": 2", "[1, 2]", `{"weekly": {"pushed": -1}}`, `{"weekly": {"pushed": "two"}}`} {
+	for _, corrupt := range []string{"{\"weekly\": {\"pushed\": 2", "[1, 2]", `{"weekly": {"pushed": -1}}`, `{"weekly": {"pushed": "two"}}`, `{"version": 2, "ledgers": {"http://x": {"weekly": {"pushed": -1}}}}`, `{"version": 2, "ledgers": [1]}`} {
 		t.Run(corrupt, func(t *testing.T) {
 			w := newWire(t, storeKinds[0].open(t), 0)
 			d := newWorkdir(t, "weekly")
@@ -231,5 +231,65 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStatePerLedger: the state file keeps a cursor per ledger. A
+// version-1 file (one state, for whichever ledger it was) is kept as it
+// was and adopted by the next push, which goes on from its cursor; a push
+// to a second ledger starts there from record 0 with the skill upload
+// (never a 404), and leaves the first ledger's cursor alone.
+func TestStatePerLedger(t *testing.T) {
+	first, second := newWire(t, storeKinds[0].open(t), 0), newWire(t, storeKinds[0].open(t), 0)
+	for i := range 3 {
+		first.index[cloudKey(good(i))], second.index[cloudKey(good(i))] = i, i
+	}
+	d := newWorkdir(t, "weekly")
+	d.appendLines(t, good(0), good(1))
+	if _, err := push.Push(context.Background(), d.options(first.client())); err != nil {
+		t.Fatal(err)
+	}
+	// What a push before per-ledger state wrote: the same cursor, one level
+	// down, with a rejection logged.
+	legacy := `{"weekly": {"pushed": 2, "skillUploaded": true, "skillSha256": "` + wire.SkillHash([]byte("---\nname: weekly\n---\n")) + `", "rejected": [{"index": 1, "reason": "kept", "at": "2026-07-18T14:00:00.000Z"}]}}`
+	if err := os.WriteFile(d.state, []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if plan, err := push.DryRun(d.options(nil)); err != nil || plan.From != 2 || plan.UploadSkill {
+		t.Errorf("dry run over a version-1 state: %+v, %v; want its cursor", plan, err)
+	}
+	d.appendLines(t, good(2))
+	first.plan(nil, nil)
+	res, err := push.Push(context.Background(), d.options(first.client()))
+	if err != nil || res.CursorBefore != 2 || res.CursorAfter != 3 || res.Upload != push.AlreadyUploaded || !slices.Equal(first.sentNow(), []int{2}) {
+		t.Fatalf("the first push after the upgrade: %+v, %v, sent %v; want record 2 alone", res, err, first.sentNow())
+	}
+	second.plan(nil, nil)
+	res, err = push.Push(context.Background(), d.options(second.client()))
+	if err != nil || res.Stopped != nil || res.Upload != push.Uploaded || res.CursorBefore != 0 || res.Pushed != 3 || !slices.Equal(second.sentNow(), []int{0, 1, 2}) {
+		t.Fatalf("a push to a second ledger: %+v, %v, sent %v; want the skill then every record", res, err, second.sentNow())
+	}
+	if got := second.storedRuns("weekly"); got != 3 {
+		t.Errorf("the second ledger holds %d runs, want 3", got)
+	}
+	for _, c := range []struct {
+		url    string
+		pushed int
+		reject int
+	}{{first.client().Config.BaseURL, 3, 1}, {second.client().Config.BaseURL, 3, 0}} {
+		st, err := push.ReadState(d.state, c.url)
+		if err != nil || st["weekly"] == nil || st["weekly"].Pushed != c.pushed || len(st["weekly"].Rejected) != c.reject {
+			t.Errorf("state of %s: %s, %v; want cursor %d and %d rejection(s) kept", c.url, mustJSON(st), err, c.pushed, c.reject)
+		}
+	}
+	data, _ := os.ReadFile(d.state)
+	if !strings.HasPrefix(string(data), "{\n  \"version\": 2,\n  \"ledgers\": {") || strings.Contains(string(data), `"": {`) {
+		t.Errorf("the state file after the upgrade:\n%s", data)
+	}
+	// A dry run names the ledger it plans for.
+	third := d.options(nil)
+	third.Ledger = "http://127.0.0.1:1"
+	if plan, err := push.DryRun(third); err != nil || plan.From != 0 || !plan.UploadSkill {
+		t.Errorf("dry run for a ledger the state has not seen: %+v, %v", plan, err)
 	}
 }

@@ -43,11 +43,9 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the run upload was rejected: %d field error(s); fix the record, it will not be accepted as it is", len(fe)), fe)
 		return
 	}
-	if s.verify != nil {
-		if err := s.verify(r.Context(), up.skill, up.record); err != nil {
-			writeError(w, http.StatusBadRequest, "the run upload was rejected: its signature does not verify", fieldErrors{"record.signature": err.Error()})
-			return
-		}
+	sig, ok := s.signature(w, r, up)
+	if !ok {
+		return
 	}
 	record, err := redact.JSON(s.redactor, up.record)
 	if err != nil {
@@ -58,6 +56,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		ID: newID(), Skill: up.skill, IdempotencyKey: idem, Record: record,
 		StartedAt: up.startedAt, FinishedAt: up.finishedAt,
 		Verdict: verdictOf(&up.rec, up.totals), Totals: up.totals, Healed: healedSteps(up.rec.Steps), Mock: up.rec.Mock(), ReceivedAt: s.now().UTC(),
+		Signature: sig.State, Signer: redact.Text(s.redactor, "", sig.Signer),
 	}
 	id, dup, err := s.store.AddRun(r.Context(), run)
 	switch {
@@ -66,8 +65,40 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.unavailable(w, err)
 	default:
-		writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, Duplicate: dup})
+		a := wire.Accepted{ID: id, Duplicate: dup}
+		if !dup {
+			a.Signature, a.Signer = string(run.Signature), run.Signer
+		}
+		writeJSON(w, http.StatusAccepted, a)
 	}
+}
+
+// signature decides a record's signature state: unsigned without a bundle
+// (refused under RequireSigned), else what the verifier says. On refusal
+// it has answered and returns false.
+func (s *Server) signature(w http.ResponseWriter, r *http.Request, up *runUpload) (Signature, bool) {
+	switch {
+	case up.bundle == nil && s.requireSigned:
+		writeError(w, http.StatusBadRequest, "the run upload was rejected: this ledger accepts signed records only", fieldErrors{"bundle": "is required: sign the run (reelier run --sign) and push again"})
+		return Signature{}, false
+	case up.bundle == nil:
+		return Signature{State: SignatureUnsigned}, true
+	case s.verify == nil:
+		return Signature{State: SignatureUntrusted}, true
+	}
+	sig, err := s.verify(r.Context(), up.skill, up.record, up.bundle)
+	var rej *Rejection
+	switch {
+	case errors.As(err, &rej):
+		writeError(w, http.StatusBadRequest, "the run upload was rejected: its signature does not verify", fieldErrors{"record.signature": rej.Reason})
+		return Signature{}, false
+	case err != nil:
+		s.logf("ledger: verifying a signed record: %v", err)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "the ledger's signature verifier is unavailable; try again later", nil)
+		return Signature{}, false
+	}
+	return sig, true
 }
 
 // unknownSkill is the message for a skill the ledger has never seen.
@@ -188,6 +219,8 @@ type runJSON struct {
 	ID         string  `json:"id"`
 	Verdict    Verdict `json:"verdict"`
 	Mock       bool    `json:"mock,omitempty"`
+	Signature  string  `json:"signature"`
+	Signer     string  `json:"signer,omitempty"`
 	StartedAt  string  `json:"startedAt"`
 	FinishedAt string  `json:"finishedAt"`
 	ReceivedAt string  `json:"receivedAt"`
@@ -201,7 +234,7 @@ type rawJSON []byte
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 func toRunJSON(r *Run, withRecord bool) *runJSON {
-	j := &runJSON{ID: r.ID, Verdict: r.Verdict, Mock: r.Mock, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), ReceivedAt: stamp(r.ReceivedAt)}
+	j := &runJSON{ID: r.ID, Verdict: r.Verdict, Mock: r.Mock, Signature: string(r.SignatureState()), Signer: r.Signer, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt), ReceivedAt: stamp(r.ReceivedAt)}
 	if withRecord {
 		j.Record = r.Record
 	}

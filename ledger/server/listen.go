@@ -24,6 +24,11 @@ type ListenOptions struct {
 	MaxBody int64
 	// Stdout receives the listening and stopped lines, Stderr the log.
 	Stdout, Stderr io.Writer
+	// VerifyRecord and RequireSigned are Config's; Trust says in words
+	// whom the verifier trusts, for the listening line.
+	VerifyRecord  func(ctx context.Context, skill string, record, bundle []byte) (Signature, error)
+	RequireSigned bool
+	Trust         string
 }
 
 // Listen is reelier ledger serve once its store is open: it refuses a
@@ -48,9 +53,18 @@ func Listen(ctx context.Context, opts ListenOptions) error {
 		mode = "API key required"
 	}
 	logger := log.New(opts.Stderr, "reelier ledger: ", log.LstdFlags)
+	switch {
+	case opts.VerifyRecord != nil:
+		mode += "; signed records verified against " + opts.Trust
+	default:
+		mode += "; no signer trusted (signed records are stored as signed, not trusted)"
+	}
+	if opts.RequireSigned {
+		mode += "; unsigned records refused"
+	}
 	fmt.Fprintf(opts.Stdout, "reelier ledger: listening on http://%s (store %s; %s)\n", ln.Addr(), opts.Shown, mode)
 	srv := &http.Server{
-		Handler:           NewServer(Config{Store: store, MaxBody: opts.MaxBody, Logf: logger.Printf}),
+		Handler:           NewServer(Config{Store: store, MaxBody: opts.MaxBody, Logf: logger.Printf, VerifyRecord: opts.VerifyRecord, RequireSigned: opts.RequireSigned}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/runlog"
 )
 
@@ -28,17 +29,39 @@ var templateFS embed.FS
 // about 0.8 ms and 3,400 allocations (#20).
 var pages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"iso":     stamp,
-		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
-		"ms":      formatMs,
-		"path":    url.PathEscape,
-		"inert":   termtext.Line,
-		"lines":   termtext.Block,
-		"short":   shortHash,
-		"hash":    contentHash,
+		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"iso":      stamp,
+		"percent":  func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
+		"ms":       formatMs,
+		"path":     url.PathEscape,
+		"inert":    termtext.Line,
+		"lines":    termtext.Block,
+		"short":    shortHash,
+		"hash":     contentHash,
+		"runcost":  func(steps []runlog.StepRecord) string { return costText(runlog.LLMCost(steps)) },
+		"stepcost": func(u *runlog.LLMUsage) string { return costText(u.Cost()) },
+		// spentcost is a run's cost when it spent LLM tokens, "" otherwise.
+		"spentcost": func(steps []runlog.StepRecord) string {
+			if m, u := runlog.LLMCost(steps); m != 0 || u != 0 {
+				return costText(m, u)
+			}
+			return ""
+		},
 	}).ParseFS(templateFS, "templates/*.html"))
 })
+
+// costText is what LLM tokens cost as the run recorded it: "$0.0027",
+// "$0.0027 + price unknown for N tokens", "price unknown for N tokens";
+// "$0.00" when none was spent.
+func costText(micros, unpriced int64) string {
+	switch {
+	case unpriced == 0:
+		return cost.Micros(micros).String()
+	case micros == 0:
+		return fmt.Sprintf("price unknown for %d tokens", unpriced)
+	}
+	return fmt.Sprintf("%s + price unknown for %d tokens", cost.Micros(micros), unpriced)
+}
 
 // pageCSP keeps every page self-contained: no script, no external asset.
 const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"

@@ -31,7 +31,9 @@ func healedRecord(i int) []byte {
 	two := 2
 	r.Steps[0].Level = 1
 	r.Steps[0].EscalationAttempted = &two
-	r.Steps[0].LLM = &runlog.LLMUsage{InputTokens: 900, OutputTokens: 120}
+	cost := int64(1500) // 900 input and 120 output tokens at $1 and $5 per million
+	r.Steps[0].LLM = &runlog.LLMUsage{InputTokens: 900, OutputTokens: 120,
+		Models: []runlog.ModelUsage{{Model: "claude-haiku-4-5", InputTokens: 900, OutputTokens: 120, CostMicroUSD: &cost}}}
 	r.Steps[0].Why = &runlog.Why{Change: "L1: the list moved under data",
 		Before: []string{"- assert: json.items.length > 0"}, After: []string{"- assert: json.data.items.length > 0"}}
 	r.SkillSHA256 = wire.SkillHash([]byte(weeklyV1))

@@ -42,14 +42,19 @@ type Config struct {
 	// ledger's environment configures (trace.RedactorFromEnv): the
 	// recorder's rules, and the values REELIER_REDACT names there.
 	Redactor *redact.Redactor
-	// VerifyRecord is the hook where a pushed run record's signature is
-	// checked before it is stored (#30: signed receipts, verified on push;
-	// the signing and verifying themselves are replay/attest's). It gets
-	// the skill's name and the record as received, after the record passed
-	// validation; an error refuses the record (400, field
-	// "record.signature", the error's text). Nil stores every valid record
-	// unverified, as before.
-	VerifyRecord func(ctx context.Context, skill string, record []byte) error
+	// VerifyRecord checks a pushed record's bundle before the record is
+	// stored (#30: signed receipts, verified on push; 'reelier ledger
+	// serve' runs reelier-attest for it, ledger/verifyproc). It gets the
+	// skill's name, the record and its bundle as received, after the
+	// record passed validation, and is called only for a record sent with
+	// a bundle. A *Rejection refuses the record permanently (400, field
+	// "record.signature", its reason); any other error is the verifier's
+	// failure, answered 503 so the pusher tries again. Nil stores a
+	// signed record as signed, not trusted: this ledger trusts no signer.
+	VerifyRecord func(ctx context.Context, skill string, record, bundle []byte) (Signature, error)
+	// RequireSigned refuses a record sent without a bundle (400, field
+	// "bundle").
+	RequireSigned bool
 }
 
 // Server serves the ledger's API and pages.
@@ -61,7 +66,9 @@ type Server struct {
 	// redactor blanks secrets in what is stored (Config.Redactor).
 	redactor *redact.Redactor
 	// verify is Config.VerifyRecord.
-	verify func(ctx context.Context, skill string, record []byte) error
+	verify func(ctx context.Context, skill string, record, bundle []byte) (Signature, error)
+	// requireSigned is Config.RequireSigned.
+	requireSigned bool
 	// keyed caches HasKeys once true: keys are never removed (a revoked
 	// key keeps its row). Whether a key is valid is never cached.
 	keyed atomic.Bool
@@ -70,7 +77,7 @@ type Server struct {
 
 // NewServer returns a Server over cfg.Store.
 func NewServer(cfg Config) *Server {
-	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, redactor: cfg.Redactor, verify: cfg.VerifyRecord, mux: http.NewServeMux()}
+	s := &Server{store: cfg.Store, maxBody: cfg.MaxBody, now: cfg.Now, logf: cfg.Logf, redactor: cfg.Redactor, verify: cfg.VerifyRecord, requireSigned: cfg.RequireSigned, mux: http.NewServeMux()}
 	if s.redactor == nil {
 		s.redactor = redact.RedactorFromEnv()
 	}
@@ -84,6 +91,7 @@ func NewServer(cfg Config) *Server {
 		s.logf = log.Printf
 	}
 	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("GET "+wire.InfoPath, s.info)
 	s.mux.Handle("POST "+wire.SkillsPath, s.api(ScopePush, s.postSkill))
 	s.mux.Handle("GET "+wire.SkillsPath, s.api(ScopeRead, s.listSkills))
 	s.mux.Handle("GET "+wire.SkillsPath+"/{name}/runs", s.api(ScopeRead, s.listRuns))
@@ -136,6 +144,19 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Retry-After", "5")
 	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the ledger's database failed its health check: " + reason})
+}
+
+// info answers what the ledger asks of a pusher (wire.Info): whether it
+// needs a key, checks signatures, refuses unsigned records. It needs no
+// key itself: it says nothing a pusher could not learn by trying, and an
+// open ledger answers loopback clients only anyway.
+func (s *Server) info(w http.ResponseWriter, r *http.Request) {
+	keyed, err := s.hasKeys(r.Context())
+	if err != nil {
+		s.unavailable(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, wire.Info{Keys: keyed, VerifiesSignatures: s.verify != nil, RequireSigned: s.requireSigned})
 }
 
 // hasKeys reports whether the store holds an API key, remembering a yes.

@@ -34,6 +34,13 @@ type testLedger struct {
 
 func newTestLedger(t *testing.T, withKey bool, maxBody int64) *testLedger {
 	t.Helper()
+	return newTestLedgerWith(t, withKey, maxBody, nil)
+}
+
+// newTestLedgerWith is newTestLedger with the server's Config changed by
+// cfg (when not nil).
+func newTestLedgerWith(t *testing.T, withKey bool, maxBody int64, cfg func(*server.Config)) *testLedger {
+	t.Helper()
 	store, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,11 @@ func newTestLedger(t *testing.T, withKey bool, maxBody int64) *testLedger {
 			t.Fatal(err)
 		}
 	}
-	l.srv = httptest.NewServer(server.NewServer(server.Config{Store: store, MaxBody: maxBody, Now: fixedNow, Logf: t.Logf}))
+	c := server.Config{Store: store, MaxBody: maxBody, Now: fixedNow, Logf: t.Logf}
+	if cfg != nil {
+		cfg(&c)
+	}
+	l.srv = httptest.NewServer(server.NewServer(c))
 	t.Cleanup(l.srv.Close)
 	return l
 }
@@ -116,6 +127,14 @@ func (l *testLedger) pushRun(t *testing.T, skill string, record []byte) (int, []
 		map[string]string{wire.IdempotencyHeader: wire.IdempotencyKey(skill, record)})
 }
 
+// pushSigned sends one record with its bundle the way the push client
+// does.
+func (l *testLedger) pushSigned(t *testing.T, skill string, record, bundle []byte) (int, []byte) {
+	t.Helper()
+	return l.do(t, "POST", wire.RunsPath, wire.EncodeSignedRunUpload(skill, record, bundle),
+		map[string]string{wire.IdempotencyHeader: wire.IdempotencyKey(skill, record)})
+}
+
 // edit returns a valid record of "weekly" changed by fn.
 func edit(fn func(m map[string]any)) []byte {
 	var m map[string]any
@@ -157,6 +176,10 @@ func TestRunUploadBadInput(t *testing.T) {
 			s["n"], s["outcome"], s["level"], s["ms"], s["failures"] = "1", "ok", 3, -5, "none"
 			s["llm"] = map[string]any{"inputTokens": 1.5}
 			step(m, 1)["why"] = "because"
+		}))), nil, 400},
+		{"llm_models_wrong_types", env(string(edit(func(m map[string]any) {
+			step(m, 0)["llm"] = map[string]any{"inputTokens": 10, "outputTokens": 1, "models": []any{
+				map[string]any{"model": 3, "inputTokens": -1, "outputTokens": 1, "costMicroUsd": 1.5}, "claude", map[string]any{"model": "a\nb", "inputTokens": 1, "outputTokens": 1}}}
 		}))), nil, 400},
 		{"bad_timestamp", env(string(edit(func(m map[string]any) { m["finishedAt"] = "yesterday" }))), nil, 400},
 		{"skill_mismatch", env(string(edit(func(m map[string]any) { m["skill"] = "monthly" }))), nil, 400},

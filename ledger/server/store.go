@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/reelier/reelier/ledger/wire"
 	"github.com/reelier/reelier/replay/runlog"
 )
 
@@ -245,8 +246,43 @@ type Run struct {
 	// record's servers was): labelled on the pages, and left out of pass
 	// rates unless asked for.
 	Mock bool
+	// Signature is what the ledger made of the record's signature
+	// (SignatureVerified, SignatureUntrusted, SignatureUnsigned; "" reads
+	// as unsigned) and Signer who signed it, "" for an unsigned record.
+	Signature SignatureState
+	Signer    string
 	// ReceivedAt is when the ledger stored it.
 	ReceivedAt time.Time
+}
+
+// SignatureState is what the ledger made of a run's signature.
+type SignatureState string
+
+// The signature states (the values of wire's Signature* constants).
+const (
+	SignatureVerified  SignatureState = wire.SignatureVerified
+	SignatureUntrusted SignatureState = wire.SignatureUntrusted
+	SignatureUnsigned  SignatureState = wire.SignatureUnsigned
+)
+
+// Signature is a run's signature state and signer.
+type Signature struct {
+	State  SignatureState
+	Signer string
+}
+
+// Rejection is VerifyRecord's refusal of a record: its bundle is not a
+// receipt, not this record's, or forged. The ledger answers 400.
+type Rejection struct{ Reason string }
+
+func (r *Rejection) Error() string { return r.Reason }
+
+// SignatureState is the run's signature state, unsigned when unset.
+func (r Run) SignatureState() SignatureState {
+	if r.Signature == "" {
+		return SignatureUnsigned
+	}
+	return r.Signature
 }
 
 // SkillSummary is a skill with figures over its runs.

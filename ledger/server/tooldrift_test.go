@@ -1,19 +1,10 @@
 package server_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/reelier/reelier/ledger/server"
-	"github.com/reelier/reelier/ledger/sqlitestore"
 	"github.com/reelier/reelier/ledger/wire"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/testkit/ledgertest"
@@ -67,51 +58,6 @@ func TestToolDriftRecords(t *testing.T) {
 				t.Fatalf("%d %s; want %d with %s", status, body, tc.status, tc.inBody)
 			}
 		})
-	}
-}
-
-// TestVerifyRecordHook: the hook signed receipts are checked through on
-// push. It sees the skill and the record as received; a record it refuses
-// gets 400 naming record.signature and is not stored; one it passes is.
-func TestVerifyRecordHook(t *testing.T) {
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.PutSkill(context.Background(), server.Skill{Name: "weekly", SkillMd: "x"}); err != nil {
-		t.Fatal(err)
-	}
-	var seen []string
-	verify := func(_ context.Context, skill string, record []byte) error {
-		seen = append(seen, skill)
-		if strings.Contains(string(record), "Step 2") {
-			return errors.New("the envelope's signature does not match the record")
-		}
-		return nil
-	}
-	srv := httptest.NewServer(server.NewServer(server.Config{Store: store, Logf: t.Logf, VerifyRecord: verify}))
-	defer srv.Close()
-	for _, tc := range []struct {
-		record []byte
-		status int
-		inBody string
-	}{
-		{ledgertest.Record("weekly", 0, runlog.Passed), 202, `"id":"run_`},
-		{ledgertest.Record("weekly", 1, runlog.Passed, runlog.Passed), 400, `"record.signature":"the envelope's signature does not match the record"`},
-	} {
-		resp, err := http.Post(srv.URL+wire.RunsPath, "application/json", bytes.NewReader(wire.EncodeRunUpload("weekly", tc.record)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.inBody) {
-			t.Errorf("%d %s; want %d with %s", resp.StatusCode, body, tc.status, tc.inBody)
-		}
-	}
-	if k, err := store.Skill(context.Background(), "weekly"); err != nil || k.Runs != 1 || len(seen) != 2 || seen[0] != "weekly" {
-		t.Errorf("stored %d runs (%v), the hook saw %q; want the one it passed stored and both seen", k.Runs, err, seen)
 	}
 }
 

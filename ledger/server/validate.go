@@ -31,6 +31,8 @@ func (fe fieldErrors) add(path, format string, args ...any) {
 type runUpload struct {
 	skill  string
 	record []byte
+	// bundle is the record's Sigstore bundle as sent, nil when none.
+	bundle []byte
 	rec    runlog.Record
 	// totals are derived from the steps, whatever the record's own say.
 	totals                runlog.Totals
@@ -67,6 +69,13 @@ func parseRunUpload(body []byte) (*runUpload, fieldErrors) {
 		return nil, fe
 	}
 	up.record = bytes.TrimSpace(raw)
+	if b, ok := env["bundle"]; ok && !bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		if _, isObj := decodeValue(b).(map[string]any); !isObj {
+			fe.add("bundle", "must be a Sigstore bundle (a JSON object), got %s", kind(decodeValue(b)))
+			return nil, fe
+		}
+		up.bundle = bytes.TrimSpace(b)
+	}
 	if err := json.Unmarshal(raw, &up.rec); err != nil {
 		fe.add("record", "%v", err)
 		return nil, fe
@@ -229,7 +238,7 @@ func (w walker) record(rec map[string]any, up *runUpload) {
 	}
 }
 
-var outcomes = map[string]bool{"passed": true, "failed": true, "unchecked": true, "skipped": true}
+var outcomes = map[string]bool{"passed": true, "failed": true, "unchecked": true, "skipped": true, "interrupted": true}
 
 func (w walker) step(path string, v any) {
 	st, ok := v.(map[string]any)
@@ -242,7 +251,7 @@ func (w walker) step(path string, v any) {
 	w.count(st, path+".level", "level", 0, 2, true)
 	w.count(st, path+".ms", "ms", 0, -1, true)
 	if o, ok := w.str(st, path+".outcome", "outcome", true); ok && !outcomes[o] {
-		w.fe.add(path+".outcome", `must be one of "passed", "failed", "unchecked", "skipped"; got %q`, o)
+		w.fe.add(path+".outcome", `must be one of "passed", "failed", "unchecked", "skipped", "interrupted"; got %q`, o)
 	}
 	if f, present := st["failures"]; present && f != nil {
 		list, ok := f.([]any)
@@ -259,6 +268,9 @@ func (w walker) step(path string, v any) {
 		if m, ok := llm.(map[string]any); ok {
 			w.count(m, path+".llm.inputTokens", "inputTokens", 0, -1, true)
 			w.count(m, path+".llm.outputTokens", "outputTokens", 0, -1, true)
+			if models, present := m["models"]; present {
+				w.llmModels(path+".llm.models", models)
+			}
 		} else {
 			w.fe.add(path+".llm", "must be an object, got %s", kind(llm))
 		}
@@ -273,6 +285,41 @@ func (w walker) step(path string, v any) {
 		} else {
 			w.fe.add(path+".why", "must be an object, got %s", kind(why))
 		}
+	}
+}
+
+// maxLLMModels bounds the models one step's usage names: a heal asks
+// at most two (Level 1 and Level 2).
+const maxLLMModels = 8
+
+// llmModels checks a step's usage by model: [{"model", "inputTokens",
+// "outputTokens", "costMicroUsd"?}], the cost a whole number of
+// micro-dollars when it is there (absent: price unknown).
+func (w walker) llmModels(path string, v any) {
+	list, ok := v.([]any)
+	if !ok {
+		w.fe.add(path, "must be an array, got %s", kind(v))
+		return
+	}
+	if len(list) > maxLLMModels {
+		w.fe.add(path, "must list at most %d models, got %d", maxLLMModels, len(list))
+		return
+	}
+	for i, e := range list {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			w.fe.add(p, "must be an object, got %s", kind(e))
+			continue
+		}
+		if s, ok := w.str(m, p+".model", "model", true); ok {
+			if msg := provenanceProblem(s, maxServerBytes); msg != "" {
+				w.fe.add(p+".model", "%s", msg)
+			}
+		}
+		w.count(m, p+".inputTokens", "inputTokens", 0, -1, true)
+		w.count(m, p+".outputTokens", "outputTokens", 0, -1, true)
+		w.count(m, p+".costMicroUsd", "costMicroUsd", 0, -1, false)
 	}
 }
 

@@ -47,8 +47,8 @@ func TestMigrations(t *testing.T) {
 	}
 	var n int
 	db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n)
-	if n != 4 {
-		t.Errorf("%d migration rows after two opens, want 4", n)
+	if n != 5 {
+		t.Errorf("%d migration rows after two opens, want 5", n)
 	}
 	if _, err := db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', '')`); err != nil {
 		t.Fatal(err)

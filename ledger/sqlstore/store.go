@@ -297,8 +297,8 @@ func (s *Store) SkillVersions(ctx context.Context, name string) ([]server.SkillV
 
 // insertRun stores a run; the dialects differ in what follows it.
 const insertRun = `INSERT INTO runs (id, skill, idem_key, record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted, config, mock)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted, config, mock, signature, signer)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddRun implements ledger.Store. Where writes are serialised, the skill
 // and the idempotency key are looked up before a plain insert, so a
@@ -313,7 +313,7 @@ func (s *Store) AddRun(ctx context.Context, r server.Run) (id string, dup bool, 
 		mock = 1
 	}
 	args := []any{r.ID, r.Skill, nullable(r.IdempotencyKey), string(r.Record), s.time(r.StartedAt), s.time(r.FinishedAt), string(verdict),
-		t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, s.time(r.ReceivedAt), r.Healed, interrupted, config, mock}
+		t.Steps, t.Passed, t.Unchecked, t.Skipped, t.Failed, t.Ms, t.LLMInputTokens, t.LLMOutputTokens, s.time(r.ReceivedAt), r.Healed, interrupted, config, mock, string(r.SignatureState()), r.Signer}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		if s.d.Serialized {
 			if err := s.knownSkill(ctx, tx, r.Skill); err != nil {
@@ -443,7 +443,7 @@ func (s *Store) Skill(ctx context.Context, name string) (server.SkillSummary, er
 
 // runColumns are the columns scanRun reads, in order.
 const runColumns = `seq, id, skill, COALESCE(idem_key, ''), record, started_at, finished_at, verdict,
-	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted, config, mock`
+	steps, passed, unchecked, skipped, failed, ms, llm_in, llm_out, received_at, healed, interrupted, config, mock, signature, signer`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -467,12 +467,12 @@ func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([
 
 func (s *Store) scanRun(sc scanner) (server.Run, error) {
 	var r server.Run
-	var record, verdict string
+	var record, verdict, sig string
 	var interrupted, config, mock int
 	t := &r.Totals
 	err := sc.Scan(&r.Seq, &r.ID, &r.Skill, &r.IdempotencyKey, &record, s.at(&r.StartedAt), s.at(&r.FinishedAt), &verdict,
-		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, s.at(&r.ReceivedAt), &r.Healed, &interrupted, &config, &mock)
-	r.Record, r.Verdict, r.Mock = []byte(record), server.ReadVerdict(verdict, interrupted, config), mock != 0
+		&t.Steps, &t.Passed, &t.Unchecked, &t.Skipped, &t.Failed, &t.Ms, &t.LLMInputTokens, &t.LLMOutputTokens, s.at(&r.ReceivedAt), &r.Healed, &interrupted, &config, &mock, &sig, &r.Signer)
+	r.Record, r.Verdict, r.Mock, r.Signature = []byte(record), server.ReadVerdict(verdict, interrupted, config), mock != 0, server.SignatureState(sig)
 	return r, err
 }
 

@@ -1,6 +1,8 @@
 package wire_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -46,5 +48,33 @@ func TestEncodeRunUpload(t *testing.T) {
 	}
 	if !strings.Contains(string(body), `"record":`+record+`}`) {
 		t.Errorf("record not embedded verbatim: %s", body)
+	}
+}
+
+// TestEncodeSignedRunUpload: the bundle goes in verbatim beside the
+// record, left out when empty; RecordSHA256 is the hash of the history
+// line with its newline, however the line was trimmed.
+func TestEncodeSignedRunUpload(t *testing.T) {
+	bundle := `{"mediaType":"x","a":"<b>"}`
+	for _, tc := range []struct {
+		bundle, want string
+	}{
+		{bundle, `{"skillName":"weekly","record":` + record + `,"bundle":` + bundle + `}`},
+		{"", `{"skillName":"weekly","record":` + record + `}`},
+		{" \n", `{"skillName":"weekly","record":` + record + `}`},
+	} {
+		body := wire.EncodeSignedRunUpload("weekly", []byte(record+"\n"), []byte(tc.bundle))
+		if string(body) != tc.want {
+			t.Errorf("bundle %q: body %s\nwant %s", tc.bundle, body, tc.want)
+		}
+		if !json.Valid(body) {
+			t.Errorf("not JSON: %s", body)
+		}
+	}
+	sum := sha256.Sum256([]byte(record + "\n"))
+	for _, line := range []string{record, record + "\n", " " + record + "\r\n"} {
+		if got := wire.RecordSHA256([]byte(line)); got != hex.EncodeToString(sum[:]) {
+			t.Errorf("RecordSHA256(%q) = %s", line, got)
+		}
 	}
 }

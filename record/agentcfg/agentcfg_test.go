@@ -37,17 +37,19 @@ func copyConfig(t *testing.T, name, as string) string {
 // TestPlanInstall pins, per config, what install does with each server
 // and the rewritten file; a second plan over the result changes nothing.
 func TestPlanInstall(t *testing.T) {
-	cases := []struct{ file, scope string }{
-		{"project.json", ScopeProject},
-		{"user.json", ScopeUser},
-		{"compact.json", ScopeProject},
-		{"none.json", ScopeProject},
-		{"bom-crlf.json", ScopeProject},
+	cases := []struct{ file, scope, agent string }{
+		{"project.json", ScopeProject, ""},
+		{"user.json", ScopeUser, ""},
+		{"compact.json", ScopeProject, ""},
+		{"none.json", ScopeProject, ""},
+		{"bom-crlf.json", ScopeProject, ""},
+		{"gemini.json", ScopeUser, "gemini"},
+		{"cursor.json", ScopeProject, "cursor"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := copyConfig(t, c.file, "config.json")
-			p, err := PlanInstall(Config{Path: path, Scope: c.scope}, reelierBin)
+			p, err := PlanInstall(Config{Path: path, Scope: c.scope, Agent: c.agent}, reelierBin)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +63,7 @@ func TestPlanInstall(t *testing.T) {
 			if err := os.WriteFile(path, p.Updated, 0o640); err != nil {
 				t.Fatal(err)
 			}
-			again, err := PlanInstall(Config{Path: path, Scope: c.scope}, reelierBin)
+			again, err := PlanInstall(Config{Path: path, Scope: c.scope, Agent: c.agent}, reelierBin)
 			if err != nil {
 				t.Fatal(err)
 			}

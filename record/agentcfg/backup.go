@@ -59,13 +59,17 @@ func isBackupStamp(s string) bool {
 // Apply writes the planned config: first a byte-for-byte backup of the
 // file as it is to <config>.backup-<timestamp> (never over an existing
 // file), then the rewritten config, atomically, with its permissions kept
-// (through a symbolic link, the file it points to is rewritten). Without
+// (through a symbolic link, the file it points to is rewritten); a config
+// with no write permission is refused, not replaced. Without
 // the backup on disk nothing is changed; if the config cannot be written,
 // the backup is taken back and the config is as it was. It returns the
 // backup's path.
 func Apply(p *Plan, now time.Time) (string, error) {
 	target, err := filepath.EvalSymlinks(p.Config.Path)
 	if err != nil {
+		return "", err
+	}
+	if err := checkWritable(target, p.Config.Path); err != nil {
 		return "", err
 	}
 	current, err := os.ReadFile(target)
@@ -182,10 +186,25 @@ func Restore(candidates []Config) (Config, string, error) {
 		if real, err := filepath.EvalSymlinks(c.Path); err == nil {
 			target = real
 		}
+		if err := checkWritable(target, c.Path); err != nil {
+			return Config{}, "", err
+		}
 		if err := writeFile(target, data, 0o600); err != nil {
 			return Config{}, "", fmt.Errorf("could not restore %s from %s: %w", c.Path, newest, err)
 		}
 		return c, newest, nil
 	}
 	return Config{}, "", &NoBackupError{Checked: checked}
+}
+
+// checkWritable refuses a config whose file is read-only: its owner took
+// the write permission away, and a rename over it (which the directory
+// would allow) would not respect that. A file that does not exist yet is
+// fine.
+func checkWritable(target, path string) error {
+	info, err := os.Stat(target)
+	if err != nil || info.Mode().Perm()&0o200 != 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is read-only (mode %04o), so nothing was changed; make it writable (chmod u+w) and run the command again", path, info.Mode().Perm())
 }

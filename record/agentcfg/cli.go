@@ -12,19 +12,20 @@ import (
 	"github.com/reelier/reelier/internal/exitstatus"
 )
 
-// AgentConfigs returns the configs of the agent (only "claude", Claude
-// Code) for the working directory and the home directory, in detection
-// order; another agent is a usage error.
+// AgentConfigs returns the configs of the agent (a Name in Agents) for
+// the working directory and the home directory, in detection order; an
+// unknown agent is a usage error.
 func AgentConfigs(agent string) ([]Config, error) {
-	if agent != "claude" {
-		return nil, exitstatus.Usagef("unknown --agent %q: only claude (Claude Code) is supported", agent)
+	a, ok := LookupAgent(agent)
+	if !ok {
+		return nil, exitstatus.Usagef("unknown --agent %q: use %s", agent, AgentNames())
 	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, exitstatus.Usagef("%v", err)
 	}
 	home, _ := os.UserHomeDir()
-	return Candidates(dir, home), nil
+	return a.Configs(dir, home, os.Getenv), nil
 }
 
 // PlanFor detects the config among candidates and plans the rewrite
@@ -35,7 +36,11 @@ func PlanFor(candidates []Config, exe func() (string, error)) (*Plan, error) {
 	if err != nil {
 		var none *NoConfigError
 		if errors.As(err, &none) {
-			return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: fmt.Errorf("%v.\nTo record one MCP server without a config, run: claude mcp add <name> -- reelier mcp --wrap \"<server command>\"", err)}
+			hint := Agents[0].AddHint
+			if len(candidates) > 0 {
+				hint = agentOf(candidates[0]).AddHint
+			}
+			return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: fmt.Errorf("%v.\nTo record one MCP server without a config, %s", err, hint)}
 		}
 		return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: err}
 	}
@@ -47,7 +52,11 @@ func PlanFor(candidates []Config, exe func() (string, error)) (*Plan, error) {
 	var pe *ParseError
 	switch {
 	case errors.As(err, &pe):
-		return nil, exitstatus.Usagef("%v\nThe config is not valid JSON, so nothing was changed; fix it and run reelier install again.", pe)
+		lang := "JSON"
+		if isTOML(pe.Path) {
+			lang = "TOML"
+		}
+		return nil, exitstatus.Usagef("%v\nThe config is not valid %s, so nothing was changed; fix it and run reelier install again.", pe, lang)
 	case err != nil:
 		return nil, &exitstatus.Error{Code: exitstatus.Failed, Err: err}
 	}

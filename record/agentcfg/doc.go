@@ -13,6 +13,11 @@
 // and args values: member order, unknown fields and spacing elsewhere are
 // the file's own.
 //
+// The Codex CLI keeps its servers in TOML (config.toml, [mcp_servers.<name>]);
+// PlanInstall rewrites a .toml config the same way, splicing the new
+// command and args into the byte ranges go-toml/v2's parser reports, so
+// comments, key order and unknown keys stay as they were (toml.go).
+//
 // Apply writes a byte-for-byte backup, <config>.backup-<timestamp>, before
 // it touches the config, and changes nothing when it cannot; Restore puts
 // the newest backup back.

@@ -78,48 +78,72 @@ type edit struct {
 // with `<reelier> mcp --wrap "<its command line>"`, keeping its name, env
 // and every other field. reelier is the absolute path of the reelier
 // binary. Servers already fronted are kept, remote ones skipped. A config
-// that is not a JSON object gives a *ParseError.
+// that is not a JSON object gives a *ParseError. A .toml config is the
+// Codex CLI's, rewritten the same way (toml.go).
 func PlanInstall(cfg Config, reelier string) (*Plan, error) {
+	if isTOML(cfg.Path) {
+		return planInstallTOML(cfg, reelier) // Codex's config.toml
+	}
 	data, err := os.ReadFile(cfg.Path)
 	if err != nil {
 		return nil, err
 	}
+	if plan := agentOf(cfg).Plan; plan != nil {
+		return plan(cfg, data, reelier)
+	}
+	return planBytes(cfg, data, reelier)
+}
+
+// planBytes plans the rewrite of data, cfg's content.
+func planBytes(cfg Config, data []byte, reelier string) (*Plan, error) {
 	body := len(bom)
 	if !bytes.HasPrefix(data, bom) {
 		body = 0
 	}
-	if err := checkObject(cfg.Path, data[body:]); err != nil {
+	agent := agentOf(cfg)
+	// parse is what is parsed: data itself, or for an agent that allows
+	// comments data with them blanked out, every offset the same, so the
+	// edits found in parse apply to data and the comments stay.
+	parse := data
+	if agent.JSONC {
+		parse = blankComments(data)
+	}
+	if err := checkObject(cfg.Path, parse[body:], data[body:]); err != nil {
 		return nil, err
 	}
 	p := &Plan{Config: cfg, Original: data}
 	var edits []edit
-	top, err := members(data, span{body, len(data)})
+	top, err := members(parse, span{body, len(parse)})
 	if err != nil {
 		return nil, &ParseError{Path: cfg.Path, Err: err}
 	}
 	if m := find(top, "mcpServers"); m != nil {
-		edits = append(edits, p.servers(data, m.value, "", reelier)...)
+		edits = append(edits, p.servers(parse, m.value, "", reelier)...)
 	}
-	if m := find(top, "projects"); m != nil && cfg.Scope == ScopeUser && data[m.value.start] == '{' {
-		projects, err := members(data, m.value)
+	if m := find(top, "projects"); m != nil && agent.Projects && cfg.Scope == ScopeUser && parse[m.value.start] == '{' {
+		projects, err := members(parse, m.value)
 		if err != nil {
 			return nil, &ParseError{Path: cfg.Path, Err: err}
 		}
 		for _, proj := range projects {
-			if data[proj.value.start] != '{' {
+			if parse[proj.value.start] != '{' {
 				continue
 			}
-			ms, err := members(data, proj.value)
+			ms, err := members(parse, proj.value)
 			if err != nil {
 				return nil, &ParseError{Path: cfg.Path, Err: err}
 			}
 			if m := find(ms, "mcpServers"); m != nil {
-				edits = append(edits, p.servers(data, m.value, proj.key, reelier)...)
+				edits = append(edits, p.servers(parse, m.value, proj.key, reelier)...)
 			}
 		}
 	}
 	p.Updated = apply(data, edits)
-	if !json.Valid(p.Updated[body:]) {
+	check := p.Updated
+	if agent.JSONC {
+		check = blankComments(check)
+	}
+	if !json.Valid(check[body:]) {
 		return nil, errors.New("internal error: the rewritten config is not valid JSON; nothing was changed")
 	}
 	return p, nil
@@ -161,7 +185,7 @@ func planServer(data []byte, s span, reelier string) (action, reason, command st
 		_ = json.Unmarshal(data[typ.value.start:typ.value.end], &kind)
 	}
 	switch {
-	case find(ms, "url") != nil || kind == "http" || kind == "sse":
+	case find(ms, "url") != nil || find(ms, "httpUrl") != nil || find(ms, "tcp") != nil || kind == "http" || kind == "sse":
 		return ActionSkip, ReasonRemote, "", nil
 	case cmd == nil:
 		return ActionSkip, ReasonNoCommand, "", nil

@@ -101,8 +101,10 @@ func find(ms []member, key string) *member {
 }
 
 // checkObject reports a config that is not one JSON object, with the
-// line and column of the first problem.
-func checkObject(path string, data []byte) error {
+// line and column of the first problem. data is what is parsed; orig,
+// the same length, is the file as it is, where positions are counted
+// (they differ where comments were blanked out).
+func checkObject(path string, data, orig []byte) error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	err := dec.Decode(&v)
@@ -119,10 +121,10 @@ func checkObject(path string, data []byte) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		pe.Line, pe.Column = position(data, int(se.Offset)-1) // Offset counts the offending byte
+		pe.Line, pe.Column = position(orig, int(se.Offset)-1) // Offset counts the offending byte
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		pe.Err = errors.New("unexpected end of JSON input")
-		pe.Line, pe.Column = position(data, len(data))
+		pe.Line, pe.Column = position(orig, len(orig))
 	}
 	return pe
 }

@@ -1,7 +1,10 @@
 // Package session turns an agent's own session history into traces: the
 // Claude Code transcripts under ~/.claude/projects/<project>/<id>.jsonl,
-// and the live stream `claude -p --output-format stream-json --verbose`
-// prints.
+// the live stream `claude -p --output-format stream-json --verbose`
+// prints, and the Gemini CLI's chat recordings and /chat save
+// checkpoints under ~/.gemini/tmp/<project>/ (ReadGemini, gemini.go).
+// Hosts is the table of agents; ReadAny reads a file with the reader of
+// the host that claims it.
 //
 // Read streams a transcript a line at a time. It looks only at assistant
 // lines (tool_use blocks) and user lines (tool_result blocks); system and
@@ -24,6 +27,11 @@
 // disk, which the session itself could have written and so is a
 // self-report. Compile hands that trace to the unchanged compiler and says
 // in the skill's preamble how its calls were observed.
+//
+// ReadCodex reads the Codex CLI's session rollout files
+// ($CODEX_HOME/sessions/…/rollout-*.jsonl) into the same Session: the MCP
+// calls whose CallToolResult Codex logged, the rest skipped with reasons,
+// the tokens per model (codex.go; docs/history.md "The Codex CLI").
 //
 // Scan (package session/scan) walks a whole history with the same Read, so
 // its verdict on a session is always what from-session would do with it.

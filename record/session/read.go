@@ -84,6 +84,8 @@ type lineFields struct {
 	typ, subtype, timestamp, cwd, sessionID, message []byte
 	// t is a Reelier trace record's kind ("meta", "call", …).
 	t []byte
+	// modelUsage is a stream's result line's tokens per model.
+	modelUsage []byte
 }
 
 // line reads one non-blank line.
@@ -105,6 +107,8 @@ func (s *Session) line(text []byte, last, first bool) {
 			f.message = val
 		case keyIs(key, "t"):
 			f.t = val
+		case keyIs(key, "modelUsage"):
+			f.modelUsage = val
 		}
 	})
 	if !ok {
@@ -122,12 +126,14 @@ func (s *Session) line(text []byte, last, first bool) {
 	at := s.meta(f)
 	switch {
 	case strIs(f.typ, "assistant"):
+		s.claudeUsage(f.message)
 		s.message(f.message, at, s.assistantBlock)
 	case strIs(f.typ, "user"):
 		s.message(f.message, at, s.userBlock)
 	case strIs(f.typ, "system"):
 		s.Init = s.Init || first && strIs(f.subtype, "init")
 	case strIs(f.typ, "result"):
+		s.resultUsage(f.modelUsage)
 	default:
 		s.ignore(f.typ)
 	}

@@ -253,6 +253,8 @@ func TestDefaultName(t *testing.T) {
 		{"", "dir/9a1b2c3d-ffff.jsonl", "session-9a1b2c3d"},
 		{"", "dir/short.jsonl", "session-short"},
 		{"", "", "session"},
+		{"", "tmp/p/checkpoint-live.json", "session-live"},
+		{"", "tmp/p/checkpoint-.json", "session-checkpoi"},
 	}
 	for _, tt := range tests {
 		s := &session.Session{ID: tt.id}

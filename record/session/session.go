@@ -49,6 +49,7 @@ type Session struct {
 	seen    map[string]bool  // replayable tool_use ids already met
 	skips   map[Skip]int     // Skip with Count 0 → count
 	events  []event          // in Keep mode: calls, results and notes in order
+	msgs    []string         // the latest assistant message ids whose usage is counted
 }
 
 // Usage is the tokens one model spent in a session, as the host logged
@@ -80,6 +81,9 @@ type Call struct {
 	// lines carry one; 0 otherwise.
 	MS   int64
 	done bool
+	// whole is set when Content is a whole MCP CallToolResult, as the
+	// Codex CLI logs it, rather than a tool_result's content.
+	whole bool
 }
 
 // Skip is a tool left out, with how many of its calls were.
@@ -102,6 +106,10 @@ type LineCounts struct {
 	// Ignored counts the lines of types that hold no tool calls
 	// (attachment, summary, queue-operation, …), by type.
 	Ignored map[string]int `json:"ignored"`
+	// First is where the first line that was not read is, and why:
+	// "line:col: message" ("" when every line was read, or the reader
+	// does not tell).
+	First string `json:"first,omitempty"`
 }
 
 // IgnoredTotal is the number of ignored lines of every type.

@@ -128,10 +128,14 @@ func (tw *traceWriter) event(ev event, started time.Time) {
 }
 
 // resultBody shapes a tool_result as the MCP CallToolResult a recording
-// holds: {"content": [blocks…], "isError": true?}. A string content is one
+// holds: {"content": [blocks…], "isError": true?}; a whole CallToolResult
+// (Codex's) is kept as it is. A string content is one
 // text block; an array is kept as it is; any other value becomes a text
 // block of its JSON.
 func resultBody(c *Call) []byte {
+	if c.whole {
+		return c.Content
+	}
 	var b bytes.Buffer
 	b.WriteString(`{"content":`)
 	switch c.Content[0] {
@@ -171,6 +175,10 @@ func (s *Session) DefaultName(path string) string {
 	id := s.ID
 	if id == "" && path != "" {
 		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		// A Gemini CLI checkpoint, checkpoint-<tag>.json, is named by its tag.
+		if tag, ok := strings.CutPrefix(strings.TrimSuffix(id, ".json"), "checkpoint-"); ok && tag != "" {
+			id = tag
+		}
 	}
 	if id == "" {
 		return "session"

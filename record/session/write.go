@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,11 +32,23 @@ func ReadInput(input string, stdin io.Reader) (*Session, string, error) {
 		}
 		r = f
 	}
-	s, err := Read(r, Options{Keep: true})
+	s, err := ReadAny(input, r, Options{Keep: true})
 	if err != nil {
 		return nil, "", exitstatus.Usagef("reading %s: %v", input, err)
 	}
 	return s, source, nil
+}
+
+// ReadAny reads a session with the reader of the agent that wrote it:
+// the host of Hosts its name and first bytes say (Sniff), Read (Claude
+// Code) when none claims it.
+func ReadAny(name string, r io.Reader, opts Options) (*Session, error) {
+	br := bufio.NewReaderSize(r, geminiSniff)
+	prefix, _ := br.Peek(geminiSniff)
+	if h, ok := Sniff(Hosts, name, prefix); ok {
+		return h.Read(br, opts)
+	}
+	return Read(br, opts)
 }
 
 // WriteSkill compiles the session under name (observed is ObservedFile

@@ -26,6 +26,7 @@ import (
 //
 //	reelier-attest verify BUNDLE [--key PUB | --certificate-identity ID --certificate-oidc-issuer ISSUER --trusted-root FILE] [--skill FILE]
 //	reelier-attest sign < request (SignRequest as JSON) → the bundle's path
+//	reelier-attest ledger-verify [trust flags] (JSON lines: the ledger's verifier; see ServeLedgerVerify)
 //
 // Exit status: 0 done (verified, signed); 1 not verified, with the reason;
 // 2 bad usage or input; 3 a bundle that could not be written.
@@ -40,8 +41,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = verifyMain(args[1:], stdout)
 	case "sign":
 		err = signMain(stdin, stdout)
+	case "ledger-verify":
+		err = ledgerVerifyMain(args[1:], stdin, stdout)
 	default:
-		err = exitstatus.Usagef("unknown command %q: reelier-attest verify | sign", args[0])
+		err = exitstatus.Usagef("unknown command %q: reelier-attest verify | sign | ledger-verify", args[0])
 	}
 	if err != nil {
 		var e *exitstatus.Error

@@ -4,29 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/replay/runlog"
 )
 
-// BundleDir is the folder of a skill's signed receipts beside its run
-// history: <runs-dir>/<skill>.bundles.
-func BundleDir(runsDir, skill string) string {
-	return filepath.Join(runsDir, strings.TrimSuffix(runlog.FileName(skill), ".jsonl")+".bundles")
-}
+// BundleDir is runlog.BundleDir: <runs-dir>/<skill>.bundles.
+func BundleDir(runsDir, skill string) string { return runlog.BundleDir(runsDir, skill) }
 
-// BundleName is the file name of one record's bundle: its start time
-// (colons and dots left out) and the first 12 hex digits of the record
-// line's SHA-256, then .sigstore.json.
-func BundleName(p *Predicate) string {
-	ts := strings.NewReplacer(":", "", "-", "", ".", "").Replace(p.StartedAt)
-	h := p.RecordSHA256
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return ts + "-" + h + ".sigstore.json"
-}
+// BundleName is the file name of one record's bundle (runlog.BundleName).
+func BundleName(p *Predicate) string { return runlog.BundleName(p.StartedAt, p.RecordSHA256) }
 
 // WriteBundle writes a record's bundle in dir, atomically; a bundle that
 // is already there (the record signed before) is left as it is and

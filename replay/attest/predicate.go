@@ -33,7 +33,7 @@ type Predicate struct {
 	// statement's subject names the same file.
 	Path string `json:"path,omitempty"`
 	// Verdict is the run's one word (passed, failed, unchecked,
-	// interrupted).
+	// interrupted, config).
 	Verdict runlog.Verdict `json:"verdict"`
 	// StartedAt and FinishedAt are the run's times (UTC, milliseconds).
 	StartedAt  string `json:"startedAt"`

@@ -234,16 +234,16 @@ func ParseStatement(payload []byte) (*Statement, error) {
 // fields are not the words the contract allows.
 func (p *Predicate) check() error {
 	switch p.Verdict {
-	case runlog.VerdictPassed, runlog.VerdictFailed, runlog.VerdictUnchecked, runlog.VerdictInterrupted:
+	case runlog.VerdictPassed, runlog.VerdictFailed, runlog.VerdictUnchecked, runlog.VerdictInterrupted, runlog.VerdictConfig:
 	default:
-		return fmt.Errorf("verdict %q is not one of passed, failed, unchecked, interrupted", p.Verdict)
+		return fmt.Errorf("verdict %q is not one of passed, failed, unchecked, interrupted, config", p.Verdict)
 	}
 	recs := make([]runlog.StepRecord, len(p.Steps))
 	for i, s := range p.Steps {
 		if !s.Outcome.Valid() {
-			return fmt.Errorf("step %d: outcome %q is not one of passed, unchecked, failed, skipped", s.N, s.Outcome)
+			return fmt.Errorf("step %d: outcome %q is not one of passed, unchecked, failed, skipped, interrupted", s.N, s.Outcome)
 		}
-		recs[i] = runlog.StepRecord{Outcome: s.Outcome}
+		recs[i] = runlog.StepRecord{Outcome: s.Outcome, Kind: s.Kind}
 	}
 	t := runlog.CountSteps(recs)
 	if t.Steps != p.Totals.Steps || t.Passed != p.Totals.Passed || t.Failed != p.Totals.Failed || t.Skipped != p.Totals.Skipped || t.Unchecked != p.Totals.Unchecked {
@@ -252,6 +252,11 @@ func (p *Predicate) check() error {
 	want := runlog.DeriveVerdict(t)
 	if p.ToolDrift != nil && !p.ToolDrift.Ignored {
 		want = runlog.VerdictFailed
+	}
+	// config is a failed run whose every failed step failed for how the
+	// run was set up (a refused write, an input, an approval, a policy).
+	if want == runlog.VerdictFailed && runlog.ConfigFailure(recs) && p.Verdict == runlog.VerdictConfig {
+		want = runlog.VerdictConfig
 	}
 	if p.Verdict != want && p.Verdict != runlog.VerdictInterrupted {
 		return fmt.Errorf("verdict %q is not what the steps say (%q)", p.Verdict, want)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/heal"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
@@ -232,7 +233,13 @@ func runCase(t *testing.T, c healCase, wire string) (string, []llmtest.Request) 
 		}
 		return llm.NewOpenAI(cfg)
 	}
-	ladder := &heal.Ladder{MaxLevel: max(c.level, 1), NewClient: newClient, Model: "model-l1", L2Model: "model-l2", SkillPath: path}
+	// model-l1 has a price (so the record carries its cost), model-l2
+	// none (its cost is unknown, left out of the record).
+	prices := cost.Builtin()
+	if err := prices.Merge([]byte(`{"models": {"model-l1": {"input": "1", "output": "5"}}}`), "test prices"); err != nil {
+		t.Fatal(err)
+	}
+	ladder := &heal.Ladder{MaxLevel: max(c.level, 1), NewClient: newClient, Model: "model-l1", L2Model: "model-l2", SkillPath: path, Prices: prices}
 	if c.noFile {
 		ladder.SkillPath = ""
 	}

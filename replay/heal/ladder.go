@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/llm"
 	"github.com/reelier/reelier/replay/runlog"
 	"github.com/reelier/reelier/replay/writeback"
@@ -32,6 +34,9 @@ type Ladder struct {
 	// AllowWeaker accepts a patch that drops a value check of the step
 	// (--allow-weaker-heal); without it such a patch is refused (weaken.go).
 	AllowWeaker bool
+	// Prices turn each attempt's tokens into money on the run record;
+	// nil records no cost (the tokens' cost is then unknown).
+	Prices *cost.Table
 	// Propose leaves the skill file as it is (--heal=propose): each heal
 	// that holds is applied to a copy in memory, and Healing.Proposal
 	// carries the unified diff of the file with every heal so far.
@@ -114,11 +119,7 @@ func (e *escalation) propose(ctx context.Context, level int, previous string) (*
 	}
 	sys, user := prompt(e.d, level, previous)
 	resp, err := e.client.Complete(ctx, llm.Request{Model: model, System: sys, Prompt: user})
-	if e.h.Usage == nil {
-		e.h.Usage = &runlog.LLMUsage{}
-	}
-	e.h.Usage.InputTokens += resp.Usage.InputTokens
-	e.h.Usage.OutputTokens += resp.Usage.OutputTokens
+	e.count(model, resp.Usage)
 	if err != nil {
 		return nil, nil, err.Error()
 	}
@@ -139,6 +140,35 @@ func (e *escalation) propose(ctx context.Context, level int, previous string) (*
 	}
 	e.h.Action, e.h.Observation = act, obs
 	return p, obs, ""
+}
+
+// count adds an attempt's tokens to the step's usage, by model, with
+// what the model's tokens so far cost (priced on their sum, so rounding
+// happens once per model).
+func (e *escalation) count(model string, u llm.Usage) {
+	if e.h.Usage == nil {
+		e.h.Usage = &runlog.LLMUsage{}
+	}
+	e.h.Usage.InputTokens += u.InputTokens
+	e.h.Usage.OutputTokens += u.OutputTokens
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		return
+	}
+	i := slices.IndexFunc(e.h.Usage.Models, func(m runlog.ModelUsage) bool { return m.Model == model })
+	if i < 0 {
+		e.h.Usage.Models = append(e.h.Usage.Models, runlog.ModelUsage{Model: model})
+		i = len(e.h.Usage.Models) - 1
+	}
+	m := &e.h.Usage.Models[i]
+	m.InputTokens += u.InputTokens
+	m.OutputTokens += u.OutputTokens
+	m.CostMicroUSD = nil
+	if e.ladder.Prices != nil {
+		if c, ok := e.ladder.Prices.Cost(model, cost.Tokens{Input: m.InputTokens, Output: m.OutputTokens}); ok {
+			v := int64(c)
+			m.CostMicroUSD = &v
+		}
+	}
 }
 
 func (e *escalation) fail(msg string) {

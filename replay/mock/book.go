@@ -69,7 +69,12 @@ type Book struct {
 	// both once on stderr.
 	Permissive []string
 	Warnings   []string
+	// calls are every recorded call, in recorded order (trace by trace).
+	calls []*Recorded
 }
+
+// Calls returns every recorded call, in recorded order, trace by trace.
+func (b *Book) Calls() []*Recorded { return b.calls }
 
 // Tool returns the tool served under name.
 func (b *Book) Tool(name string) (*Tool, bool) {
@@ -190,6 +195,7 @@ func (b *Book) add(path string) error {
 			byIndex[rec.I] = r
 			t := b.byName[rec.Tool]
 			t.Calls = append(t.Calls, r)
+			b.calls = append(b.calls, r)
 		case *trace.Result:
 			if r := byIndex[rec.I]; r != nil {
 				r.Result, r.ResultLine = rec, tr.Lines[k]

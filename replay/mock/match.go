@@ -143,6 +143,16 @@ type Answer struct {
 type cursor struct {
 	mu   sync.Mutex
 	used map[*Recorded]bool
+	// calls counts the session's tools/call requests (count).
+	calls int
+}
+
+// count numbers the session's next tools/call request, from 1.
+func (c *cursor) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	return c.calls
 }
 
 func newCursor() *cursor { return &cursor{used: map[*Recorded]bool{}} }

@@ -29,12 +29,15 @@ var notTraces = map[string]struct{ why, message string }{
 		`PATH:3: not a JSON record: expected a JSON object, found "not a record"`},
 	"replay/runlog/testdata/mixed-history.jsonl": {"a run history (run records), not a trace",
 		`PATH:1: field "t": missing or not a string`},
-	"testdata/sessions/claude-file.jsonl":   {"a Claude Code session transcript (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
-	"testdata/sessions/claude-stream.jsonl": {"a Claude Code stream-json transcript", `PATH:1: field "t": missing or not a string`},
-	"testdata/sessions/mixed.jsonl":         {"a Claude Code session transcript", `PATH:1: field "t": missing or not a string`},
-	"testdata/sessions/none.jsonl":          {"a Claude Code session transcript", `PATH:1: field "t": missing or not a string`},
-	"redact/testdata/redact/benign.jsonl":   {"the redactor's corpus of look-alikes, not a trace", `PATH:1: field "t": missing or not a string`},
-	"redact/testdata/redact/secrets.jsonl":  {"the redactor's corpus of secrets, not a trace", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/claude-file.jsonl":    {"a Claude Code session transcript (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/claude-stream.jsonl":  {"a Claude Code stream-json transcript", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/mixed.jsonl":          {"a Claude Code session transcript", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/none.jsonl":           {"a Claude Code session transcript", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/gemini-session.jsonl": {"a Gemini CLI chat recording (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/codex-live.jsonl":    {"a Codex CLI rollout file (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/codex-stream.jsonl":  {"the stream codex exec --json prints", `PATH:1: field "t": missing or not a string`},
+	"redact/testdata/redact/benign.jsonl":    {"the redactor's corpus of look-alikes, not a trace", `PATH:1: field "t": missing or not a string`},
+	"redact/testdata/redact/secrets.jsonl":   {"the redactor's corpus of secrets, not a trace", `PATH:1: field "t": missing or not a string`},
 }
 
 // expectation is what a replay of a compiled trace against its mock must

@@ -41,6 +41,9 @@ type Options struct {
 	// stderr; nil means the one the environment configures
 	// (trace.RedactorFromEnv).
 	Redactor *redact.Redactor
+	// Fail, when set, injects a failure (reelier mock --fail); the book
+	// must have its call (Book.CheckFault).
+	Fail *Fault
 }
 
 // Server is an MCP server that answers from recordings.
@@ -51,6 +54,9 @@ type Server struct {
 	stderr  io.Writer
 	errMu   sync.Mutex
 	redact  *redact.Redactor
+	fail    *Fault
+	// drifted is the tool FaultSchema serves changed; "" when none.
+	drifted string
 
 	mu       sync.Mutex
 	sessions map[weak.Pointer[mcp.ServerSession]]*cursor
@@ -68,6 +74,10 @@ func New(book *Book, opts Options) *Server {
 		sessions: map[weak.Pointer[mcp.ServerSession]]*cursor{}, noSession: &mcp.ServerSession{}}
 	if s.stderr == nil {
 		s.stderr = io.Discard
+	}
+	s.fail = opts.Fail
+	if f := opts.Fail; f != nil && f.Kind == FaultSchema && f.Call >= 1 && f.Call <= len(book.calls) {
+		s.drifted = book.calls[f.Call-1].Tool
 	}
 	s.redact = opts.Redactor
 	if s.redact == nil {
@@ -159,6 +169,9 @@ func (s *Server) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 				raw := make(map[string]json.RawMessage, len(s.book.Tools))
 				for _, t := range s.book.Tools {
 					raw[t.Name] = t.Def
+					if t.Name == s.drifted {
+						raw[t.Name] = schemaChanged(t.Def)
+					}
 				}
 				return &mcpx.RawToolList{ListToolsResult: list, Raw: raw}, nil
 			}
@@ -169,6 +182,13 @@ func (s *Server) passthrough(next mcp.MethodHandler) mcp.MethodHandler {
 					msg := fmt.Sprintf("reelier mock: tool %q was never recorded; the recordings have %s", call.Params.Name, list(s.book.Names()))
 					s.warnf("%s", strings.TrimPrefix(msg, "reelier mock: "))
 					return errorResult(msg), nil
+				}
+			}
+			if call, ok := req.(*mcp.CallToolRequest); ok {
+				n := s.cursor(call.Session).count()
+				if res, injected := s.fail.inject(ctx, n); injected {
+					s.warnf("call %d: %s", n, s.fail.note())
+					return res, nil
 				}
 			}
 			slot := &rawSlot{}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reelier/reelier/internal/termtext"
 	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/cost"
 )
 
 // writeHeal writes what escalation did for a step: the level that healed
@@ -28,7 +29,7 @@ func writeHeal(w io.Writer, sr *replay.StepResult, s Style) {
 		fmt.Fprintf(w, "                 escalation tried %s, did not heal\n", levelsTried(h.Attempted))
 	}
 	if u := sr.Record.LLM; u != nil {
-		fmt.Fprintf(w, "                 LLM tokens: %d (%d input, %d output) [measured]\n", u.InputTokens+u.OutputTokens, u.InputTokens, u.OutputTokens)
+		fmt.Fprintf(w, "                 LLM tokens: %d (%d input, %d output) [measured]%s\n", u.InputTokens+u.OutputTokens, u.InputTokens, u.OutputTokens, costNote(u.Cost()))
 	}
 	switch {
 	case h.Level == 0:
@@ -39,6 +40,21 @@ func writeHeal(w io.Writer, sr *replay.StepResult, s Style) {
 	default:
 		fmt.Fprintf(w, "                 written back to the skill file, with a changelog line\n")
 	}
+}
+
+// costNote is what a heal's tokens cost, as the receipt adds it to their
+// line: " · cost $0.0027", with the tokens no price covered, or "" when
+// no token was spent.
+func costNote(micros, unpriced int64) string {
+	switch {
+	case micros == 0 && unpriced == 0:
+		return ""
+	case unpriced == 0:
+		return " · cost " + cost.Micros(micros).String()
+	case micros == 0:
+		return fmt.Sprintf(" · cost: price unknown for %d tokens", unpriced)
+	}
+	return fmt.Sprintf(" · cost %s + price unknown for %d tokens", cost.Micros(micros), unpriced)
 }
 
 // writeLines writes one side of a heal's before/after block: the step's

@@ -166,6 +166,9 @@ func suite(r Run) junitSuite {
 		case runlog.Skipped:
 			s.Skipped++
 			c.Skipped = &junitSkipped{Message: "not run: " + skipReason(st.Skip)}
+		case runlog.Interrupted:
+			s.Skipped++
+			c.Skipped = &junitSkipped{Message: runlog.InterruptedNote}
 		}
 		s.Cases = append(s.Cases, c)
 	}

@@ -313,7 +313,9 @@ func TestTextHeal(t *testing.T) {
 	if d != nil {
 		t.Fatal(d)
 	}
-	usage := &runlog.LLMUsage{InputTokens: 812, OutputTokens: 64}
+	// 812 input and 64 output tokens at $1 and $5 per million: $0.001132.
+	c := int64(1132)
+	usage := &runlog.LLMUsage{InputTokens: 812, OutputTokens: 64, Models: []runlog.ModelUsage{{Model: "claude-haiku-4-5", InputTokens: 812, OutputTokens: 64, CostMicroUSD: &c}}}
 	tests := []struct {
 		name string
 		h    *replay.Healing

@@ -137,6 +137,9 @@ func (m *markdown) record(e runlog.Entry) {
 	default:
 		m.printf("## ❌ Reelier replay failed: %s\n\n", code(r.Skill))
 	}
+	if inj := r.Injected; inj != nil {
+		m.printf("> Failed on purpose: step %d was given an injected failure (`--fail %d=%s`), not a real one; `reelier push` does not send this run.\n\n", inj.Step, inj.Step, inj.Kind)
+	}
 	if r.Mock() {
 		m.printf("> Against `reelier mock`: the skill was checked against a recording served back, not a live server.\n\n")
 	}
@@ -199,6 +202,7 @@ func (m *markdown) tokens(steps []runlog.StepRecord, t runlog.Totals) {
 // outcomeMark is how each outcome shows in the step table.
 var outcomeMark = map[runlog.Outcome]string{
 	runlog.Passed: "✅ passed", runlog.Unchecked: "⚪ unchecked", runlog.Failed: "❌ failed", runlog.Skipped: "⏭️ skipped",
+	runlog.Interrupted: "⏹️ interrupted in flight",
 }
 
 // steps renders the collapsible per-step table.
@@ -217,6 +221,8 @@ func (m *markdown) stepTable(label string, steps []runlog.StepRecord) {
 			dur, note = "—", "not run: "+skipReason(st.Skip)
 		case runlog.Unchecked:
 			note = "no asserts: it ran, nothing was verified"
+		case runlog.Interrupted:
+			note = "the request was sent; the server may have acted on it"
 		case runlog.Failed:
 			if len(st.Failures) > 0 {
 				note = clipNote(st.Failures[0])

@@ -111,6 +111,12 @@ func Step(w io.Writer, file string, sr *replay.StepResult, s Style) {
 		fmt.Fprintf(w, "  %dms  (no asserts: it ran, nothing was verified)\n", rec.Ms)
 		writeHeal(w, sr, s)
 		return
+	case runlog.Interrupted:
+		fmt.Fprintf(w, "  %dms  (%s)\n", rec.Ms, runlog.InterruptedNote)
+		if rec.Action != nil {
+			fmt.Fprintf(w, "%ssent:     %s %s\n", detail, termtext.Line(rec.Action.Tool), termtext.Line(string(rec.Action.Args)))
+		}
+		return
 	}
 	fmt.Fprintf(w, "  %dms\n", rec.Ms)
 	if s.Verbose && rec.Action != nil {
@@ -342,15 +348,21 @@ func Footer(w io.Writer, res *replay.Result, s Style) {
 	t := res.Record.Totals
 	fmt.Fprintf(w, "  steps:        %d total, %d passed, %d unchecked, %d failed, %d skipped\n",
 		t.Steps, t.Passed, t.Unchecked, t.Failed, t.Skipped)
+	if t.Interrupted > 0 {
+		fmt.Fprintf(w, "                %d interrupted in flight (the request was sent; the server may have acted on it)\n", t.Interrupted)
+	}
 	if t.Unchecked > 0 {
 		fmt.Fprintf(w, "                (unchecked steps ran without asserts; they are not counted as passed)\n")
 	}
 	fmt.Fprintf(w, "  replay time:  %s [measured]\n", formatDuration(res.Elapsed.Milliseconds(), res.Elapsed.Microseconds()))
-	fmt.Fprintf(w, "  LLM tokens:   %d [measured]\n", t.LLMInputTokens+t.LLMOutputTokens)
+	fmt.Fprintf(w, "  LLM tokens:   %d [measured]%s\n", t.LLMInputTokens+t.LLMOutputTokens, costNote(runlog.LLMCost(res.Record.Steps)))
 	writePolicy(w, res.Record.Steps)
 	writeHealed(w, res)
 	if res.Record.Mock() {
 		fmt.Fprintf(w, "  servers:      MOCK (reelier mock): checked against a recording served back, not a live server\n")
+	}
+	if inj := res.Record.Injected; inj != nil {
+		fmt.Fprintf(w, "  injected:     step %d fails on purpose (--fail %d=%s): not a real failure; reelier push does not send this run\n", inj.Step, inj.Step, inj.Kind)
 	}
 	v := res.Record.RunVerdict()
 	open := ""
@@ -465,6 +477,8 @@ func outcomeLabel(o runlog.Outcome) (string, string) {
 		return "UNCHECKED", ansiYellow
 	case runlog.Failed:
 		return "FAIL", ansiRed
+	case runlog.Interrupted:
+		return "INTERRUPT", ansiYellow
 	}
 	return "SKIP", ansiDim
 }

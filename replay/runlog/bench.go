@@ -33,6 +33,12 @@ type Summary struct {
 	// LLMInputTokens and LLMOutputTokens are summed over every step.
 	LLMInputTokens  int64 `json:"llmInputTokens"`
 	LLMOutputTokens int64 `json:"llmOutputTokens"`
+	// LLMCostMicroUSD is what those tokens cost, in millionths of a US
+	// dollar, as the runs recorded it; LLMUnpricedTokens are the tokens
+	// whose cost no record knows (a model without a price, or a record
+	// written before costs were), which the sum leaves out.
+	LLMCostMicroUSD   int64 `json:"llmCostMicroUsd"`
+	LLMUnpricedTokens int64 `json:"llmUnpricedTokens"`
 	// Latency is over the steps that ran.
 	Latency Latency `json:"latencyMs"`
 	// LegacyRecords were written before the honest totals; their counts come
@@ -108,6 +114,9 @@ func Summarize(skill string, h *History) Summary {
 		s.Steps.Skipped += t.Skipped
 		s.LLMInputTokens += t.LLMInputTokens
 		s.LLMOutputTokens += t.LLMOutputTokens
+		micros, unpriced := LLMCost(e.Record.Steps)
+		s.LLMCostMicroUSD += micros
+		s.LLMUnpricedTokens += unpriced
 		for _, st := range e.Record.Steps {
 			if st.Outcome == Skipped {
 				continue

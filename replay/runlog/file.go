@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // DefaultDir is the run-history directory used unless another is given.
@@ -94,4 +95,22 @@ func appendIn(fsys files, dir string, r *Record) (string, error) {
 		return path, fmt.Errorf("short write to %s: %d of %d bytes", path, n, len(line))
 	}
 	return path, cerr
+}
+
+// BundleDir is the folder of a skill's signed receipts beside its run
+// history: <runs-dir>/<skill>.bundles (reelier run --sign writes them,
+// reelier push sends each with its record).
+func BundleDir(runsDir, skill string) string {
+	return filepath.Join(runsDir, strings.TrimSuffix(FileName(skill), ".jsonl")+".bundles")
+}
+
+// BundleName is the file name of one record's bundle: the record's start
+// time (colons, dashes and dots left out) and the first 12 hex digits of
+// the SHA-256 of its history line (newline included), then .sigstore.json.
+func BundleName(startedAt, recordSHA256 string) string {
+	ts := strings.NewReplacer(":", "", "-", "", ".", "").Replace(startedAt)
+	if len(recordSHA256) > 12 {
+		recordSHA256 = recordSHA256[:12]
+	}
+	return ts + "-" + recordSHA256 + ".sigstore.json"
 }

@@ -55,6 +55,7 @@ type storedRecord struct {
 	SkillSHA256 string      `json:"skillSha256"`
 	Provenance  *Provenance `json:"provenance"`
 	Servers     []ServerUse `json:"servers"`
+	Injected    *Injection  `json:"injected"`
 	// OpenQuestions: the CI report's count and annotations read them.
 	OpenQuestions []OpenQuestion `json:"openQuestions"`
 }
@@ -88,6 +89,7 @@ type storedTotals struct {
 	Ms              int64 `json:"ms"`
 	LLMInputTokens  int64 `json:"llmInputTokens"`
 	LLMOutputTokens int64 `json:"llmOutputTokens"`
+	Interrupted     int   `json:"interrupted"`
 }
 
 // Read parses a history file. Lines that are not valid records are
@@ -133,7 +135,7 @@ func parseLine(line []byte) (Entry, error) {
 		return Entry{}, errors.New(`missing "totals"`)
 	}
 	rec := Record{Skill: *s.Skill, StartedAt: *s.StartedAt, FinishedAt: *s.FinishedAt, Passed: *s.Passed,
-		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance, Servers: s.Servers,
+		Verdict: s.Verdict, Path: s.Path, SkillSHA256: s.SkillSHA256, Provenance: s.Provenance, Servers: s.Servers, Injected: s.Injected,
 		OpenQuestions: s.OpenQuestions}
 	for i, st := range *s.Steps {
 		if st.N == nil || st.Title == nil {
@@ -156,7 +158,7 @@ func parseLine(line []byte) (Entry, error) {
 	}
 	rec.Totals = Totals{
 		Steps: t.Steps, Passed: t.Passed, Unchecked: *t.Unchecked, Skipped: *t.Skipped, Failed: t.Failed,
-		Ms: t.Ms, LLMInputTokens: t.LLMInputTokens, LLMOutputTokens: t.LLMOutputTokens,
+		Ms: t.Ms, LLMInputTokens: t.LLMInputTokens, LLMOutputTokens: t.LLMOutputTokens, Interrupted: t.Interrupted,
 	}
 	return Entry{Record: rec, Inconsistent: rec.Totals != derived}, nil
 }

@@ -8,7 +8,7 @@ import (
 // Outcome is what happened to one step of a run.
 type Outcome string
 
-// The four step outcomes.
+// The step outcomes.
 const (
 	// Passed: the step ran, had at least one assert, and every assert and
 	// bind held.
@@ -21,12 +21,22 @@ const (
 	Failed Outcome = "failed"
 	// Skipped: an earlier step failed, so this one was never attempted.
 	Skipped Outcome = "skipped"
+	// Interrupted: the run was stopped (Ctrl-C, SIGTERM) while the step's
+	// request was with the tool. The request was sent, so the server may
+	// have acted on it; the step's Action is what was sent (redacted).
+	// A step the stop reached before its request was sent is Skipped
+	// ("interrupted").
+	Interrupted Outcome = "interrupted"
 )
 
-// Valid reports whether o is one of the four outcomes.
+// InterruptedNote is what an interrupted step's outcome means, in the
+// receipt's words.
+const InterruptedNote = "interrupted in flight: the request was sent; the server may have acted on it"
+
+// Valid reports whether o is one of the step outcomes.
 func (o Outcome) Valid() bool {
 	switch o {
-	case Passed, Unchecked, Failed, Skipped:
+	case Passed, Unchecked, Failed, Skipped, Interrupted:
 		return true
 	}
 	return false
@@ -131,7 +141,35 @@ type Record struct {
 	// earlier run was given (--run-id). Write steps' idempotency keys are
 	// derived from it.
 	RunID string `json:"runId,omitempty"`
+	// Injected is present on a run given a failure on purpose (reelier
+	// run --fail N=KIND): the step and the kind. Such a run says nothing
+	// about the servers; reelier push does not send it.
+	Injected *Injection `json:"injected,omitempty"`
 }
+
+// Injection is a failure a run was told to inject at one step.
+type Injection struct {
+	// Step is the step's number.
+	Step int `json:"step"`
+	// Kind is InjectError, InjectTimeout or InjectSchema.
+	Kind string `json:"kind"`
+}
+
+// The kinds of injected failure.
+const (
+	// InjectError: the step's tool answers with an error result
+	// (isError) instead of being called.
+	InjectError = "error"
+	// InjectTimeout: the step's call times out (nothing is sent).
+	InjectTimeout = "timeout"
+	// InjectSchema: the step's tool's schema changed — tool drift before
+	// step 1.
+	InjectSchema = "schema"
+)
+
+// InjectKinds are the kinds of injected failure, in the order help lists
+// them.
+var InjectKinds = []string{InjectError, InjectTimeout, InjectSchema}
 
 // ServerUse is one MCP server a run ran against.
 type ServerUse struct {
@@ -304,6 +342,52 @@ type Digest struct {
 type LLMUsage struct {
 	InputTokens  int64 `json:"inputTokens"`
 	OutputTokens int64 `json:"outputTokens"`
+	// Models splits the tokens by the model that spent them (Level 1 and
+	// Level 2 may ask different ones), each with what it cost; absent in
+	// records written before it.
+	Models []ModelUsage `json:"models,omitempty"`
+}
+
+// ModelUsage is the tokens one model spent on a step, and their cost.
+type ModelUsage struct {
+	Model        string `json:"model"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	// CostMicroUSD is what the tokens cost in millionths of a US dollar,
+	// at the prices the run had (Reelier's price table, with the user's
+	// file over it); absent when the run had no price for the model.
+	CostMicroUSD *int64 `json:"costMicroUsd,omitempty"`
+}
+
+// Cost adds up what the step's tokens cost, in micro-dollars, and the
+// tokens whose cost is unknown: those of a model without a price, and
+// all of them in a record written before costs were.
+func (u *LLMUsage) Cost() (micros, unpriced int64) {
+	if u == nil {
+		return 0, 0
+	}
+	if len(u.Models) == 0 {
+		return 0, u.InputTokens + u.OutputTokens
+	}
+	for _, m := range u.Models {
+		if m.CostMicroUSD == nil {
+			unpriced += m.InputTokens + m.OutputTokens
+			continue
+		}
+		micros += *m.CostMicroUSD
+	}
+	return micros, unpriced
+}
+
+// LLMCost adds up the cost of a run's steps: the micro-dollars known and
+// the tokens whose cost is unknown.
+func LLMCost(steps []StepRecord) (micros, unpriced int64) {
+	for _, s := range steps {
+		m, u := s.LLM.Cost()
+		micros += m
+		unpriced += u
+	}
+	return micros, unpriced
 }
 
 // Why explains a changed step with observed facts only.
@@ -329,6 +413,9 @@ type Totals struct {
 	Ms              int64 `json:"ms"`
 	LLMInputTokens  int64 `json:"llmInputTokens"`
 	LLMOutputTokens int64 `json:"llmOutputTokens"`
+	// Interrupted counts steps interrupted in flight (added later: absent
+	// when there are none).
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // CountSteps derives honest totals from the step records alone. It is how
@@ -345,6 +432,8 @@ func CountSteps(steps []StepRecord) Totals {
 			t.Skipped++
 		case Failed:
 			t.Failed++
+		case Interrupted:
+			t.Interrupted++
 		}
 		t.Ms += s.Ms
 		if s.LLM != nil {

@@ -265,3 +265,33 @@ func TestFinishConfig(t *testing.T) {
 		t.Errorf("read back %+v, %v; want the servers, a mock run", h.Entries, err)
 	}
 }
+
+// TestReadInterruptedAndInjected: a record with a step interrupted in
+// flight reads back consistent (its totals count it), and a record of a
+// run with an injected failure keeps it.
+func TestReadInterruptedAndInjected(t *testing.T) {
+	rec := Record{Skill: "s", StartedAt: "a", FinishedAt: "b", Steps: []StepRecord{
+		{N: 1, Title: "one", Outcome: Passed, Failures: []string{}},
+		{N: 2, Title: "two", Outcome: Interrupted, Failures: []string{}, Action: &ActionRecord{Tool: "t", Args: []byte(`{"id":1}`)}},
+		{N: 3, Title: "three", Outcome: Skipped, Failures: []string{}, Skip: "interrupted"},
+	}, Injected: &Injection{Step: 1, Kind: InjectTimeout}}
+	rec.Finish(true)
+	line, err := Marshal(&rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(bytes.NewReader(line))
+	if err != nil || len(h.Entries) != 1 {
+		t.Fatalf("%v %+v", err, h)
+	}
+	e := h.Entries[0]
+	if e.Inconsistent || e.Legacy || e.Record.Totals.Interrupted != 1 || e.Record.Totals.Skipped != 1 || e.Record.Verdict != VerdictInterrupted {
+		t.Errorf("read back %+v (inconsistent %v)", e.Record.Totals, e.Inconsistent)
+	}
+	if e.Record.Injected == nil || *e.Record.Injected != (Injection{Step: 1, Kind: InjectTimeout}) {
+		t.Errorf("injected %+v", e.Record.Injected)
+	}
+	if e.Record.Steps[1].Outcome != Interrupted || e.Record.Steps[1].Action == nil {
+		t.Errorf("step 2 %+v", e.Record.Steps[1])
+	}
+}

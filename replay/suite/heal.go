@@ -13,6 +13,7 @@ import (
 	"github.com/reelier/reelier/internal/atomicfile"
 	"github.com/reelier/reelier/internal/exitstatus"
 	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/heal"
 	"github.com/reelier/reelier/replay/llm"
 )
@@ -33,6 +34,10 @@ type HealOptions struct {
 	PatchFile string
 	// AllowWeaker accepts a heal that drops value checks.
 	AllowWeaker bool
+	// Prices price the heals' tokens on the run record; Run loads
+	// Reelier's table with the user's file over it when this is nil and
+	// the run may escalate.
+	Prices *cost.Table
 }
 
 // Check reports a usage error in the heal flags; json is --json.
@@ -71,7 +76,7 @@ func Ladders(level int, flags llm.Flags, opts HealOptions, getenv func(string) s
 	client := sync.OnceValues(func() (llm.Client, error) { return llm.NewClient(cfg) })
 	return func(skillFile string) replay.Healer {
 		l := &heal.Ladder{MaxLevel: level, NewClient: client, Model: cfg.Model, L2Model: cfg.L2Model, SkillPath: skillFile,
-			AllowWeaker: opts.AllowWeaker, Propose: opts.Mode == HealPropose}
+			AllowWeaker: opts.AllowWeaker, Propose: opts.Mode == HealPropose, Prices: opts.Prices}
 		if patch == nil {
 			return l
 		}

@@ -140,6 +140,9 @@ func (s *runner) runOne(ctx context.Context, l *loader.Skill, o replay.Options) 
 	finish() // a step the run left without its end (interrupted) stops waiting too
 	res.Record.Provenance = provenance.FromEnv(s.opts.getenv)
 	res.Record.Servers = ServersUsed(s.opts.Servers, l.Skill, o.Redactor)
+	if res.Record.Injected == nil {
+		res.Record.Injected = MockInjection(s.opts.Servers, l.Skill)
+	}
 	at, err := runlog.Append(s.opts.RunsDir, &res.Record)
 	out := &outcome{skill: l, res: res, recordAt: at, recordErr: err}
 	if err == nil && s.opts.AfterRecord != nil {
@@ -323,14 +326,7 @@ func (s *runner) waitNotices(name string, start func(*ast.Step), done func(*repl
 // program or host, redacted with r (nil: the environment's), and whether
 // it was `reelier mock`. Nil when there are none.
 func ServersUsed(wrap []mcpx.ServerSpec, skill *ast.Skill, r *redact.Redactor) []runlog.ServerUse {
-	specs := wrap
-	if len(specs) == 0 {
-		for _, sv := range skill.Servers {
-			spec := mcpx.ParseServer(sv.Command)
-			spec.Name = sv.Name
-			specs = append(specs, spec)
-		}
-	}
+	specs := serverSpecs(wrap, skill)
 	if len(specs) == 0 {
 		return nil
 	}
@@ -345,4 +341,34 @@ func ServersUsed(wrap []mcpx.ServerSpec, skill *ast.Skill, r *redact.Redactor) [
 		}
 	}
 	return out
+}
+
+// serverSpecs are the servers a run of skill ran against: the --wrap ones,
+// else the skill's recorded ones.
+func serverSpecs(wrap []mcpx.ServerSpec, skill *ast.Skill) []mcpx.ServerSpec {
+	if len(wrap) > 0 {
+		return wrap
+	}
+	var specs []mcpx.ServerSpec
+	for _, sv := range skill.Servers {
+		spec := mcpx.ParseServer(sv.Command)
+		spec.Name = sv.Name
+		specs = append(specs, spec)
+	}
+	return specs
+}
+
+// MockInjection is the failure a `reelier mock --fail STEP[=KIND]` the run
+// ran against injected, for the record (runlog.Record.Injected): a step
+// of a skill is its call of that number. Nil when no server was such a
+// mock (or its --fail does not read; the mock refused to start then).
+func MockInjection(wrap []mcpx.ServerSpec, skill *ast.Skill) *runlog.Injection {
+	for _, sp := range serverSpecs(wrap, skill) {
+		if v := sp.MockFail(); v != "" {
+			if inj, err := replay.ParseInjection(v); err == nil {
+				return inj
+			}
+		}
+	}
+	return nil
 }

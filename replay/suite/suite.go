@@ -13,10 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reelier/reelier/internal/atomicfile"
@@ -28,6 +26,7 @@ import (
 	"github.com/reelier/reelier/mcpx"
 	"github.com/reelier/reelier/policy"
 	"github.com/reelier/reelier/replay"
+	"github.com/reelier/reelier/replay/cost"
 	"github.com/reelier/reelier/replay/httptool"
 	"github.com/reelier/reelier/replay/llm"
 	"github.com/reelier/reelier/replay/receipt"
@@ -96,6 +95,12 @@ type Options struct {
 	// BeforeParse, when not nil, is told each file's size before a dry run
 	// parses it (the command sets its collector there).
 	BeforeParse func(size int)
+	// Fail is --fail N[=KIND]: fail step N of every skill on purpose
+	// (replay.Options.Inject); "" injects nothing.
+	Fail string
+	// Exit is what a second Ctrl-C calls with status 130 (the first one
+	// stops the run, printing StoppingNotice); os.Exit when nil.
+	Exit func(int)
 }
 
 func (o *Options) getenv(name string) string {
@@ -136,9 +141,29 @@ func Run(ctx context.Context, opts Options) error {
 	if err := opts.Heal.Check(opts.JSON); err != nil {
 		return err
 	}
+	var inject *runlog.Injection
+	if opts.Fail != "" {
+		if inject, err = replay.ParseInjection(opts.Fail); err != nil {
+			return exitstatus.Usagef("%v", err)
+		}
+	}
 	skills, broken, err := LoadSuite(opts.Paths, vars, opts.DryRun, opts.Stdin, opts.Stderr, opts.BeforeParse)
 	if err != nil {
 		return err
+	}
+	if inject != nil {
+		for _, l := range skills {
+			if err := replay.CheckInjection(l.Skill, inject); err != nil {
+				return exitstatus.Usagef("%s: %v", l.Path, err)
+			}
+		}
+		if opts.MaxLevel > 0 && opts.Heal.Mode == HealWrite {
+			// An injected failure is not in the server: a heal of it
+			// would write a fault that does not exist into the skill.
+			// The heal runs, and is proposed, never written.
+			opts.Heal.Mode = HealPropose
+			fmt.Fprintf(opts.Stderr, "reelier run: --fail %d=%s: a heal of the injected failure is proposed, never written into the skill (the failure is not in the server)\n", inject.Step, inject.Kind)
+		}
 	}
 	if opts.Trace != "" && len(skills)+len(broken) > 1 {
 		return exitstatus.Usagef("--trace takes one skill: a trace is one replay (replay the skills one at a time, each with its own --trace FILE)")
@@ -151,9 +176,9 @@ func Run(ctx context.Context, opts Options) error {
 		limits.RetryInterval = time.Second
 	}
 	base := replay.Options{Tools: tool.Registry{}, Vars: vars, Yes: opts.Yes, AllowWrites: opts.AllowWrites,
-		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID, Policy: opts.Policy}
+		Limits: limits, SkipWrites: opts.SkipWrites, IgnoreToolDrift: opts.IgnoreToolDrift, RunID: opts.RunID, Policy: opts.Policy, Inject: inject}
 	httptool.Register(base.Tools, nil)
-	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stopSignals := interruptible(ctx, opts.Stderr, opts.Exit)
 	defer stopSignals()
 	if opts.DryRun && len(opts.Servers) == 0 {
 		// A dry run starts nothing: the tools the skills' Servers
@@ -175,6 +200,13 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		// The skills that could not be read were reported above.
 		return exitstatus.Silent(exitstatus.Usage)
+	}
+	if opts.MaxLevel >= 1 && opts.Heal.Prices == nil {
+		prices, err := cost.Load()
+		if err != nil {
+			return exitstatus.Usagef("the price table: %v", err)
+		}
+		opts.Heal.Prices = prices
 	}
 	s := &runner{opts: opts, base: base, out: opts.Stdout, errw: opts.Stderr,
 		ladder: Ladders(opts.MaxLevel, opts.LLM, opts.Heal, opts.getenv), broken: broken}

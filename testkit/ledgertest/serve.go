@@ -18,8 +18,13 @@ import (
 // it accepts (so a test can prove a client made none). The caller closes
 // the server.
 func Serve(store server.Store, logf func(string, ...any)) (*httptest.Server, *atomic.Int64) {
+	return ServeConfig(server.Config{Store: store, Logf: logf})
+}
+
+// ServeConfig is Serve with the server configured by cfg.
+func ServeConfig(cfg server.Config) (*httptest.Server, *atomic.Int64) {
 	conns := new(atomic.Int64)
-	srv := httptest.NewUnstartedServer(server.NewServer(server.Config{Store: store, Logf: logf}))
+	srv := httptest.NewUnstartedServer(server.NewServer(cfg))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)

@@ -263,6 +263,34 @@ func StoreSuite(t *testing.T, open func(t *testing.T) server.Store) {
 			t.Errorf("pass rate %v, with mock runs %v; want 1/2 and 2/3", r, rm)
 		}
 	})
+	t.Run("signatures", func(t *testing.T) {
+		// Each signature state, and its signer, read back as stored; a
+		// run stored without one reads as unsigned.
+		s, ctx := fresh(t)
+		putSkill(t, s, server.Skill{Name: "sig", SkillMd: "x", UploadedAt: Base})
+		for i, want := range []server.Signature{
+			{State: server.SignatureVerified, Signer: "key AAAA<b>"},
+			{State: server.SignatureUntrusted, Signer: "certificate https://ci.example/wf@refs/heads/main"},
+			{State: server.SignatureUnsigned},
+			{},
+		} {
+			r := StoredRun("sig", i, runlog.Passed)
+			r.Signature, r.Signer = want.State, want.Signer
+			id, _, err := s.AddRun(ctx, r)
+			must(t, err)
+			got, err := s.Run(ctx, id)
+			if want.State == "" {
+				want.State = server.SignatureUnsigned
+			}
+			if err != nil || got.Signature != want.State || got.Signer != want.Signer {
+				t.Errorf("run %d read back signature %q signer %q (%v); want %q %q", i, got.Signature, got.Signer, err, want.State, want.Signer)
+			}
+		}
+		page, err := s.Runs(ctx, "sig", server.Page{Limit: 10})
+		if err != nil || len(page.Runs) != 4 || page.Runs[3].Signature != server.SignatureVerified {
+			t.Errorf("the runs page lost the signature states: %+v, %v", page.Runs, err)
+		}
+	})
 	t.Run("paging", func(t *testing.T) {
 		s, ctx := fresh(t)
 		putSkill(t, s, server.Skill{Name: "p", SkillMd: "x", UploadedAt: Base})
@@ -446,6 +474,9 @@ func (f UpgradeFixture) CheckUpgraded(t *testing.T, s server.Store) {
 	r, err := s.Run(ctx, f.Run.ID)
 	if err != nil || r.Healed != 1 || string(r.Record) != string(f.Run.Record) {
 		t.Errorf("the run: healed %d, %v; want 1 healed step counted from its record", r.Healed, err)
+	}
+	if r.Signature != server.SignatureUnsigned || r.Signer != "" {
+		t.Errorf("the run from before signatures: signature %q, signer %q; want unsigned", r.Signature, r.Signer)
 	}
 	sum, err := s.Skill(ctx, "weekly")
 	if err != nil || sum.HealedRuns != 1 || sum.Latest == nil || sum.Latest.Healed != 1 {

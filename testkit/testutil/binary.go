@@ -40,3 +40,31 @@ func ReelierBinary(t testing.TB) string {
 	}
 	return binPath
 }
+
+var (
+	seatbeltOnce sync.Once
+	seatbeltErr  error
+)
+
+// SeatbeltBinary builds cmd/reelier-seatbelt once per test binary, beside
+// the reelier ReelierBinary built (where reelier looks for it first), and
+// returns reelier's path: a test that runs reelier under a policy calls
+// this instead of ReelierBinary, and its policy goes through the
+// hand-off as a user's would.
+func SeatbeltBinary(t testing.TB) string {
+	t.Helper()
+	reelier := ReelierBinary(t)
+	seatbeltOnce.Do(func() {
+		out := filepath.Join(filepath.Dir(reelier), "reelier-seatbelt")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", out, "github.com/reelier/reelier/cmd/reelier-seatbelt")
+		cmd.Dir = Root()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			seatbeltErr = fmt.Errorf("go build reelier-seatbelt: %v\n%s", err, b)
+		}
+	})
+	if seatbeltErr != nil {
+		t.Fatal(seatbeltErr)
+	}
+	return reelier
+}

@@ -7,6 +7,11 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscape gives the letter of a two-character escape (`\n`) for the
+// bytes JSON.stringify writes that way; the other bytes below 0x20 are
+// written `\u00XX`.
+var shortEscape = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
 // String returns v as compact JSON text. Object members keep their order,
 // numbers their text, and strings are escaped as JSON.stringify escapes them.
 func String(v any) string { return string(Append(nil, v)) }
@@ -87,22 +92,9 @@ func appendString(b []byte, s string, fix bool) []byte {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
+		if e := shortEscape[c]; e != 0 {
+			b = append(b, '\\', e)
+		} else {
 			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
 		i++

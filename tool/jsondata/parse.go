@@ -38,16 +38,7 @@ type parser struct {
 	i   int
 }
 
-func (p *parser) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) space() { p.i = SpaceEnd(p.src, p.i) }
 
 // invalid reports the byte at p.i, or the end of input.
 func (p *parser) invalid(context string) error {

@@ -106,8 +106,9 @@ func KeyIs(raw []byte, name string) bool {
 }
 
 // SpaceEnd returns the index of the first byte at or after i that is not
-// JSON white space (len(doc) when there is none).
-func SpaceEnd(doc []byte, i int) int {
+// JSON white space (len(doc) when there is none). It is the one rule for
+// JSON white space of every reader in the module, over bytes or text.
+func SpaceEnd[T ~string | ~[]byte](doc T, i int) int {
 	if i > len(doc) {
 		return len(doc)
 	}

@@ -22,16 +22,7 @@ type jsonChecker struct {
 	i int
 }
 
-func (v *jsonChecker) space() {
-	for v.i < len(v.b) {
-		switch v.b[v.i] {
-		case ' ', '\t', '\n', '\r':
-			v.i++
-		default:
-			return
-		}
-	}
-}
+func (v *jsonChecker) space() { v.i = SpaceEnd(v.b, v.i) }
 
 func (v *jsonChecker) value(depth int) bool {
 	if v.i >= len(v.b) {

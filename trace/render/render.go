@@ -185,13 +185,8 @@ func excerpt(s string) string {
 
 func hints(a trace.Annotations) string {
 	var parts []string
-	for _, h := range []struct {
-		name string
-		v    *bool
-	}{{"readOnly", a.ReadOnlyHint}, {"destructive", a.DestructiveHint}, {"idempotent", a.IdempotentHint}} {
-		if h.v != nil {
-			parts = append(parts, fmt.Sprintf("%s=%t", h.name, *h.v))
-		}
+	for _, h := range a.Declared() {
+		parts = append(parts, fmt.Sprintf("%s=%t", h.Name, h.Value))
 	}
 	return strings.Join(parts, " ")
 }

@@ -60,15 +60,15 @@ type Compiled struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// CompileChosen compiles the chosen replayable sessions (indexes into
-// r.Replayable), reporting each on w unless opts.JSON.
+// CompileChosen compiles the chosen workflows (indexes into r.Groups),
+// each from its newest session, reporting each on w unless opts.JSON.
 func (res *Result) CompileChosen(w io.Writer, chosen []int, opts CompileOptions) []Compiled {
 	var out []Compiled
 	if len(chosen) > 0 && !opts.JSON {
 		fmt.Fprintln(w)
 	}
 	for _, i := range chosen {
-		e := res.Replayable[i]
+		e := res.Replayable[res.Groups[i].Sessions[0]]
 		c := compileEntry(e, opts)
 		out = append(out, c)
 		if opts.JSON {
@@ -94,7 +94,11 @@ func compileEntry(e *Entry, opts CompileOptions) Compiled {
 		c.Status, c.Error = "failed", err.Error()
 		return c
 	}
-	s, err := session.Read(f, session.Options{Keep: true})
+	read := e.read
+	if read == nil {
+		read = session.Read
+	}
+	s, err := read(f, session.Options{Keep: true})
 	f.Close()
 	if err != nil {
 		c.Status, c.Error = "failed", err.Error()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,11 +28,20 @@ const sniffSize = 8 << 10
 type Options struct {
 	// Workers is how many files are read at once; DefaultWorkers() if 0.
 	Workers int
-	// MaxLine is passed to session.Read.
+	// MaxLine is passed to the hosts' readers.
 	MaxLine int
 	// Progress, if set, is called after each file with the totals so far.
 	// Calls may come from several goroutines, one at a time.
 	Progress func(Progress)
+	// Hosts is the host table files are read with; session.Hosts if nil.
+	Hosts []session.Host
+}
+
+func (o Options) hosts() []session.Host {
+	if o.Hosts == nil {
+		return session.Hosts
+	}
+	return o.Hosts
 }
 
 // Progress is how far a scan has got.
@@ -44,6 +54,8 @@ type Progress struct {
 type Entry struct {
 	// Path is the transcript file.
 	Path string `json:"path"`
+	// Host is the agent that wrote it ("claude", "codex", "gemini").
+	Host string `json:"host"`
 	// Project is the last element of the session's working directory, or
 	// the name of the directory holding the file when no line names one.
 	Project   string `json:"project"`
@@ -58,18 +70,55 @@ type Entry struct {
 	Builtins bool `json:"builtins"`
 	// ReadOnly is set when every replayable call classified read.
 	ReadOnly bool `json:"readOnly"`
+	// Workflow is the replayable calls' tools in call order
+	// (server/tool, or the builtin's name): the sessions a Group holds
+	// have the same.
+	Workflow []string `json:"workflow"`
 
 	tools map[string]int // replayed tool name → calls
+	// read is the host's reader, which compiling the session uses.
+	read func(io.Reader, session.Options) (*session.Session, error)
+}
+
+// Folder is one folder a scan looked in and what it found there.
+type Folder struct {
+	// Dir is the folder as it was given or as the host table names it.
+	Dir string `json:"dir"`
+	// Host is the host whose folder it is; "" for a folder given to
+	// scan, whose files may be any host's.
+	Host string `json:"host,omitempty"`
+	// Missing is set when the folder does not exist (nothing was read).
+	Missing bool `json:"missing,omitempty"`
+	// Found counts the sessions read there, per host, in table order.
+	Found []HostCount `json:"found"`
+	// SkippedFiles counts the files there that were not read.
+	SkippedFiles int `json:"skippedFiles"`
+}
+
+// HostCount is what one host's sessions in a folder came to.
+type HostCount struct {
+	Host string `json:"host"`
+	// Sessions were read; Replayable of them hold a replayable call;
+	// Skipped hold none.
+	Sessions   int `json:"sessions"`
+	Replayable int `json:"replayable"`
+	Skipped    int `json:"skipped"`
 }
 
 // Result is what a scan found.
 type Result struct {
-	// Dir is the folder that was scanned, as it was given.
+	// Dir is the folder that was scanned, as it was given; "" for a scan
+	// of the hosts' own folders.
 	Dir string `json:"dir"`
+	// Folders are the folders looked in, in order, with what each held.
+	Folders []Folder `json:"folders"`
 	// Sessions is the number of transcripts read.
 	Sessions int `json:"sessions"`
 	// Replayable are the sessions with a replayable call, newest first.
 	Replayable []*Entry `json:"replayable"`
+	// Groups are the replayable sessions grouped by workflow (the same
+	// tools in the same order): the most repeated first, then the newest.
+	Groups []Group `json:"groups"`
 	// Skipped counts the paths not read, by reason.
 	Skipped map[string]int `json:"skippedFiles"`
 	// Lines adds up the line counts of every transcript read.
@@ -80,32 +129,103 @@ type Result struct {
 	Rate Rate `json:"replayableRate"`
 }
 
-// Scan reads every *.jsonl transcript under dir, recursively (following
-// links, never twice, never in a loop), and classifies each with exactly
-// session.Read, the reader from-session uses. Files that cannot be read,
-// binary files and links that lead nowhere are counted in Skipped; bad
-// lines are counted in Lines. Memory does not grow with the size of the
-// transcripts: each is streamed, and only a small entry per replayable
-// session is kept. The error is for a dir that cannot be walked at all.
+// Scan reads every session file under dir, recursively (following links,
+// never twice, never in a loop), each with the reader of the host its
+// name and first bytes say wrote it (opts.Hosts), the reader from-session
+// uses. Files that cannot be read, binary files and links that lead
+// nowhere are counted in Skipped; bad lines are counted in Lines. Memory
+// does not grow with the size of the transcripts: each is streamed, and
+// only a small entry per replayable session is kept. The error is for a
+// dir that cannot be walked at all.
 func Scan(dir string, opts Options) (*Result, error) {
 	w, err := walk(dir)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: dir, Skipped: w.skipped, Lines: session.LineCounts{Ignored: map[string]int{}}}
-	outs := readAll(w.files, opts)
+	res := newResult(dir)
+	res.add(Folder{Dir: dir}, w, opts.hosts(), opts)
+	res.finish()
+	return res, nil
+}
+
+// ScanHosts reads the folders where each of hosts keeps its sessions
+// (Host.Dirs, from home and getenv), each file with its host's reader. A
+// folder that does not exist is listed as missing; one that exists but
+// cannot be walked is an error.
+func ScanHosts(hosts []session.Host, home string, getenv func(string) string, opts Options) (*Result, error) {
+	res := newResult("")
+	for _, h := range hosts {
+		for _, dir := range h.Dirs(home, getenv) {
+			info, err := os.Stat(dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				res.Folders = append(res.Folders, Folder{Dir: dir, Host: h.Name, Missing: true, Found: []HostCount{}})
+				continue
+			}
+			if err == nil && !info.IsDir() {
+				err = &fs.PathError{Op: "scan", Path: dir, Err: errors.New("not a directory")}
+			}
+			if err != nil {
+				return nil, err
+			}
+			w, err := walk(dir)
+			if err != nil {
+				return nil, err
+			}
+			res.add(Folder{Dir: dir, Host: h.Name}, w, []session.Host{h}, opts)
+		}
+	}
+	res.finish()
+	return res, nil
+}
+
+func newResult(dir string) *Result {
+	return &Result{Dir: dir, Folders: []Folder{}, Skipped: map[string]int{}, Lines: session.LineCounts{Ignored: map[string]int{}}}
+}
+
+// add reads one walked folder's files with hosts and adds what they held.
+func (res *Result) add(f Folder, w *walker, hosts []session.Host, opts Options) {
+	counts := map[string]*HostCount{}
+	for k, n := range w.skipped {
+		res.Skipped[k] += n
+		f.SkippedFiles += n
+	}
+	outs := readAll(w.files, hosts, opts)
 	for i, o := range outs {
-		if o.skip != "" {
+		switch {
+		case o.notSession:
+			continue
+		case o.skip != "":
 			res.Skipped[o.skip]++
+			f.SkippedFiles++
 			continue
 		}
 		res.Sessions++
 		res.Bytes += w.files[i].size
 		res.Lines.Add(o.lines)
+		c := counts[o.host]
+		if c == nil {
+			c = &HostCount{Host: o.host}
+			counts[o.host] = c
+		}
+		c.Sessions++
 		if o.entry != nil {
+			c.Replayable++
 			res.Replayable = append(res.Replayable, o.entry)
+		} else {
+			c.Skipped++
 		}
 	}
+	f.Found = []HostCount{}
+	for _, h := range hosts {
+		if c := counts[h.Name]; c != nil {
+			f.Found = append(f.Found, *c)
+		}
+	}
+	res.Folders = append(res.Folders, f)
+}
+
+// finish orders the replayable sessions, groups them and rates them.
+func (res *Result) finish() {
 	sort.SliceStable(res.Replayable, func(i, j int) bool {
 		a, b := res.Replayable[i], res.Replayable[j]
 		if !a.StartedAt.Equal(b.StartedAt) {
@@ -113,8 +233,8 @@ func Scan(dir string, opts Options) (*Result, error) {
 		}
 		return a.Path < b.Path
 	})
+	res.Groups = group(res.Replayable)
 	res.Rate = rate(res.Replayable)
-	return res, nil
 }
 
 // DefaultWorkers is how many files a scan reads at once unless told
@@ -129,11 +249,14 @@ type outcome struct {
 	skip  string
 	entry *Entry
 	lines session.LineCounts
+	host  string
+	// notSession is set for a file no host claims.
+	notSession bool
 }
 
 // readAll reads the files on opts.Workers goroutines; outcomes keep the
 // files' order.
-func readAll(files []file, opts Options) []outcome {
+func readAll(files []file, hosts []session.Host, opts Options) []outcome {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers()
@@ -157,7 +280,7 @@ func readAll(files []file, opts Options) []outcome {
 				if i >= len(files) {
 					return
 				}
-				outs[i] = readOne(files[i], opts.MaxLine)
+				outs[i] = readOne(files[i], hosts, opts.MaxLine)
 				mu.Lock()
 				filesDone++
 				bytesDone += files[i].size
@@ -172,8 +295,9 @@ func readAll(files []file, opts Options) []outcome {
 	return outs
 }
 
-// readOne classifies one transcript.
-func readOne(f file, maxLine int) outcome {
+// readOne classifies one transcript with the reader of the host that
+// claims it.
+func readOne(f file, hosts []session.Host, maxLine int) outcome {
 	fh, err := openFile(f.path)
 	if err != nil {
 		return outcome{skip: SkipUnreadable}
@@ -186,13 +310,24 @@ func readOne(f file, maxLine int) outcome {
 	}
 	head = head[:n]
 	if bytes.IndexByte(head, 0) >= 0 {
+		if !isTranscript(f.path) {
+			return outcome{notSession: true}
+		}
 		return outcome{skip: SkipBinary}
 	}
-	s, err := session.Read(io.MultiReader(bytes.NewReader(head), fh), session.Options{MaxLine: maxLine})
-	if err != nil {
-		return outcome{skip: SkipReadError}
+	h, ok := session.Sniff(hosts, f.path, head)
+	if !ok {
+		return outcome{notSession: true}
 	}
-	return outcome{entry: entryOf(f.path, s), lines: s.Lines}
+	s, err := h.Read(io.MultiReader(bytes.NewReader(head), fh), session.Options{MaxLine: maxLine})
+	if err != nil {
+		return outcome{skip: SkipReadError, host: h.Name}
+	}
+	e := entryOf(f.path, s)
+	if e != nil {
+		e.Host, e.read = h.Name, h.Read
+	}
+	return outcome{entry: e, lines: s.Lines, host: h.Name}
 }
 
 // entryOf makes the entry of a session with a replayable call, or nil.
@@ -204,13 +339,22 @@ func entryOf(path string, s *session.Session) *Entry {
 	if e.Servers == nil {
 		e.Servers = []string{}
 	}
-	e.Project = filepath.Base(filepath.Dir(path))
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "chats" {
+		dir = filepath.Dir(dir) // a Gemini CLI session: <project>/chats/<file>
+	}
+	e.Project = filepath.Base(dir)
 	if s.CWD != "" {
 		e.Project = filepath.Base(filepath.Clean(s.CWD))
 	}
 	for _, c := range s.Calls {
 		e.tools[c.Tool.Replay]++
 		e.Builtins = e.Builtins || c.Tool.Server == ""
+		step := c.Tool.Replay
+		if c.Tool.Server != "" {
+			step = c.Tool.Server + "/" + c.Tool.Replay
+		}
+		e.Workflow = append(e.Workflow, step)
 	}
 	return e
 }

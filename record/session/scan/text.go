@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reelier/reelier/internal/termtext"
+	"github.com/reelier/reelier/internal/words"
 )
 
 // skipReasons orders the reasons a file is not read, for the listing.
@@ -16,7 +17,8 @@ var skipReasons = []string{SkipUnreadable, SkipReadError, SkipBinary, SkipBroken
 //	Found N session(s) in your agent history · M contain replayable workflows.
 //	Replayable rate: X/Y sessions fully read-only (Z%).
 //	K session(s) blocked ONLY by unknown-verb tools (top blockers: a ×2, b ×1)
-//	Looked in: DIR
+//	Looked in:
+//	  DIR — claude: 3 read, 2 replayable, 1 skipped; 1 file not read
 func (r *Result) WriteSummary(w io.Writer) {
 	defer r.writeWhere(w)
 	fmt.Fprintf(w, "Found %d session(s) in your agent history · %d contain replayable workflows.\n", r.Sessions, len(r.Replayable))
@@ -32,19 +34,56 @@ func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "%d session(s) blocked ONLY by unknown-verb tools (top blockers: %s)\n", r.Rate.UnknownOnly, strings.Join(top, ", "))
 }
 
-// writeWhere names the folder that was read, so that "Found 0" says where
-// nothing was found.
+// writeWhere names each folder that was looked in and what it held, per
+// host, so that "Found 0" says where nothing was found.
 func (r *Result) writeWhere(w io.Writer) {
-	if r.Dir != "" {
-		fmt.Fprintf(w, "Looked in: %s\n", termtext.Line(r.Dir))
+	if len(r.Folders) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Looked in:")
+	for _, f := range r.Folders {
+		fmt.Fprintf(w, "  %s\n", f.Line())
 	}
 }
 
-// WriteListing writes one numbered line per replayable session, then what
-// was not offered or not read.
+// Line is the folder's line: where, and what each host's sessions there
+// came to ("read" sessions, "replayable" ones, "skipped" ones with no
+// replayable call), and the files not read.
+func (f Folder) Line() string {
+	where := termtext.Line(f.Dir)
+	if f.Host != "" {
+		where += " (" + f.Host + ")"
+	}
+	if f.Missing {
+		return where + " — not there"
+	}
+	var parts []string
+	for _, c := range f.Found {
+		parts = append(parts, fmt.Sprintf("%s: %d read, %d replayable, %d skipped", c.Host, c.Sessions, c.Replayable, c.Skipped))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no sessions")
+	}
+	line := where + " — " + strings.Join(parts, "; ")
+	if f.SkippedFiles > 0 {
+		line += fmt.Sprintf("; %s not read", words.Count(f.SkippedFiles, "file"))
+	}
+	return line
+}
+
+// WriteListing writes one numbered entry per workflow — a session, or
+// for a workflow done in several sessions "you did this N times" and the
+// sessions — then what was not offered or not read.
 func (r *Result) WriteListing(w io.Writer) {
-	for i, e := range r.Replayable {
-		fmt.Fprintf(w, "  [%d] %s\n", i+1, e.Line())
+	for i, g := range r.Groups {
+		if g.Count == 1 {
+			fmt.Fprintf(w, "  [%d] %s\n", i+1, r.Replayable[g.Sessions[0]].Line())
+			continue
+		}
+		fmt.Fprintf(w, "  [%d] you did this %d times: %s\n", i+1, g.Count, termtext.Line(g.Steps()))
+		for _, k := range g.Sessions {
+			fmt.Fprintf(w, "        %s\n", r.Replayable[k].Line())
+		}
 	}
 	if n := r.Sessions - len(r.Replayable); n > 0 {
 		fmt.Fprintf(w, "%d session(s) with no replayable calls are not offered: there is nothing honest to compile.\n", n)
@@ -57,7 +96,18 @@ func (r *Result) WriteListing(w io.Writer) {
 	}
 }
 
-// Line is the entry's listing line: project · time · calls — servers.
+// Steps is the workflow for reading: its tools in order, without their
+// servers, "create_item → get_item".
+func (g Group) Steps() string {
+	names := make([]string, len(g.Workflow))
+	for i, s := range g.Workflow {
+		names[i] = s[strings.LastIndexByte(s, '/')+1:]
+	}
+	return strings.Join(names, " → ")
+}
+
+// Line is the entry's listing line: project · time · calls — servers ·
+// host.
 func (e *Entry) Line() string {
 	when := "time unknown"
 	if !e.StartedAt.IsZero() {
@@ -67,7 +117,7 @@ func (e *Entry) Line() string {
 	if e.Builtins {
 		used = append(used, "http builtins")
 	}
-	return fmt.Sprintf("%s · %s · %d replayable call(s) — %s", e.Project, when, e.Calls, strings.Join(used, ", "))
+	return termtext.Line(fmt.Sprintf("%s · %s · %d replayable call(s) — %s · %s", e.Project, when, e.Calls, strings.Join(used, ", "), e.Host))
 }
 
 // skippedFiles renders the files not read: "unreadable ×2, binary file ×1".

@@ -71,7 +71,7 @@ func (w *walker) dir(path string, info fs.FileInfo) {
 }
 
 func (w *walker) entry(path string, e fs.DirEntry) {
-	if e.Type()&fs.ModeSymlink == 0 && !e.IsDir() && !isTranscript(path) {
+	if e.Type()&fs.ModeSymlink == 0 && !e.IsDir() && !isCandidate(path) {
 		return
 	}
 	info, err := os.Stat(path) // follows a link
@@ -89,7 +89,7 @@ func (w *walker) entry(path string, e fs.DirEntry) {
 	switch {
 	case info.IsDir():
 		w.dir(path, info)
-	case info.Mode().IsRegular() && isTranscript(path):
+	case info.Mode().IsRegular() && isCandidate(path):
 		key := keyOf(path, info)
 		if w.seen[key] {
 			w.skipped[SkipDuplicate]++
@@ -100,8 +100,15 @@ func (w *walker) entry(path string, e fs.DirEntry) {
 	}
 }
 
-// isTranscript reports whether a file name is a transcript's.
+// isTranscript reports whether a file name is a JSON-lines transcript's:
+// one that holds a NUL byte is counted as a binary file, not passed over.
 func isTranscript(path string) bool { return strings.HasSuffix(path, ".jsonl") }
+
+// isCandidate reports whether a file is looked into: a *.jsonl or *.json
+// file, which the host table's sniffers then claim or pass over.
+func isCandidate(path string) bool {
+	return strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".json")
+}
 
 // fileKey identifies a file across the links that lead to it.
 type fileKey struct {
