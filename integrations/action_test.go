@@ -854,6 +854,13 @@ func TestActionInstallCached(t *testing.T) {
 		}
 		os.Symlink(p, filepath.Join(noGo, tool))
 	}
+	// The programs reelier runs are beside it: reelier-attest (sign:
+	// key) and reelier-seatbelt (a repository's policy file).
+	for _, prog := range []string{"reelier-attest", "reelier-seatbelt"} {
+		if st, err := os.Stat(filepath.Join(filepath.Dir(bin), prog)); err != nil || st.Mode()&0o111 == 0 {
+			t.Errorf("the install steps did not put %s beside reelier: %v", prog, err)
+		}
+	}
 	log, out := installRun(t, temp, "", "PATH="+noGo)
 	if out["install"]["path"] != bin || !strings.Contains(log, "reelier from the cache (src-") {
 		t.Errorf("the warm install did not use the cached binary: %v\n%s", out, log)
