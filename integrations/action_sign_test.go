@@ -114,3 +114,30 @@ func actionSignKey(t *testing.T, files map[string]string, vars string) {
 		}
 	}
 }
+
+// TestActionPolicy: a repository with a policy file (.reelier/policy.yaml)
+// replays under it in the Action: the install steps put reelier-seatbelt
+// beside reelier, where run finds it. A policy that allows the calls
+// passes; one that denies a call stops the run (exit 2, verdict config),
+// so the policy was read, not skipped.
+func TestActionPolicy(t *testing.T) {
+	api := fakeAPI(t)
+	for _, tc := range []struct {
+		name, rule string
+		code       int
+		verdict    string
+	}{
+		{"allowed", `tool == "http.post"`, 0, "passed"},
+		{"denied", `tool == "http.get" && args.url.endsWith("/bookings/bk_1")`, 2, "failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			policy := "rules:\n  - name: the-rule\n    when: " + tc.rule + "\n    action: deny\n    message: not in CI\n"
+			r := newRunner(t, map[string]string{"skills/booking.skill.md": bookingSkill, ".reelier/policy.yaml": policy})
+			r.inputs = map[string]string{"skills": "skills/booking.skill.md", "vars": "base=" + api + "\nid=bk_1"}
+			code, _ := r.run()
+			if code != tc.code || r.outputs["report"]["verdict"] != tc.verdict || strings.Contains(r.log.String(), "needs the reelier-seatbelt program") {
+				t.Errorf("exit %d verdict %q, want %d %q\n%s", code, r.outputs["report"]["verdict"], tc.code, tc.verdict, r.log.String())
+			}
+		})
+	}
+}
