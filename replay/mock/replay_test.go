@@ -34,8 +34,8 @@ var notTraces = map[string]struct{ why, message string }{
 	"testdata/sessions/mixed.jsonl":          {"a Claude Code session transcript", `PATH:1: field "t": missing or not a string`},
 	"testdata/sessions/none.jsonl":           {"a Claude Code session transcript", `PATH:1: field "t": missing or not a string`},
 	"testdata/sessions/gemini-session.jsonl": {"a Gemini CLI chat recording (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
-	"testdata/sessions/codex-live.jsonl":    {"a Codex CLI rollout file (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
-	"testdata/sessions/codex-stream.jsonl":  {"the stream codex exec --json prints", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/codex-live.jsonl":     {"a Codex CLI rollout file (reelier from-session reads it)", `PATH:1: field "t": missing or not a string`},
+	"testdata/sessions/codex-stream.jsonl":   {"the stream codex exec --json prints", `PATH:1: field "t": missing or not a string`},
 	"redact/testdata/redact/benign.jsonl":    {"the redactor's corpus of look-alikes, not a trace", `PATH:1: field "t": missing or not a string`},
 	"redact/testdata/redact/secrets.jsonl":   {"the redactor's corpus of secrets, not a trace", `PATH:1: field "t": missing or not a string`},
 }
