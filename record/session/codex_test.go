@@ -21,6 +21,7 @@ import (
 
 	"github.com/reelier/reelier/lang/ast"
 	"github.com/reelier/reelier/lang/format"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/reelier/reelier/testkit/testutil"
@@ -34,14 +35,18 @@ const CodexBinEnv = "REELIER_CODEX_BIN"
 // API answers for it.
 const codexModel = "gpt-reelier-test"
 
-// codexScript is what the fake Responses API asks for, one function call
-// per turn: the namespace Codex gives an MCP server's tools (mcp__<name>),
-// the tool and its arguments. fromItem marks arguments built from the id
-// the first result returned.
-var codexScript = []struct {
+// codexCall is one function call the fake Responses API asks for: the
+// namespace Codex gives an MCP server's tools (mcp__<name>), the tool and
+// its arguments. fromItem marks arguments built from the id the first
+// result returned.
+type codexCall struct {
 	namespace, name, args string
 	fromItem              bool
-}{
+}
+
+// codexScript is what the fake Responses API asks for in TestCodexLive,
+// one call per turn.
+var codexScript = []codexCall{
 	{namespace: "mcp__items", name: "create_item", args: `{"title":"weekly report"}`},
 	{name: "exec_command", args: `{"cmd":"echo reelier-live-test"}`},
 	{namespace: "mcp__items", name: "get_item", args: `{"id":%q}`, fromItem: true},
@@ -74,18 +79,215 @@ func TestCodexLive(t *testing.T) {
 		t.Skipf("%s is not set: install @openai/codex with npm and point %s at its codex program to run the live Codex CLI test (.ci/run does)", CodexBinEnv, CodexBinEnv)
 	}
 	reelier := testutil.ReelierBinary(t)
-	api := newFakeResponsesAPI(t)
-	home := t.TempDir()
-	codexHome := filepath.Join(home, ".codex")
-	proj := filepath.Join(t.TempDir(), "live-proj")
+	api := newFakeResponsesAPI(t, codexScript, "Done: the item was created and read back.")
+	home, codexHome, proj := codexDirs(t)
+	// The MCP server as a user has it, before reelier install --agent
+	// codex fronts it with the recorder.
+	config := codexConfig("TestCodexLive", api.URL) + fmt.Sprintf(`
+[mcp_servers.items]
+command = %q # the mcptest server
+env = { %s = "1" }
+# Codex sends its first request without the tools of a server still
+# starting unless the server is required.
+required = true
+
+# create_item is not read-only: Codex, which may ask no one in exec
+# mode, runs it only when told to; fail stays unapproved.
+[mcp_servers.items.tools.create_item]
+approval_mode = "approve"
+`, os.Args[0], mcptest.ServeEnv)
+	configPath, codexEnv := installCodexConfig(t, reelier, home, codexHome, config)
+	installed, _ := os.ReadFile(configPath)
+	if !strings.Contains(string(installed), fmt.Sprintf("command = %q # the mcptest server", reelier)) {
+		t.Fatalf("the installed config does not run reelier:\n%s", installed)
+	}
+	proxy := newRefusingProxy(t)
+	stream := runCodexOffline(t, bin, proj, home, codexHome, proxy.URL, 3*time.Minute,
+		"exec", "--json", "--skip-git-repo-check", "--strict-config", "Create an item called weekly report and read it back.")
+	if problems := api.problems(); len(problems) > 0 {
+		t.Fatalf("the fake API saw unexpected requests: %v", problems)
+	}
+	if tried := proxy.requests(); len(tried) > 0 {
+		t.Errorf("Codex tried to reach the network (the test's proxy refused it): %v; turn what does it off in the test's config.toml", tried)
+	}
+	rollout, data := codexRollout(t, codexHome)
+	checkCodexSession(t, data, api.responses())
+	checkCodexStream(t, stream, data)
+
+	// from-session on the file, as a user runs it, then the replay.
+	skill := filepath.Join(t.TempDir(), "codex-live.skill.md")
+	out := runReelier(t, reelier, nil, "from-session", rollout, "--name", "codex-live", "--out", skill)
+	if !strings.Contains(out, "exec_command ×1") || !strings.Contains(out, "mcp__items__fail ×1 — "+session.ReasonCodexHostError) {
+		t.Errorf("from-session's skip list misses the shell call or the refused call:\n%s", out)
+	}
+	if after, _ := os.ReadFile(rollout); !bytes.Equal(after, data) {
+		t.Errorf("from-session changed the rollout file")
+	}
+	out = runReelier(t, reelier, nil, "run", "--allow-writes", "--wrap", os.Args[0], skill)
+	if !strings.Contains(out, "3 total, 2 passed, 1 unchecked, 0 failed") || !strings.Contains(out, "PASSED") {
+		t.Errorf("the replay did not pass (two checked steps, the tool error unchecked):\n%s", out)
+	}
+	// uninstall gives the user's config back byte for byte.
+	runReelier(t, reelier, codexEnv, "uninstall", "--agent", "codex")
+	if now, _ := os.ReadFile(configPath); string(now) != config {
+		t.Errorf("after uninstall the config is not the one written:\n%s", now)
+	}
+	if *updateFixtures {
+		writeFixture(t, "codex-live.jsonl", trimRollout(t, data))
+		writeFixture(t, "codex-stream.jsonl", stream)
+	}
+}
+
+// codexNPMScript is what the fake Responses API asks for in
+// TestCodexLiveNPM: store one entity in server-memory, then read the
+// graph that holds it. (read_graph, not open_nodes: a session file carries
+// no tool annotations, and the compiler, which knows no verb "open", would
+// make that step destructive, so the replay would refuse it without --yes.)
+var codexNPMScript = []codexCall{
+	{namespace: "mcp__memory", name: "create_entities", args: `{"entities":[{"name":"weekly-report","entityType":"report","observations":["due on Friday"]}]}`},
+	{namespace: "mcp__memory", name: "read_graph", args: `{}`},
+}
+
+// TestCodexLiveNPM is TestCodexLive against a real MCP server from npm:
+// the Codex CLI, offline against the fake Responses API, calls
+// create_entities then read_graph on @modelcontextprotocol/server-memory
+// (from REELIER_NPM_DIR), fronted with `reelier mcp --wrap` by `reelier
+// install --agent codex`. The rollout file Codex writes is read with the
+// Codex reader, compiled by from-session, and the skill replayed with
+// --wrap against a fresh server-memory with an empty memory file.
+func TestCodexLiveNPM(t *testing.T) {
+	bin := os.Getenv(CodexBinEnv)
+	if bin == "" {
+		t.Skipf("%s is not set: install @openai/codex with npm and point %s at its codex program to run the live Codex CLI test (.ci/run does)", CodexBinEnv, CodexBinEnv)
+	}
+	npmDir := os.Getenv(testutil.NPMDirEnv)
+	if npmDir == "" {
+		t.Skipf("%s is not set: it names the folder holding node_modules/@modelcontextprotocol/server-memory (.ci/run sets it)", testutil.NPMDirEnv)
+	}
+	server := filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
+	if _, err := os.Stat(server); err != nil {
+		t.Fatalf("%s=%s but server-memory is not installed there: %v", testutil.NPMDirEnv, npmDir, err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("%s is set but node is not on PATH: %v", testutil.NPMDirEnv, err)
+	}
+	reelier := testutil.ReelierBinary(t)
+	api := newFakeResponsesAPI(t, codexNPMScript, "Done: the entity was stored and opened.")
+	home, codexHome, proj := codexDirs(t)
+	recorded := filepath.Join(t.TempDir(), "memory.jsonl")
+	config := codexConfig("TestCodexLiveNPM", api.URL) + fmt.Sprintf(`
+[mcp_servers.memory]
+command = %q
+args = [%q]
+env = { MEMORY_FILE_PATH = %q }
+required = true
+
+# create_entities is not read-only: Codex, which may ask no one in exec
+# mode, runs it only when told to.
+[mcp_servers.memory.tools.create_entities]
+approval_mode = "approve"
+`, node, server, recorded)
+	configPath, codexEnv := installCodexConfig(t, reelier, home, codexHome, config)
+	installed, _ := os.ReadFile(configPath)
+	if !strings.Contains(string(installed), fmt.Sprintf("command = %q", reelier)) || !strings.Contains(string(installed), server) {
+		t.Fatalf("the installed config does not run server-memory through reelier:\n%s", installed)
+	}
+	proxy := newRefusingProxy(t)
+	runCodexOffline(t, bin, proj, home, codexHome, proxy.URL, 3*time.Minute,
+		"exec", "--json", "--skip-git-repo-check", "--strict-config", "Remember a weekly report due on Friday, then look it up.")
+	if problems := api.problems(); len(problems) > 0 {
+		t.Fatalf("the fake API saw unexpected requests: %v", problems)
+	}
+	if tried := proxy.requests(); len(tried) > 0 {
+		t.Errorf("Codex tried to reach the network (the test's proxy refused it): %v", tried)
+	}
+	if n := api.responses(); n != len(codexNPMScript)+1 {
+		t.Errorf("the fake API answered %d requests, want %d (one per call and the closing message)", n, len(codexNPMScript)+1)
+	}
+	if mem, _ := os.ReadFile(recorded); !bytes.Contains(mem, []byte(`"weekly-report"`)) {
+		t.Errorf("server-memory's file %s does not hold the entity Codex created:\n%s", recorded, mem)
+	}
+
+	// The host's reader on the file Codex wrote: two MCP calls, both
+	// answered, nothing skipped, and two steps.
+	rollout, data := codexRollout(t, codexHome)
+	s := readCodexKept(t, data)
+	if s.Host != "codex" || s.SkippedCalls() != 0 {
+		var skips bytes.Buffer
+		s.WriteSkipped(&skips)
+		t.Errorf("host %q, %d calls skipped, want codex and none:\n%s", s.Host, s.SkippedCalls(), skips.String())
+	}
+	var ok []string
+	for _, c := range s.Calls {
+		ok = append(ok, fmt.Sprint(c.OK))
+	}
+	if got := strings.Join(ok, " "); got != "true true" {
+		t.Errorf("the calls' OK flags are %q, want \"true true\"", got)
+	}
+	if got := strings.Join(stepTools(compileSession(t, s, session.ObservedFile).Skill), " "); got != "create_entities read_graph" {
+		t.Errorf("the session compiles to steps calling %q, want \"create_entities read_graph\"", got)
+	}
+
+	// from-session as a user runs it, then the replay against a fresh
+	// server-memory.
+	skillPath := filepath.Join(t.TempDir(), "codex-memory.skill.md")
+	out := runReelier(t, reelier, nil, "from-session", rollout, "--name", "codex-memory", "--out", skillPath)
+	src, err := os.ReadFile(skillPath)
+	if err != nil {
+		t.Fatalf("from-session wrote no skill: %v\n%s", err, out)
+	}
+	skill, diags := grammar.Parse(skillPath, src)
+	if len(diags) > 0 || skill == nil {
+		t.Fatalf("the compiled skill does not parse: %v\n%s", diags, src)
+	}
+	if got := strings.Join(stepTools(skill), " "); got != "create_entities read_graph" {
+		t.Errorf("the compiled skill's steps call %q, want \"create_entities read_graph\":\n%s", got, src)
+	}
+	fresh := filepath.Join(t.TempDir(), "memory.jsonl")
+	wrap := fmt.Sprintf("%s %s", node, server)
+	out = runReelier(t, reelier, []string{"MEMORY_FILE_PATH=" + fresh}, "run", "--allow-writes", "--wrap", wrap, skillPath)
+	if !strings.Contains(out, "2 total, 2 passed") || !strings.Contains(out, "0 failed") || !strings.Contains(out, "PASSED") {
+		t.Errorf("the replay against a fresh server-memory did not pass both steps:\n%s", out)
+	}
+	if mem, _ := os.ReadFile(fresh); !bytes.Contains(mem, []byte(`"weekly-report"`)) {
+		t.Errorf("the replay did not write the entity to the fresh memory file %s:\n%s", fresh, mem)
+	}
+	runReelier(t, reelier, codexEnv, "uninstall", "--agent", "codex")
+	if now, _ := os.ReadFile(configPath); string(now) != config {
+		t.Errorf("after uninstall the config is not the one written:\n%s", now)
+	}
+}
+
+// stepTools lists the tools a skill's steps call, in order.
+func stepTools(skill *ast.Skill) []string {
+	var tools []string
+	for _, st := range skill.Steps {
+		tools = append(tools, st.Action.Tool)
+	}
+	return tools
+}
+
+// codexDirs makes the live tests' HOME, its .codex folder (CODEX_HOME)
+// and the project folder Codex runs in.
+func codexDirs(t *testing.T) (home, codexHome, proj string) {
+	t.Helper()
+	home = t.TempDir()
+	codexHome = filepath.Join(home, ".codex")
+	proj = filepath.Join(t.TempDir(), "live-proj")
 	for _, d := range []string{codexHome, proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// The MCP server as a user has it, before reelier install --agent
-	// codex fronts it with the recorder.
-	config := fmt.Sprintf(`# written by TestCodexLive
+	return home, codexHome, proj
+}
+
+// codexConfig is the start of the live tests' config.toml: the fake
+// model provider at apiURL and nothing that reaches out; each test adds
+// its [mcp_servers] table.
+func codexConfig(test, apiURL string) string {
+	return fmt.Sprintf(`# written by %s
 model = %q
 model_provider = "fake"
 check_for_update_on_startup = false
@@ -106,19 +308,15 @@ base_url = %q
 wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
+`, test, codexModel, apiURL+"/v1")
+}
 
-[mcp_servers.items]
-command = %q # the mcptest server
-env = { %s = "1" }
-# Codex sends its first request without the tools of a server still
-# starting unless the server is required.
-required = true
-
-# create_item is not read-only: Codex, which may ask no one in exec
-# mode, runs it only when told to; fail stays unapproved.
-[mcp_servers.items.tools.create_item]
-approval_mode = "approve"
-`, codexModel, api.URL+"/v1", os.Args[0], mcptest.ServeEnv)
+// installCodexConfig writes config as CODEX_HOME's config.toml and runs
+// `reelier install --agent codex` on it, which must front its one MCP
+// server with reelier mcp --wrap; it returns the file and the HOME and
+// CODEX_HOME variables reelier install and uninstall run with.
+func installCodexConfig(t *testing.T, reelier, home, codexHome, config string) (string, []string) {
+	t.Helper()
 	configPath := filepath.Join(codexHome, "config.toml")
 	if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
@@ -128,19 +326,14 @@ approval_mode = "approve"
 	if !strings.Contains(out, "Wrapped 1 server with reelier mcp --wrap") {
 		t.Fatalf("reelier install --agent codex did not wrap the server:\n%s", out)
 	}
-	installed, _ := os.ReadFile(configPath)
-	if !strings.Contains(string(installed), fmt.Sprintf("command = %q # the mcptest server", reelier)) {
-		t.Fatalf("the installed config does not run reelier:\n%s", installed)
-	}
-	proxy := newRefusingProxy(t)
-	stream := runCodexOffline(t, bin, proj, home, codexHome, proxy.URL, 3*time.Minute,
-		"exec", "--json", "--skip-git-repo-check", "--strict-config", "Create an item called weekly report and read it back.")
-	if problems := api.problems(); len(problems) > 0 {
-		t.Fatalf("the fake API saw unexpected requests: %v", problems)
-	}
-	if tried := proxy.requests(); len(tried) > 0 {
-		t.Errorf("Codex tried to reach the network (the test's proxy refused it): %v; turn what does it off in the test's config.toml", tried)
-	}
+	return configPath, codexEnv
+}
+
+// codexRollout finds the one rollout file Codex wrote under codexHome
+// and returns its path and bytes, which IsCodexSession must know by the
+// name and by the first line.
+func codexRollout(t *testing.T, codexHome string) (string, []byte) {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
 	if len(files) != 1 {
 		t.Fatalf("want one rollout file under %s, found %v", codexHome, files)
@@ -152,31 +345,7 @@ approval_mode = "approve"
 	if !session.IsCodexSession(files[0], data) || !session.IsCodexSession("session.jsonl", data) {
 		t.Errorf("IsCodexSession does not know the file Codex wrote by its name or by its first line")
 	}
-	checkCodexSession(t, data, api.responses())
-	checkCodexStream(t, stream, data)
-
-	// from-session on the file, as a user runs it, then the replay.
-	skill := filepath.Join(t.TempDir(), "codex-live.skill.md")
-	out = runReelier(t, reelier, nil, "from-session", files[0], "--name", "codex-live", "--out", skill)
-	if !strings.Contains(out, "exec_command ×1") || !strings.Contains(out, "mcp__items__fail ×1 — "+session.ReasonCodexHostError) {
-		t.Errorf("from-session's skip list misses the shell call or the refused call:\n%s", out)
-	}
-	if after, _ := os.ReadFile(files[0]); !bytes.Equal(after, data) {
-		t.Errorf("from-session changed the rollout file")
-	}
-	out = runReelier(t, reelier, nil, "run", "--allow-writes", "--wrap", os.Args[0], skill)
-	if !strings.Contains(out, "3 total, 2 passed, 1 unchecked, 0 failed") || !strings.Contains(out, "PASSED") {
-		t.Errorf("the replay did not pass (two checked steps, the tool error unchecked):\n%s", out)
-	}
-	// uninstall gives the user's config back byte for byte.
-	runReelier(t, reelier, codexEnv, "uninstall", "--agent", "codex")
-	if now, _ := os.ReadFile(configPath); string(now) != config {
-		t.Errorf("after uninstall the config is not the one written:\n%s", now)
-	}
-	if *updateFixtures {
-		writeFixture(t, "codex-live.jsonl", trimRollout(t, data))
-		writeFixture(t, "codex-stream.jsonl", stream)
-	}
+	return files[0], data
 }
 
 // TestCodexFixtures holds the trimmed copy of a live run's rollout file to
@@ -453,18 +622,20 @@ func runCodexOffline(t *testing.T, bin, dir, home, codexHome, proxyURL string, t
 }
 
 // fakeResponsesAPI is a scripted OpenAI Responses API: each request with
-// tools gets the next call of codexScript (chosen by how many call outputs
+// tools gets the next call of its script (chosen by how many call outputs
 // the conversation holds) as a streamed function_call item, and after the
 // last one a closing message; every response reports the same usage.
 type fakeResponsesAPI struct {
 	*httptest.Server
-	mu   sync.Mutex
-	errs []string
-	n    int
+	script  []codexCall
+	closing string
+	mu      sync.Mutex
+	errs    []string
+	n       int
 }
 
-func newFakeResponsesAPI(t *testing.T) *fakeResponsesAPI {
-	api := &fakeResponsesAPI{}
+func newFakeResponsesAPI(t *testing.T, script []codexCall, closing string) *fakeResponsesAPI {
+	api := &fakeResponsesAPI{script: script, closing: closing}
 	api.Server = httptest.NewServer(http.HandlerFunc(api.serve))
 	t.Cleanup(api.Close)
 	return api
@@ -530,8 +701,8 @@ func (api *fakeResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	sse("response.created", map[string]any{"response": map[string]any{"id": id}})
 	turn := len(outputs)
-	if len(req.Tools) > 0 && turn < len(codexScript) {
-		step := codexScript[turn]
+	if len(req.Tools) > 0 && turn < len(api.script) {
+		step := api.script[turn]
 		if step.namespace != "" && !bytes.Contains(body, []byte(`"name":"`+step.namespace+`"`)) {
 			api.fail("request %d lists no %s tools: the MCP server had not started", n, step.namespace)
 		}
@@ -547,7 +718,7 @@ func (api *fakeResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		sse("response.output_item.done", map[string]any{"output_index": 0, "item": map[string]any{
 			"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_%03d", n),
-			"content": []any{map[string]any{"type": "output_text", "text": "Done: the item was created and read back."}},
+			"content": []any{map[string]any{"type": "output_text", "text": api.closing}},
 		}})
 	}
 	sse("response.completed", map[string]any{"response": map[string]any{"id": id, "usage": map[string]any{
