@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reelier/reelier/lang/ast"
+	"github.com/reelier/reelier/lang/grammar"
 	"github.com/reelier/reelier/record/session"
 	"github.com/reelier/reelier/testkit/mcptest"
 	"github.com/reelier/reelier/testkit/testutil"
@@ -27,14 +28,18 @@ import (
 // installs @google/gemini-cli from the pinned npm lockfile).
 const GeminiBinEnv = "REELIER_GEMINI_BIN"
 
-// geminiScript is what the fake Gemini API asks for, one entry per turn:
-// the function it calls, by the name the CLI registers (mcp_<server>_<tool>
-// for an MCP tool), and its arguments; fromItem marks arguments built from
-// the id the first result returned.
-var geminiScript = []struct {
+// geminiStep is one turn the fake Gemini API asks for: the function it
+// calls, by the name the CLI registers (mcp_<server>_<tool> for an MCP
+// tool), and its arguments; fromItem marks arguments built from the id
+// the first result returned.
+type geminiStep struct {
 	name, args string
 	fromItem   bool
-}{
+}
+
+// geminiScript is what the fake Gemini API asks for in TestGeminiLive,
+// one entry per turn.
+var geminiScript = []geminiStep{
 	{name: "mcp_items_create_item", args: `{"title":"weekly report"}`},
 	{name: "run_shell_command", args: `{"command":"echo reelier-live-test","description":"Print a marker"}`},
 	{name: "mcp_items_get_item", args: `{"id":%q}`, fromItem: true},
@@ -55,30 +60,10 @@ func TestGeminiLive(t *testing.T) {
 		t.Skipf("%s is not set: install @google/gemini-cli with npm (.ci/npm) and point %s at its gemini binary to run the live Gemini CLI test (.ci/run does)", GeminiBinEnv, GeminiBinEnv)
 	}
 	reelier := testutil.ReelierBinary(t)
-	api := newFakeGeminiAPI(t)
-	home, proj := t.TempDir(), filepath.Join(t.TempDir(), "live-proj")
-	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	api := newFakeGeminiAPI(t, geminiScript, "Done: the item was created and read back.")
 	wrap := os.Args[0] // this binary serves mcptest when ServeEnv is set
-	original := fmt.Sprintf(`{
-  // written by TestGeminiLive: no network but the fake API, no prompts
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-  "privacy": {"usageStatisticsEnabled": false},
-  "telemetry": {"enabled": false},
-  "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
-  "mcpServers": {
-    "items": {"command": %q, "args": [], "env": {%q: "1"}, "trust": true} /* the mcptest server */
-  }
-}
-`, wrap, mcptest.ServeEnv)
-	settingsPath := filepath.Join(home, ".gemini", "settings.json")
-	if err := os.WriteFile(settingsPath, []byte(original), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	home, proj, settingsPath, original := geminiHome(t, "TestGeminiLive", fmt.Sprintf(
+		`"items": {"command": %q, "args": [], "env": {%q: "1"}, "trust": true} /* the mcptest server */`, wrap, mcptest.ServeEnv))
 	// reelier install --agent gemini fronts the server with the recorder,
 	// comments kept; the CLI must accept the file it writes.
 	reelierIn(t, reelier, proj, home, "install", "--agent", "gemini")
@@ -87,30 +72,15 @@ func TestGeminiLive(t *testing.T) {
 	if want := fmt.Sprintf(`"items": {"command": %q, "args": ["mcp", "--wrap", %q], "env": {%q: "1"}, "trust": true} /* the mcptest server */`, reelier, wrap, mcptest.ServeEnv); !strings.Contains(settings, want) {
 		t.Fatalf("install did not front the server as expected:\n%s", settings)
 	}
-	out := runGeminiOffline(t, bin, proj, home, api.URL, 3*time.Minute, []int{0},
-		"-p", "Create an item called weekly report and read it back.", "-m", "gemini-2.5-flash", "--yolo")
-	if problems := api.problems(); len(problems) > 0 {
-		t.Fatalf("the fake API saw unexpected requests: %v\nCLI output:\n%s", problems, out)
-	}
-	if turns := api.turns(); turns != len(geminiScript)+1 {
-		t.Fatalf("the CLI made %d model turns, want %d (one per script step and a closing one)\nCLI output:\n%s", turns, len(geminiScript)+1, out)
-	}
+	file, data := geminiChat(t, bin, proj, home, api, "Create an item called weekly report and read it back.")
 	if after, _ := os.ReadFile(settingsPath); string(after) != settings {
 		t.Errorf("the CLI rewrote its settings.json (a key it migrates?):\n%s", after)
 	}
-	files, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*.json*"))
-	if len(files) != 1 {
-		t.Fatalf("want one chat recording under %s, found %v", home, files)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !session.IsGeminiSession(files[0], data) {
-		t.Errorf("IsGeminiSession does not recognise %s", files[0])
-	}
 	checkGeminiSession(t, data)
-	replayGeminiSession(t, reelier, files[0], wrap)
+	_, out := replayGeminiSession(t, reelier, file, wrap, []string{mcptest.ServeEnv + "=1"})
+	if !strings.Contains(out, "run_shell_command ×1") || !strings.Contains(out, "3 steps") {
+		t.Errorf("from-session output does not list the skipped shell call and 3 steps:\n%s", out)
+	}
 
 	// /chat save in a resumed session writes a checkpoint of the same
 	// conversation: the same calls, read from the model's history. In
@@ -136,6 +106,110 @@ func TestGeminiLive(t *testing.T) {
 		writeFixture(t, "gemini-session.jsonl", scrubPaths(data, home, proj))
 		writeFixture(t, "gemini-checkpoint.json", scrubPaths(checkpoint, home, proj))
 	}
+}
+
+// geminiNPMScript is what the fake Gemini API asks for in
+// TestGeminiLiveNPM: one entity with an observation created in
+// @modelcontextprotocol/server-memory, then opened by name.
+var geminiNPMScript = []geminiStep{
+	{name: "mcp_memory_create_entities", args: `{"entities":[{"name":"weekly report","entityType":"report","observations":["due every Friday"]}]}`},
+	{name: "mcp_memory_open_nodes", args: `{"names":["weekly report"]}`},
+}
+
+// TestGeminiLiveNPM runs the real Gemini CLI offline, as TestGeminiLive
+// does, against a real npm MCP server: @modelcontextprotocol/server-memory
+// from REELIER_NPM_DIR, fronted by `reelier install --agent gemini`. The
+// chat recording the CLI writes is read with ReadGemini, compiled by
+// `reelier from-session`, and the skill replayed by `reelier run --wrap`
+// against a fresh server-memory (a new memory file).
+func TestGeminiLiveNPM(t *testing.T) {
+	bin := os.Getenv(GeminiBinEnv)
+	if bin == "" {
+		t.Skipf("%s is not set: install @google/gemini-cli with npm (.ci/npm) and point %s at its gemini binary to run the live Gemini CLI test (.ci/run does)", GeminiBinEnv, GeminiBinEnv)
+	}
+	node, memory := npmServerMemory(t)
+	reelier := testutil.ReelierBinary(t)
+	api := newFakeGeminiAPI(t, geminiNPMScript, "Done: the weekly report is in memory.")
+	recorded := filepath.Join(t.TempDir(), "memory.jsonl")
+	home, proj, settingsPath, _ := geminiHome(t, "TestGeminiLiveNPM", fmt.Sprintf(
+		`"memory": {"command": %q, "args": [%q], "env": {"MEMORY_FILE_PATH": %q}, "trust": true}`, node, memory, recorded))
+	reelierIn(t, reelier, proj, home, "install", "--agent", "gemini")
+	if installed, _ := os.ReadFile(settingsPath); !strings.Contains(string(installed), fmt.Sprintf(`"command": %q, "args": ["mcp", "--wrap", `, reelier)) || !strings.Contains(string(installed), memory) {
+		t.Fatalf("install did not front server-memory with reelier mcp --wrap:\n%s", installed)
+	}
+
+	file, data := geminiChat(t, bin, proj, home, api, "Remember that the weekly report is due every Friday, then read it back.")
+	// The real server wrote the entity to the memory file of the settings.
+	if graph, err := os.ReadFile(recorded); err != nil || !strings.Contains(string(graph), "due every Friday") {
+		t.Errorf("server-memory's file %s does not hold the entity (err %v):\n%s", recorded, err, graph)
+	}
+	s := readGeminiKept(t, data)
+	if p := s.Lines.Problems(); p != "" {
+		t.Errorf("lines not read: %s (%s)", p, s.Lines.First)
+	}
+	var calls []string
+	for _, c := range s.Calls {
+		calls = append(calls, c.Tool.Server+"/"+c.Tool.Replay)
+		if !c.OK {
+			t.Errorf("%s/%s failed: %s", c.Tool.Server, c.Tool.Replay, c.Content)
+		}
+	}
+	if got, want := strings.Join(calls, " "), "memory/create_entities memory/open_nodes"; got != want {
+		t.Fatalf("calls %q, want %q", got, want)
+	}
+	if !strings.Contains(string(s.Calls[1].Content), "due every Friday") {
+		t.Errorf("open_nodes' result does not hold the observation: %s", s.Calls[1].Content)
+	}
+
+	// Replay against a fresh server-memory: a new, empty memory file.
+	fresh := filepath.Join(t.TempDir(), "memory.jsonl")
+	skill, out := replayGeminiSession(t, reelier, file, fmt.Sprintf("'%s' '%s'", node, memory), []string{"MEMORY_FILE_PATH=" + fresh})
+	if !strings.Contains(out, "2 steps") {
+		t.Errorf("from-session output does not report 2 steps:\n%s", out)
+	}
+	if graph, err := os.ReadFile(fresh); err != nil || !strings.Contains(string(graph), "due every Friday") {
+		t.Errorf("the replay did not create the entity in the fresh server's file %s (err %v):\n%s", fresh, err, graph)
+	}
+	// The skill from-session wrote holds both steps, on server-memory's tools.
+	src, err := os.ReadFile(skill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, diags := grammar.Parse(skill, src)
+	if diags.HasErrors() {
+		t.Fatalf("the compiled skill does not parse: %v\n%s", diags, src)
+	}
+	var steps []string
+	for _, st := range parsed.Steps {
+		if st.Action == nil {
+			steps = append(steps, "(no action)")
+			continue
+		}
+		steps = append(steps, st.Action.Tool)
+	}
+	if got, want := strings.Join(steps, " "), "create_entities open_nodes"; got != want {
+		t.Errorf("the skill's steps call %q, want %q:\n%s", got, want, src)
+	}
+}
+
+// npmServerMemory finds node and @modelcontextprotocol/server-memory's
+// dist/index.js under REELIER_NPM_DIR: skipped when the variable is
+// unset, failed when it is set and either is missing.
+func npmServerMemory(t *testing.T) (node, script string) {
+	t.Helper()
+	dir := os.Getenv(testutil.NPMDirEnv)
+	if dir == "" {
+		t.Skipf("%s is not set; run `npm ci --prefix .ci/node` and set %s=$PWD/.ci/node to run the test against server-memory (.ci/run does)", testutil.NPMDirEnv, testutil.NPMDirEnv)
+	}
+	script = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("%s=%s but @modelcontextprotocol/server-memory is not installed there: %v", testutil.NPMDirEnv, dir, err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("%s is set but node is not on PATH: %v", testutil.NPMDirEnv, err)
+	}
+	return node, script
 }
 
 // checkGeminiCheckpoint holds a checkpoint of the live conversation to
@@ -234,31 +308,89 @@ func checkGeminiSession(t *testing.T, data []byte) {
 }
 
 // replayGeminiSession compiles the recording with `reelier from-session`
-// and replays the skill with `reelier run` against the mcptest server.
-func replayGeminiSession(t *testing.T, reelier, file, server string) {
+// into dir/live.skill.md and replays the skill with `reelier run --wrap
+// server`, env added to both commands' environment; it returns the
+// skill's path and what from-session printed.
+func replayGeminiSession(t *testing.T, reelier, file, server string, env []string) (skill, fromSession string) {
 	t.Helper()
 	dir := t.TempDir()
-	skill := filepath.Join(dir, "live.skill.md")
+	skill = filepath.Join(dir, "live.skill.md")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	run := func(args ...string) string {
 		cmd := exec.CommandContext(ctx, reelier, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), mcptest.ServeEnv+"=1")
+		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("reelier %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 		return string(out)
 	}
-	out := run("from-session", file, "--name", "gemini-live", "--out", skill)
-	if !strings.Contains(out, "run_shell_command ×1") || !strings.Contains(out, "3 steps") {
-		t.Errorf("from-session output does not list the skipped shell call and 3 steps:\n%s", out)
-	}
-	out = run("run", skill, "--wrap", server, "--yes", "--runs-dir", filepath.Join(dir, "runs"))
-	if !strings.Contains(out, "PASSED") {
+	fromSession = run("from-session", file, "--name", "gemini-live", "--out", skill)
+	if out := run("run", skill, "--wrap", server, "--yes", "--runs-dir", filepath.Join(dir, "runs")); !strings.Contains(out, "PASSED") {
 		t.Errorf("the replay did not pass:\n%s", out)
 	}
+	return skill, fromSession
+}
+
+// geminiHome makes a fresh HOME whose ~/.gemini/settings.json keeps the
+// CLI offline and without prompts and holds the one MCP server entry
+// given (JSON with comments), and a project folder; it returns both, the
+// settings file and its text.
+func geminiHome(t *testing.T, test, server string) (home, proj, settingsPath, settings string) {
+	t.Helper()
+	home, proj = t.TempDir(), filepath.Join(t.TempDir(), "live-proj")
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings = fmt.Sprintf(`{
+  // written by %s: no network but the fake API, no prompts
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+  "mcpServers": {
+    %s
+  }
+}
+`, test, server)
+	settingsPath = filepath.Join(home, ".gemini", "settings.json")
+	if err := os.WriteFile(settingsPath, []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home, proj, settingsPath, settings
+}
+
+// geminiChat runs the Gemini CLI once with prompt against the fake API,
+// checks the API saw one turn per script step and a closing one and
+// nothing unexpected, and returns the one chat recording the CLI wrote
+// under home with its bytes.
+func geminiChat(t *testing.T, bin, proj, home string, api *fakeGeminiAPI, prompt string) (string, []byte) {
+	t.Helper()
+	out := runGeminiOffline(t, bin, proj, home, api.URL, 3*time.Minute, []int{0},
+		"-p", prompt, "-m", "gemini-2.5-flash", "--yolo")
+	if problems := api.problems(); len(problems) > 0 {
+		t.Fatalf("the fake API saw unexpected requests: %v\nCLI output:\n%s", problems, out)
+	}
+	if turns := api.turns(); turns != len(api.script)+1 {
+		t.Fatalf("the CLI made %d model turns, want %d (one per script step and a closing one)\nCLI output:\n%s", turns, len(api.script)+1, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*.json*"))
+	if len(files) != 1 {
+		t.Fatalf("want one chat recording under %s, found %v\nCLI output:\n%s", home, files, out)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !session.IsGeminiSession(files[0], data) {
+		t.Errorf("IsGeminiSession does not recognise %s", files[0])
+	}
+	return files[0], data
 }
 
 // reelierIn runs reelier in dir with HOME set to home.
@@ -282,19 +414,21 @@ func scrubPaths(data []byte, home, proj string) []byte {
 }
 
 // fakeGeminiAPI is a scripted Gemini API: each streamGenerateContent
-// request that offers tools gets the next step of geminiScript as a
+// request that offers tools gets the next step of its script as a
 // functionCall (chosen by how many functionResponses the conversation
-// holds), and after the last step a closing text; any other
+// holds), and after the last step the closing text; any other
 // generateContent (a side query of the CLI) gets a short JSON text.
 type fakeGeminiAPI struct {
 	*httptest.Server
-	mu    sync.Mutex
-	errs  []string
-	nTurn int
+	script  []geminiStep
+	closing string
+	mu      sync.Mutex
+	errs    []string
+	nTurn   int
 }
 
-func newFakeGeminiAPI(t *testing.T) *fakeGeminiAPI {
-	api := &fakeGeminiAPI{}
+func newFakeGeminiAPI(t *testing.T, script []geminiStep, closing string) *fakeGeminiAPI {
+	api := &fakeGeminiAPI{script: script, closing: closing}
 	api.Server = httptest.NewServer(http.HandlerFunc(api.serve))
 	t.Cleanup(api.Close)
 	return api
@@ -378,10 +512,10 @@ func (api *fakeGeminiAPI) serve(w http.ResponseWriter, r *http.Request) {
 	case len(req.Tools) == 0:
 		api.fail("turn %d offers no tools", turn)
 		part = map[string]any{"text": "No tools."}
-	case turn >= len(geminiScript):
-		part = map[string]any{"text": "Done: the item was created and read back."}
+	case turn >= len(api.script):
+		part = map[string]any{"text": api.closing}
 	default:
-		step := geminiScript[turn]
+		step := api.script[turn]
 		args := step.args
 		if step.fromItem {
 			args = fmt.Sprintf(step.args, itemID.FindString(results[0]))
