@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -222,9 +221,7 @@ func writeFixture(t *testing.T, name string, data []byte) {
 // the CLI makes) gets a short text.
 type fakeMessagesAPI struct {
 	*httptest.Server
-	mu   sync.Mutex
-	errs []string
-	n    int
+	apiLog
 }
 
 var itemID = regexp.MustCompile(`item-\d+`)
@@ -234,18 +231,6 @@ func newFakeMessagesAPI(t *testing.T) *fakeMessagesAPI {
 	api.Server = httptest.NewServer(http.HandlerFunc(api.serve))
 	t.Cleanup(api.Close)
 	return api
-}
-
-func (api *fakeMessagesAPI) problems() []string {
-	api.mu.Lock()
-	defer api.mu.Unlock()
-	return append([]string(nil), api.errs...)
-}
-
-func (api *fakeMessagesAPI) fail(format string, args ...any) {
-	api.mu.Lock()
-	api.errs = append(api.errs, fmt.Sprintf(format, args...))
-	api.mu.Unlock()
 }
 
 func (api *fakeMessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
@@ -282,10 +267,7 @@ func (api *fakeMessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	api.mu.Lock()
-	api.n++
-	n := api.n
-	api.mu.Unlock()
+	n := api.turn()
 	sw := &sseWriter{w: w}
 	w.Header().Set("Content-Type", "text/event-stream")
 	sw.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{

@@ -111,7 +111,7 @@ approval_mode = "approve"
 		t.Errorf("Codex tried to reach the network (the test's proxy refused it): %v; turn what does it off in the test's config.toml", tried)
 	}
 	rollout, data := codexRollout(t, codexHome)
-	checkCodexSession(t, data, api.responses())
+	checkCodexSession(t, data, api.answered())
 	checkCodexStream(t, stream, data)
 
 	// from-session on the file, as a user runs it, then the replay.
@@ -202,7 +202,7 @@ approval_mode = "approve"
 	if tried := proxy.requests(); len(tried) > 0 {
 		t.Errorf("Codex tried to reach the network (the test's proxy refused it): %v", tried)
 	}
-	if n := api.responses(); n != len(codexNPMScript)+1 {
+	if n := api.answered(); n != len(codexNPMScript)+1 {
 		t.Errorf("the fake API answered %d requests, want %d (one per call and the closing message)", n, len(codexNPMScript)+1)
 	}
 	if mem, _ := os.ReadFile(recorded); !bytes.Contains(mem, []byte(`"weekly-report"`)) {
@@ -629,9 +629,7 @@ type fakeResponsesAPI struct {
 	*httptest.Server
 	script  []codexCall
 	closing string
-	mu      sync.Mutex
-	errs    []string
-	n       int
+	apiLog
 }
 
 func newFakeResponsesAPI(t *testing.T, script []codexCall, closing string) *fakeResponsesAPI {
@@ -639,24 +637,6 @@ func newFakeResponsesAPI(t *testing.T, script []codexCall, closing string) *fake
 	api.Server = httptest.NewServer(http.HandlerFunc(api.serve))
 	t.Cleanup(api.Close)
 	return api
-}
-
-func (api *fakeResponsesAPI) problems() []string {
-	api.mu.Lock()
-	defer api.mu.Unlock()
-	return append([]string(nil), api.errs...)
-}
-
-func (api *fakeResponsesAPI) responses() int {
-	api.mu.Lock()
-	defer api.mu.Unlock()
-	return api.n
-}
-
-func (api *fakeResponsesAPI) fail(format string, args ...any) {
-	api.mu.Lock()
-	api.errs = append(api.errs, fmt.Sprintf(format, args...))
-	api.mu.Unlock()
 }
 
 func (api *fakeResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
@@ -688,10 +668,7 @@ func (api *fakeResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 			outputs = append(outputs, string(in.Output))
 		}
 	}
-	api.mu.Lock()
-	api.n++
-	n := api.n
-	api.mu.Unlock()
+	n := api.turn()
 	w.Header().Set("Content-Type", "text/event-stream")
 	id := fmt.Sprintf("resp_%03d", n)
 	sse := func(typ string, v map[string]any) {

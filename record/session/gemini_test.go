@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -376,7 +375,7 @@ func geminiChat(t *testing.T, bin, proj, home string, api *fakeGeminiAPI, prompt
 	if problems := api.problems(); len(problems) > 0 {
 		t.Fatalf("the fake API saw unexpected requests: %v\nCLI output:\n%s", problems, out)
 	}
-	if turns := api.turns(); turns != len(api.script)+1 {
+	if turns := api.answered(); turns != len(api.script)+1 {
 		t.Fatalf("the CLI made %d model turns, want %d (one per script step and a closing one)\nCLI output:\n%s", turns, len(api.script)+1, out)
 	}
 	files, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*.json*"))
@@ -422,9 +421,7 @@ type fakeGeminiAPI struct {
 	*httptest.Server
 	script  []geminiStep
 	closing string
-	mu      sync.Mutex
-	errs    []string
-	nTurn   int
+	apiLog
 }
 
 func newFakeGeminiAPI(t *testing.T, script []geminiStep, closing string) *fakeGeminiAPI {
@@ -432,24 +429,6 @@ func newFakeGeminiAPI(t *testing.T, script []geminiStep, closing string) *fakeGe
 	api.Server = httptest.NewServer(http.HandlerFunc(api.serve))
 	t.Cleanup(api.Close)
 	return api
-}
-
-func (api *fakeGeminiAPI) problems() []string {
-	api.mu.Lock()
-	defer api.mu.Unlock()
-	return append([]string(nil), api.errs...)
-}
-
-func (api *fakeGeminiAPI) turns() int {
-	api.mu.Lock()
-	defer api.mu.Unlock()
-	return api.nTurn
-}
-
-func (api *fakeGeminiAPI) fail(format string, args ...any) {
-	api.mu.Lock()
-	api.errs = append(api.errs, fmt.Sprintf(format, args...))
-	api.mu.Unlock()
 }
 
 // geminiUsage is the usageMetadata of every answer.
@@ -500,9 +479,7 @@ func (api *fakeGeminiAPI) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	api.mu.Lock()
-	api.nTurn++
-	api.mu.Unlock()
+	api.turn()
 	if model != "gemini-2.5-flash" {
 		api.fail("a turn for model %q, want the -m model", model)
 	}
