@@ -70,18 +70,8 @@ type codexTokens struct {
 // turn.completed with each turn's usage): Init is set when it opens with
 // thread.started, as for Claude Code's stream.
 func ReadCodex(r io.Reader, opts Options) (*Session, error) {
-	max := opts.MaxLine
-	if max <= 0 {
-		max = DefaultMaxLine
-	}
-	s := &Session{
-		Host:    "codex",
-		keep:    opts.Keep,
-		pending: map[string]*Call{},
-		seen:    map[string]bool{},
-		skips:   map[Skip]int{},
-		Lines:   LineCounts{Ignored: map[string]int{}},
-	}
+	max := opts.maxLine()
+	s := newSession("codex", opts)
 	cr := &codexReader{s: s, calls: map[string]*codexCall{}, usage: map[string]int{}}
 	lr := newLineReader(r, max)
 	defer lr.release()

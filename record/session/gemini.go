@@ -131,19 +131,9 @@ var bom = []byte("\xef\xbb\xbf")
 // Options.MaxLine; one larger stops the read there and is counted as too
 // long), whatever the file's size.
 func ReadGemini(r io.Reader, opts Options) (*Session, error) {
-	max := opts.MaxLine
-	if max <= 0 {
-		max = DefaultMaxLine
-	}
+	max := opts.maxLine()
 	g := &geminiReader{
-		s: &Session{
-			Host:    "gemini",
-			keep:    opts.Keep,
-			pending: map[string]*Call{},
-			seen:    map[string]bool{},
-			skips:   map[Skip]int{},
-			Lines:   LineCounts{Ignored: map[string]int{}},
-		},
+		s:       newSession("gemini", opts),
 		open:    map[string]string{},
 		counted: map[string]bool{},
 		byName:  map[string][]*Call{},

@@ -17,6 +17,26 @@ type Options struct {
 	MaxLine int
 }
 
+// maxLine is the longest line a reader decodes under these options.
+func (o Options) maxLine() int {
+	if o.MaxLine <= 0 {
+		return DefaultMaxLine
+	}
+	return o.MaxLine
+}
+
+// newSession is the empty Session each host's reader fills.
+func newSession(host string, opts Options) *Session {
+	return &Session{
+		Host:    host,
+		keep:    opts.Keep,
+		pending: map[string]*Call{},
+		seen:    map[string]bool{},
+		skips:   map[Skip]int{},
+		Lines:   LineCounts{Ignored: map[string]int{}},
+	}
+}
+
 // eventKind tells the events of a kept transcript apart.
 type eventKind uint8
 
@@ -41,18 +61,8 @@ type event struct {
 // counted and ignored. Bad lines are counted, never fatal: the error is
 // only ever a read error, and the Session read so far comes with it.
 func Read(r io.Reader, opts Options) (*Session, error) {
-	max := opts.MaxLine
-	if max <= 0 {
-		max = DefaultMaxLine
-	}
-	s := &Session{
-		Host:    "claude",
-		keep:    opts.Keep,
-		pending: map[string]*Call{},
-		seen:    map[string]bool{},
-		skips:   map[Skip]int{},
-		Lines:   LineCounts{Ignored: map[string]int{}},
-	}
+	max := opts.maxLine()
+	s := newSession("claude", opts)
 	lr := newLineReader(r, max)
 	defer lr.release()
 	first := true
